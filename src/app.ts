@@ -1,0 +1,46 @@
+// Builds the public Koa app from its dependencies: the middleware order and the routes,
+// with no I/O of its own.
+import Router from '@koa/router';
+import Koa from 'koa';
+import type { Authenticator } from './auth/authenticator.js';
+import type { Config } from './config.js';
+import { authenticate } from './http/middleware/authenticate.js';
+import { errorHandler } from './http/middleware/errors.js';
+import { rateLimit } from './http/middleware/rate-limit.js';
+import { requestLog } from './http/middleware/request-log.js';
+import { dataRoutes } from './http/routes/data.js';
+import { pingRoutes } from './http/routes/ping.js';
+import type { AppState } from './http/state.js';
+import type { Logger } from './logger.js';
+import type { PlayerDataStore } from './store/player-data.js';
+import type { RateLimiter } from './store/rate-limiter.js';
+
+export const API_PREFIX = '/api/v1';
+
+export interface AppDeps {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly authenticator: Authenticator;
+  readonly limiter: RateLimiter;
+  readonly players: PlayerDataStore;
+}
+
+export function buildApp(deps: AppDeps): Koa<AppState> {
+  const { config, logger } = deps;
+  const app = new Koa<AppState>();
+  // Errors are answered by errorHandler; what reaches koa's own handler is a socket problem.
+  app.on('error', (err: unknown) => logger.debug({ err }, 'connection error'));
+
+  app.use(requestLog(logger));
+  app.use(errorHandler(logger, config.limits.maxBodyBytes));
+
+  const api = new Router<AppState>({ prefix: API_PREFIX });
+  api.use(authenticate(deps.authenticator));
+  api.use(rateLimit(deps.limiter, config));
+  pingRoutes(api);
+  dataRoutes(api, { players: deps.players, config });
+
+  app.use(api.routes());
+  app.use(api.allowedMethods({ throw: true }));
+  return app;
+}

@@ -1,0 +1,118 @@
+// Turns an `x-api-key` header into a principal (key id, workspace, scope), caching the
+// key -> record and workspace lookups in process so the hot path needs no Redis round trip.
+//
+// Revocation still applies at once on every instance: writers publish an invalidation
+// (store/events.ts) that drops the entry everywhere. The cache is only trusted while that
+// subscription is live; a lookup that raced an invalidation is not cached (epoch check); and
+// every entry also expires after KEY_CACHE_TTL_MS, the bound on staleness if an invalidation
+// were ever lost.
+import { LRUCache } from 'lru-cache';
+import { hashApiKey, looksLikeApiKey } from '../domain/api-key.js';
+import type { ApiKeyRecord, KeyScope, Workspace } from '../domain/types.js';
+import { unauthorized } from '../errors.js';
+import type { ApiKeyStore } from '../store/api-keys.js';
+import type { CacheEvent, EventSubscriber } from '../store/events.js';
+import type { WorkspaceStore } from '../store/workspaces.js';
+
+export interface Principal {
+  readonly keyId: string;
+  readonly scope: KeyScope;
+  readonly workspace: Workspace;
+}
+
+/** What the cache holds for a key hash: the record, or the fact that there is none. */
+type KeyLookup = { record: ApiKeyRecord } | { record: undefined };
+
+export interface AuthenticatorOptions {
+  readonly ttlMs: number;
+  readonly maxEntries: number;
+}
+
+export interface CacheStats {
+  hits: number;
+  misses: number;
+}
+
+export class Authenticator {
+  private readonly keyCache: LRUCache<string, KeyLookup>;
+  private readonly workspaceCache: LRUCache<string, Workspace>;
+  /** Bumped by every invalidation; a lookup that saw it change is not cached. */
+  private epoch = 0;
+  readonly stats: CacheStats = { hits: 0, misses: 0 };
+
+  constructor(
+    private readonly apiKeys: ApiKeyStore,
+    private readonly workspaces: WorkspaceStore,
+    private readonly events: EventSubscriber | undefined,
+    options: AuthenticatorOptions,
+  ) {
+    const ttl = Math.max(1, options.ttlMs);
+    this.keyCache = new LRUCache({ max: options.maxEntries, ttl, ttlAutopurge: false });
+    this.workspaceCache = new LRUCache({ max: options.maxEntries, ttl, ttlAutopurge: false });
+    this.cachingEnabled = options.ttlMs > 0;
+    events?.on('event', (event) => this.invalidate(event));
+    events?.on('reset', () => this.clear());
+  }
+
+  private readonly cachingEnabled: boolean;
+
+  private get cacheUsable(): boolean {
+    return this.cachingEnabled && this.events !== undefined && this.events.live;
+  }
+
+  invalidate(event: CacheEvent): void {
+    this.epoch++;
+    if (event.type === 'key') this.keyCache.delete(event.keyHash);
+    else if (event.type === 'workspace') this.workspaceCache.delete(event.workspaceId);
+  }
+
+  clear(): void {
+    this.epoch++;
+    this.keyCache.clear();
+    this.workspaceCache.clear();
+  }
+
+  /** Resolves the raw key to a principal, or throws 401. Never logs or keeps the raw key. */
+  async authenticate(rawKey: string | undefined, nowMs: number): Promise<Principal> {
+    if (!rawKey) throw unauthorized('Missing API key: send it in the x-api-key header');
+    if (!looksLikeApiKey(rawKey)) throw unauthorized('Invalid API key');
+    const keyHash = hashApiKey(rawKey);
+
+    const record = await this.lookupKey(keyHash);
+    if (!record) throw unauthorized('Invalid API key');
+    if (record.status !== 'active') throw unauthorized('API key has been revoked');
+    if (record.expiresAt && Date.parse(record.expiresAt) <= nowMs) throw unauthorized('API key has expired');
+
+    const workspace = await this.lookupWorkspace(record.workspaceId);
+    if (!workspace) throw unauthorized('Invalid API key');
+    return { keyId: record.keyId, scope: record.scope, workspace };
+  }
+
+  private async lookupKey(keyHash: string): Promise<ApiKeyRecord | undefined> {
+    const usable = this.cacheUsable;
+    if (usable) {
+      const cached = this.keyCache.get(keyHash);
+      if (cached) {
+        this.stats.hits++;
+        return cached.record;
+      }
+    }
+    this.stats.misses++;
+    const epoch = this.epoch;
+    const record = await this.apiKeys.findByHash(keyHash);
+    if (usable && epoch === this.epoch) this.keyCache.set(keyHash, { record });
+    return record;
+  }
+
+  private async lookupWorkspace(id: string): Promise<Workspace | undefined> {
+    const usable = this.cacheUsable;
+    if (usable) {
+      const cached = this.workspaceCache.get(id);
+      if (cached) return cached;
+    }
+    const epoch = this.epoch;
+    const workspace = await this.workspaces.get(id);
+    if (workspace && usable && epoch === this.epoch) this.workspaceCache.set(id, workspace);
+    return workspace;
+  }
+}

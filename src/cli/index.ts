@@ -1,0 +1,19 @@
+#!/usr/bin/env node
+// The admin command line: `npm run cli -- <command>`, or `pds <command>` once installed.
+// It talks to the Redis that REDIS_URL names, like the service.
+import { Command } from 'commander';
+import { keyCommands } from './commands/key.js';
+import { workspaceCommands } from './commands/workspace.js';
+
+const program = new Command()
+  .name('pds')
+  .description('Administer the player data service: workspaces, API keys and more.')
+  .showHelpAfterError()
+  .exitOverride((err) => {
+    process.exit(err.exitCode === 0 ? 0 : 2);
+  });
+
+workspaceCommands(program);
+keyCommands(program);
+
+await program.parseAsync(process.argv);

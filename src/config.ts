@@ -1,0 +1,147 @@
+// The only reader of process.env. Every setting is parsed, range-checked and frozen here;
+// a bad value stops the start with a message naming the variable.
+
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export type Plan = 'free' | 'pro';
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** `REDIS_URL` as given, or undefined when unset (callers pick their own default). */
+  readonly redisUrl: string | undefined;
+  readonly logLevel: LogLevel;
+  readonly nodeEnv: string;
+  readonly limits: {
+    readonly maxBodyBytes: number;
+    readonly maxValueDepth: number;
+    readonly maxKeysPerPlayer: number;
+  };
+  readonly rateLimit: {
+    readonly windowMs: number;
+    readonly plans: Readonly<Record<Plan, number>>;
+  };
+  readonly redis: {
+    readonly commandTimeoutMs: number;
+    readonly connectTimeoutMs: number;
+  };
+  readonly keyCache: {
+    readonly ttlMs: number;
+    readonly maxEntries: number;
+  };
+  readonly admin: {
+    /** ADMIN_TOKEN; the admin API is off when unset. */
+    readonly token: string | undefined;
+    readonly port: number;
+    readonly host: string;
+  };
+  readonly shutdownGraceMs: number;
+}
+
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? fallback : raw;
+}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) {
+    throw new ConfigError(`${name} must be a whole number between ${min} and ${max}, got "${raw}"`);
+  }
+  const n = Number(raw.trim());
+  if (n < min || n > max) {
+    throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  }
+  return n;
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = str(env, name, fallback);
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
+}
+
+function redisUrl(env: Env): string | undefined {
+  const raw = env['REDIS_URL'];
+  if (raw === undefined || raw === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`REDIS_URL must be a URL such as ${DEFAULT_REDIS_URL}, got an unparsable value`);
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') {
+    throw new ConfigError(`REDIS_URL must start with redis:// or rediss://, got "${url.protocol}"`);
+  }
+  return raw;
+}
+
+function adminToken(env: Env): string | undefined {
+  const raw = env['ADMIN_TOKEN'];
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length < 16) throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
+  return raw;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const config: Config = {
+    port: int(env, 'PORT', 8080, 0, 65535),
+    host: str(env, 'HOST', '0.0.0.0'),
+    redisUrl: redisUrl(env),
+    logLevel: oneOf<LogLevel>(env, 'LOG_LEVEL', 'info', [
+      'fatal',
+      'error',
+      'warn',
+      'info',
+      'debug',
+      'trace',
+      'silent',
+    ]),
+    nodeEnv: str(env, 'NODE_ENV', 'development'),
+    limits: {
+      maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
+      maxValueDepth: int(env, 'MAX_VALUE_DEPTH', 32, 1, 1000),
+      maxKeysPerPlayer: int(env, 'MAX_KEYS_PER_PLAYER', 1000, 1, 1_000_000),
+    },
+    rateLimit: {
+      windowMs: int(env, 'RATE_LIMIT_WINDOW_MS', 10_000, 100, 3_600_000),
+      plans: {
+        free: int(env, 'RATE_LIMIT_FREE', 60, 1, 1_000_000_000),
+        pro: int(env, 'RATE_LIMIT_PRO', 300, 1, 1_000_000_000),
+      },
+    },
+    redis: {
+      commandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 1000, 50, 60_000),
+      connectTimeoutMs: int(env, 'REDIS_CONNECT_TIMEOUT_MS', 1000, 50, 60_000),
+    },
+    keyCache: {
+      ttlMs: int(env, 'KEY_CACHE_TTL_MS', 30_000, 0, 3_600_000),
+      maxEntries: int(env, 'KEY_CACHE_MAX', 100_000, 1, 10_000_000),
+    },
+    admin: {
+      token: adminToken(env),
+      port: int(env, 'ADMIN_PORT', 8081, 0, 65535),
+      host: str(env, 'ADMIN_HOST', '127.0.0.1'),
+    },
+    shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,110 @@
+// Starts a private redis-server process on a free port with a data folder of its own: used
+// by the quick start, the tests (when no Docker engine answers) and the benchmark. It never
+// touches any other Redis.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { Redis } from 'ioredis';
+
+export interface LocalRedisOptions {
+  /** Folder for the AOF and the log; created if missing. */
+  readonly dataDir: string;
+  readonly port?: number;
+  /** `always`, `everysec` (default) or `no`. */
+  readonly appendfsync?: 'always' | 'everysec' | 'no';
+  readonly appendonly?: boolean;
+  /** Extra `--name value` arguments for redis-server. */
+  readonly extraArgs?: readonly string[];
+  readonly binary?: string;
+}
+
+export interface LocalRedis {
+  readonly url: string;
+  readonly port: number;
+  readonly process: ChildProcess;
+  /** SHUTDOWN NOSAVE-free stop: asks Redis to exit cleanly, then waits for the process. */
+  stop(): Promise<void>;
+  /** SIGKILL, as a crash would. */
+  kill(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPing(port: number, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`redis-server exited with code ${child.exitCode}`);
+    const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+    probe.on('error', () => {});
+    try {
+      await probe.connect();
+      if ((await probe.ping()) === 'PONG') return;
+    } catch {
+      // not up yet
+    } finally {
+      probe.disconnect();
+    }
+    if (Date.now() > deadline) throw new Error(`redis-server did not answer on port ${port} within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export async function startLocalRedis(options: LocalRedisOptions): Promise<LocalRedis> {
+  mkdirSync(options.dataDir, { recursive: true });
+  const port = options.port ?? (await freePort());
+  const args = [
+    '--port', String(port),
+    '--bind', '127.0.0.1',
+    '--dir', options.dataDir,
+    '--appendonly', options.appendonly === false ? 'no' : 'yes',
+    '--appendfsync', options.appendfsync ?? 'everysec',
+    '--save', '',
+    '--daemonize', 'no',
+    '--logfile', 'redis.log',
+    ...(options.extraArgs ?? []),
+  ];
+  const child = spawn(options.binary ?? 'redis-server', args, { stdio: 'ignore' });
+  const spawned = new Promise<void>((resolve, reject) => {
+    child.once('spawn', resolve);
+    child.once('error', (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === 'ENOENT'
+          ? new Error('redis-server is not installed (apt-get install redis-server), and REDIS_URL is not set')
+          : err,
+      ),
+    );
+  });
+  await spawned;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await waitForPing(port, child, 10_000);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    process: child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      await exited;
+    },
+    async kill() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}

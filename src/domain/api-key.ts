@@ -1,0 +1,42 @@
+// What an API key looks like, how it is made and how it is hashed. The raw key exists only in
+// the response that creates it; everything else sees its SHA-256 or its id.
+import { createHash } from 'node:crypto';
+import { customAlphabet } from 'nanoid';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+export const API_KEY_PREFIX = 'pds_';
+const API_KEY_RANDOM_LENGTH = 40; // 40 base62 characters: about 238 bits.
+/** How many characters of a key (prefix included) may be shown to identify it. */
+export const VISIBLE_PREFIX_LENGTH = API_KEY_PREFIX.length + 6;
+
+const randomKey = customAlphabet(BASE62, API_KEY_RANDOM_LENGTH);
+const randomId = customAlphabet(BASE62, 16);
+
+/** Keys we issue: `pds_` and 40 base62 characters. Older or longer keys still validate. */
+const API_KEY_SHAPE = /^pds_[0-9A-Za-z]{32,128}$/;
+
+export function generateApiKey(): string {
+  return API_KEY_PREFIX + randomKey();
+}
+
+export function generateKeyId(): string {
+  return `key_${randomId()}`;
+}
+
+export function generateWorkspaceId(): string {
+  return `ws_${randomId()}`;
+}
+
+/** Cheap shape check, so obviously wrong keys never reach Redis. */
+export function looksLikeApiKey(raw: string): boolean {
+  return API_KEY_SHAPE.test(raw);
+}
+
+export function hashApiKey(raw: string): string {
+  return createHash('sha256').update(raw).digest('hex');
+}
+
+export function visiblePrefix(raw: string): string {
+  return raw.slice(0, VISIBLE_PREFIX_LENGTH);
+}

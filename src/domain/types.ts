@@ -1,0 +1,29 @@
+// The service's own records, as the store returns them.
+import type { Plan } from '../config.js';
+
+export type { Plan };
+export const PLANS: readonly Plan[] = ['free', 'pro'];
+
+export interface Workspace {
+  readonly id: string;
+  readonly name: string;
+  readonly plan: Plan;
+  readonly createdAt: string;
+}
+
+export type KeyStatus = 'active' | 'revoked';
+/** `read` keys may ping and read; `write` keys may do everything. */
+export type KeyScope = 'read' | 'write';
+
+export interface ApiKeyRecord {
+  readonly keyId: string;
+  readonly workspaceId: string;
+  readonly status: KeyStatus;
+  readonly scope: KeyScope;
+  /** The first characters of the raw key, safe to show: `pds_AbC123`. */
+  readonly prefix: string;
+  readonly createdAt: string;
+  /** After this instant the key is refused like a revoked one. */
+  readonly expiresAt?: string | undefined;
+  readonly label?: string | undefined;
+}

@@ -1,0 +1,59 @@
+// Outermost handler: every failure below becomes a status and the standard error envelope.
+// 4xx messages are shown; 5xx messages are replaced (and logged) so no internals leak.
+import type { Middleware } from 'koa';
+import { AppError, ErrorCode, errorBody, storageUnavailable } from '../../errors.js';
+import type { Logger } from '../../logger.js';
+import { isUnavailableError } from '../../store/redis.js';
+import type { AppState } from '../state.js';
+
+/** Errors thrown by koa, the router and the body parser carry an HTTP status. */
+function fromHttpError(err: { status: number; message: string; type?: string }, maxBodyBytes: number): AppError {
+  switch (err.status) {
+    case 413:
+      return new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `Request body is larger than ${maxBodyBytes} bytes`);
+    case 415:
+      return new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, 'Request body must be JSON (Content-Type: application/json; charset=utf-8)');
+    case 405:
+      return new AppError(ErrorCode.METHOD_NOT_ALLOWED, err.message);
+    case 404:
+      return new AppError(ErrorCode.NOT_FOUND, err.message);
+    default:
+      if (err.type === 'entity.parse.failed' || /JSON|Unexpected|token/i.test(err.message)) {
+        return new AppError(ErrorCode.BAD_REQUEST, 'Malformed JSON in request body');
+      }
+      if (err.type === 'request.aborted') {
+        return new AppError(ErrorCode.BAD_REQUEST, 'Request body was not received completely');
+      }
+      return new AppError(ErrorCode.BAD_REQUEST, 'Bad request');
+  }
+}
+
+export function toAppError(err: unknown, maxBodyBytes: number): AppError {
+  if (err instanceof AppError) return err;
+  if (isUnavailableError(err)) return storageUnavailable(err);
+  const status = (err as { status?: unknown } | null)?.status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return fromHttpError(err as { status: number; message: string; type?: string }, maxBodyBytes);
+  }
+  return new AppError(ErrorCode.INTERNAL, 'Internal server error', { cause: err });
+}
+
+export function errorHandler(logger: Logger, maxBodyBytes: number): Middleware<AppState> {
+  return async function handleErrors(ctx, next) {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        throw new AppError(ErrorCode.NOT_FOUND, `No such endpoint: ${ctx.method} ${ctx.path}`);
+      }
+    } catch (err) {
+      const appError = toAppError(err, maxBodyBytes);
+      if (appError.status >= 500) {
+        const cause = err instanceof AppError ? (err.cause ?? err) : err;
+        logger.error({ err: cause, requestId: ctx.state.requestId, status: appError.status }, appError.message);
+      }
+      ctx.set(appError.headers);
+      ctx.status = appError.status;
+      ctx.body = errorBody(appError.expose ? appError.message : 'Internal server error');
+    }
+  };
+}

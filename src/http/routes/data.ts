@@ -1,0 +1,102 @@
+// The player data endpoints: validate, call the store, shape the answer. Stored values are
+// JSON text already, so answers are assembled as text rather than parsed and re-serialized.
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Config } from '../../config.js';
+import { isoTime } from '../../domain/entry.js';
+import { normalizeUserId } from '../../domain/ids.js';
+import { checkValue } from '../../domain/value.js';
+import { badRequest, notFound } from '../../errors.js';
+import { deleteBody, getDataQuery, incrementBody, setBody } from '../../schemas/data.js';
+import type { PlayerDataStore } from '../../store/player-data.js';
+import { requireWriteScope } from '../middleware/authenticate.js';
+import { jsonBody } from '../middleware/json-body.js';
+import type { AppState } from '../state.js';
+import { compile } from '../validate.js';
+
+type UserIdInput = string | number;
+const validateGet = compile<{ userId: string; key?: string }>(getDataQuery);
+const validateSet = compile<{ userId: UserIdInput; key: string; value: unknown }>(setBody);
+const validateIncrement = compile<{ userId: UserIdInput; key: string; amount?: number; defaultValue?: number }>(
+  incrementBody,
+);
+const validateDelete = compile<{ userId: UserIdInput; key?: string }>(deleteBody);
+
+function userIdOf(raw: UserIdInput): string {
+  const userId = normalizeUserId(raw);
+  // The schema already holds userId to this shape; this guards the one case it cannot see.
+  if (userId === undefined) throw badRequest('Invalid field "userId": must be a non-negative safe integer or a string');
+  return userId;
+}
+
+function sendJson(ctx: Context, text: string): void {
+  ctx.type = 'application/json';
+  ctx.body = text;
+}
+
+export interface DataRouteDeps {
+  readonly players: PlayerDataStore;
+  readonly config: Pick<Config, 'limits'>;
+}
+
+export function dataRoutes(router: Router<AppState>, { players, config }: DataRouteDeps): void {
+  const body = jsonBody(config.limits.maxBodyBytes);
+  const maxDepth = config.limits.maxValueDepth;
+
+  router.get('/data', async (ctx) => {
+    const query = validateGet('query', ctx.query);
+    const workspaceId = ctx.state.principal!.workspace.id;
+    const userId = userIdOf(query.userId);
+
+    if (query.key === undefined) {
+      const entries = await players.getAll(workspaceId, userId);
+      if (entries.length === 0) throw notFound('Player not found');
+      const fields = entries.map(([key, valueJson]) => `${JSON.stringify(key)}:${valueJson}`);
+      return sendJson(ctx, `{"success":true,"data":{${fields.join(',')}}}`);
+    }
+
+    const result = await players.get(workspaceId, userId, query.key);
+    if (!result.found) throw notFound(result.playerExists ? 'Key not found' : 'Player not found');
+    sendJson(
+      ctx,
+      `{"success":true,"data":{"key":${JSON.stringify(query.key)},"value":${result.entry.valueJson},"updated_at":"${isoTime(result.entry.updatedAtMs)}"}}`,
+    );
+  });
+
+  router.post('/data/set', requireWriteScope, body, async (ctx) => {
+    const input = validateSet('body', ctx.request.body);
+    const problem = checkValue(input.value, maxDepth);
+    if (problem) throw badRequest(`Invalid field "value" in body: ${problem}`);
+    const valueJson = JSON.stringify(input.value);
+    const now = ctx.state.startedAt;
+    await players.set(ctx.state.principal!.workspace.id, userIdOf(input.userId), input.key, valueJson, now);
+    sendJson(
+      ctx,
+      `{"success":true,"data":{"key":${JSON.stringify(input.key)},"value":${valueJson},"updated_at":"${isoTime(now)}"}}`,
+    );
+  });
+
+  router.post('/data/increment', requireWriteScope, body, async (ctx) => {
+    const input = validateIncrement('body', ctx.request.body);
+    const value = await players.increment(
+      ctx.state.principal!.workspace.id,
+      userIdOf(input.userId),
+      input.key,
+      input.amount ?? 1,
+      input.defaultValue ?? 0,
+      ctx.state.startedAt,
+    );
+    ctx.body = { success: true, value };
+  });
+
+  router.post('/data/delete', requireWriteScope, body, async (ctx) => {
+    const input = validateDelete('body', ctx.request.body);
+    const workspaceId = ctx.state.principal!.workspace.id;
+    const userId = userIdOf(input.userId);
+    const deleted =
+      input.key === undefined
+        ? await players.deletePlayer(workspaceId, userId)
+        : await players.deleteKey(workspaceId, userId, input.key);
+    ctx.body = { success: true, data: { deleted } };
+  });
+}

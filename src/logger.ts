@@ -1,0 +1,29 @@
+// The service's pino logger. Credentials are redacted at the logger, so that no code path
+// can log a raw API key or admin token by accident.
+import { pino, type Logger } from 'pino';
+import type { Config } from './config.js';
+
+export type { Logger };
+
+export const REDACTED_PATHS = [
+  'req.headers["x-api-key"]',
+  'req.headers.authorization',
+  'headers["x-api-key"]',
+  'headers.authorization',
+  'apiKey',
+  '*.apiKey',
+];
+
+export function createLogger(config: Pick<Config, 'logLevel' | 'nodeEnv'>, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
+    level: config.logLevel,
+    base: { service: 'player-data-service' },
+    redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  if (destination) return pino(options, destination);
+  if (config.nodeEnv === 'development' && process.stdout.isTTY) {
+    return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true } } });
+  }
+  return pino(options);
+}

@@ -1,0 +1,44 @@
+// Boot only: config -> logger -> service -> listen; SIGTERM/SIGINT drain and exit 0.
+import { ConfigError, loadConfig } from './config.js';
+import { createLogger } from './logger.js';
+import { startService } from './server.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`Invalid configuration: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = createLogger(config);
+  let service;
+  try {
+    service = await startService(config, logger);
+  } catch (err) {
+    logger.fatal({ err: (err as Error).message }, 'could not start');
+    process.exit(1);
+  }
+  logger.info({ url: service.baseUrl, port: service.port }, 'player data service listening');
+
+  const stop = (signal: string) => {
+    logger.info({ signal }, 'shutting down: draining in-flight requests');
+    service.close().then(
+      () => {
+        logger.info('stopped');
+        process.exit(0);
+      },
+      (err: unknown) => {
+        logger.error({ err }, 'unclean shutdown');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+void main();

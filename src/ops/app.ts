@@ -1,0 +1,38 @@
+// The operator's listener, separate from the public API and bound to 127.0.0.1 by default:
+// health probes, and (when ADMIN_TOKEN is set) the admin API under /admin/v1.
+// Public API keys never open anything here.
+import Router from '@koa/router';
+import Koa from 'koa';
+import { adminRouter } from '../admin/http/router.js';
+import type { AdminOperations } from '../admin/operations.js';
+import type { Config } from '../config.js';
+import { errorHandler } from '../http/middleware/errors.js';
+import { requestLog } from '../http/middleware/request-log.js';
+import type { AppState } from '../http/state.js';
+import type { Logger } from '../logger.js';
+import { healthRoutes, type Readiness } from './health.js';
+
+export interface OpsDeps {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly readiness: Readiness;
+  readonly ops: AdminOperations;
+}
+
+export function buildOpsApp(deps: OpsDeps): Koa<AppState> {
+  const app = new Koa<AppState>();
+  app.on('error', (err: unknown) => deps.logger.debug({ err }, 'ops connection error'));
+  app.use(requestLog(deps.logger));
+  app.use(errorHandler(deps.logger, deps.config.limits.maxBodyBytes));
+
+  const root = new Router<AppState>();
+  healthRoutes(root, deps.readiness);
+  app.use(root.routes());
+
+  if (deps.config.admin.token) {
+    const admin = adminRouter(deps.config.admin.token, deps.ops, deps.config);
+    app.use(admin.routes());
+    app.use(admin.allowedMethods({ throw: true }));
+  }
+  return app;
+}

@@ -1,0 +1,23 @@
+// Liveness and readiness probes. /healthz: the process answers. /readyz: Redis answers, the
+// scripts are loaded, and the service is not shutting down.
+import type Router from '@koa/router';
+import type { AppState } from '../http/state.js';
+
+export interface Readiness {
+  /** Resolves with the reasons the service is not ready; an empty list means ready. */
+  check(): Promise<string[]>;
+}
+
+export function healthRoutes(router: Router<AppState>, readiness: Readiness): void {
+  router.get('/healthz', (ctx) => {
+    ctx.body = { success: true, status: 'alive' };
+  });
+  router.get('/readyz', async (ctx) => {
+    const problems = await readiness.check();
+    ctx.status = problems.length === 0 ? 200 : 503;
+    ctx.body =
+      problems.length === 0
+        ? { success: true, status: 'ready' }
+        : { success: false, error: `Not ready: ${problems.join('; ')}` };
+  });
+}

@@ -1,0 +1,147 @@
+// Wires a running service from its config: Redis connections, stores, caches, the app and
+// the HTTP listener. main.ts, the tests and the benchmark all start the service through here.
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import { buildApp } from './app.js';
+import { Authenticator } from './auth/authenticator.js';
+import { DEFAULT_REDIS_URL, type Config } from './config.js';
+import type { Logger } from './logger.js';
+import { ApiKeyStore } from './store/api-keys.js';
+import { EventSubscriber } from './store/events.js';
+import { PlayerDataStore } from './store/player-data.js';
+import { RateLimiter } from './store/rate-limiter.js';
+import { connectRedis, createRedis, type RedisClient } from './store/redis.js';
+import { preloadScripts, scriptsLoaded } from './store/scripts.js';
+import { AdminOperations } from './admin/operations.js';
+import { buildOpsApp } from './ops/app.js';
+import type { Readiness } from './ops/health.js';
+import { WorkspaceStore } from './store/workspaces.js';
+
+export interface RunningService {
+  readonly server: Server;
+  /** The operator's listener: health probes and, with ADMIN_TOKEN, the admin API. */
+  readonly opsServer: Server;
+  /** Base URL of the operator's listener (no trailing slash). */
+  readonly opsUrl: string;
+  /** Base URL of the public API, ending in /api/v1. */
+  readonly baseUrl: string;
+  readonly port: number;
+  readonly redis: RedisClient;
+  readonly authenticator: Authenticator;
+  /** Stops accepting, lets in-flight requests finish (up to the grace period), closes Redis. */
+  close(): Promise<void>;
+}
+
+export function redisSettings(config: Config) {
+  return {
+    url: config.redisUrl ?? DEFAULT_REDIS_URL,
+    commandTimeoutMs: config.redis.commandTimeoutMs,
+    connectTimeoutMs: config.redis.connectTimeoutMs,
+  };
+}
+
+export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+  const settings = redisSettings(config);
+  const redis = createRedis(settings);
+  const subscriberConnection = createRedis({ ...settings, autoPipelining: false });
+  try {
+    await connectRedis(redis, Math.max(settings.connectTimeoutMs, 2000));
+    await preloadScripts(redis);
+  } catch (err) {
+    subscriberConnection.disconnect();
+    throw new Error(`Cannot reach Redis at ${describeRedis(config)}: ${(err as Error).message}`, { cause: err });
+  }
+  redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
+  subscriberConnection.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis subscriber error'));
+
+  const events = new EventSubscriber(subscriberConnection, logger);
+  await events.start();
+
+  const authenticator = new Authenticator(new ApiKeyStore(redis), new WorkspaceStore(redis), events, config.keyCache);
+  const app = buildApp({
+    config,
+    logger,
+    authenticator,
+    limiter: new RateLimiter(redis, config.rateLimit.windowMs),
+    players: new PlayerDataStore(redis, config.limits.maxKeysPerPlayer),
+  });
+
+  let shuttingDown = false;
+  const readiness: Readiness = {
+    async check() {
+      const problems: string[] = [];
+      if (shuttingDown) problems.push('shutting down');
+      try {
+        // A restarted Redis has an empty script cache: load them again rather than stay unready.
+        if (!(await scriptsLoaded(redis))) await preloadScripts(redis);
+      } catch {
+        problems.push('Redis does not answer');
+      }
+      return problems;
+    },
+  };
+  const opsApp = buildOpsApp({ config, logger, readiness, ops: new AdminOperations(redis) });
+
+  const server = createServer(app.callback());
+  // A request that trickles in is cut off rather than holding a socket for ever.
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 10_000;
+  server.keepAliveTimeout = 65_000;
+  const opsServer = createServer(opsApp.callback());
+  await listen(server, config.port, config.host);
+  await listen(opsServer, config.admin.port, config.admin.host);
+  const port = (server.address() as AddressInfo).port;
+  const opsPort = (opsServer.address() as AddressInfo).port;
+
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      shuttingDown = true;
+      opsServer.close();
+      opsServer.closeAllConnections();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+      await closed;
+      clearTimeout(grace);
+      await events.stop();
+      await redis.quit().catch(() => redis.disconnect());
+    })();
+    return closing;
+  };
+
+  return {
+    server,
+    opsServer,
+    baseUrl: `http://${loopbackIfAny(config.host)}:${port}/api/v1`,
+    opsUrl: `http://${loopbackIfAny(config.admin.host)}:${opsPort}`,
+    port,
+    redis,
+    authenticator,
+    close,
+  };
+}
+
+function loopbackIfAny(host: string): string {
+  if (host === '0.0.0.0') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** The Redis address for messages, without any password in the URL. */
+export function describeRedis(config: Config): string {
+  const url = new URL(config.redisUrl ?? DEFAULT_REDIS_URL);
+  url.password = '';
+  url.username = '';
+  return url.toString();
+}

@@ -1,0 +1,39 @@
+// Every Redis key name the service uses is built here, and nowhere else.
+//
+// Hash tags ({...}) decide the Redis Cluster slot:
+// - a player's data hash is tagged by workspace and player, so players spread over the cluster;
+// - a workspace's own keys (metadata, key list, rate-limit window, usage) share the tag {ws},
+//   so the rate-limit script can touch the window and the usage counters of one slot.
+// - API key records are single keys looked up by the SHA-256 of the key; they need no tag.
+// Workspace ids and user ids never contain braces (both are validated), so the tags hold.
+
+const PREFIX = 'pds:';
+
+export const keys = {
+  /** Hash of one player's data: field = data key, value = `[updated_at_ms,<JSON value>]`. */
+  player: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}`,
+  /** SCAN pattern matching every player hash of a workspace, on every cluster master. */
+  playerPattern: (workspaceId: string) => `${PREFIX}p:{${workspaceId}:*`,
+  /** Length of the player key prefix, to recover the user id from a key found by SCAN. */
+  playerKeyUserId: (workspaceId: string, key: string) =>
+    key.slice(`${PREFIX}p:{${workspaceId}:`.length, -1),
+
+  /** Hash: id, name, plan, createdAt. */
+  workspace: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}`,
+  /** Set of the workspace's API key ids. */
+  workspaceKeys: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:keys`,
+  /** Fixed-window request counter of the workspace; its TTL is the window. */
+  rateLimit: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:rl`,
+  /** Hash of one UTC day's usage counters (`requests`, `limited`). day = YYYYMMDD. */
+  usage: (workspaceId: string, day: string) => `${PREFIX}ws:{${workspaceId}}:use:${day}`,
+  /** Set of every workspace id (for listing). */
+  workspaceIndex: () => `${PREFIX}workspaces`,
+
+  /** Hash describing one API key, found by the SHA-256 (hex) of the raw key. */
+  apiKey: (keyHash: string) => `${PREFIX}key:${keyHash}`,
+  /** String: key id -> SHA-256 hex of the key, to manage a key by its id. */
+  apiKeyId: (keyId: string) => `${PREFIX}kid:${keyId}`,
+
+  /** Pub/sub channel that tells every instance to drop cached keys, workspaces and bans. */
+  eventsChannel: () => `${PREFIX}events`,
+} as const;
