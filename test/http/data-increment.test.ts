@@ -1,24 +1,13 @@
 // POST /data/increment: defaults, atomicity, fractions, refusals.
 import { expect } from 'chai';
-import type { Redis } from 'ioredis';
-import type { RunningService } from '../../src/server.js';
-import { client, newWorkspace, startTestService, testRedis } from '../support/service.js';
+import { client, newWorkspace, useService } from '../support/service.js';
 
 describe('POST /api/v1/data/increment', () => {
-  let service: RunningService;
-  let redis: Redis;
+  const t = useService();
   let api: ReturnType<typeof client>;
 
-  before(async () => {
-    service = await startTestService();
-    redis = testRedis();
-  });
   beforeEach(async () => {
-    api = client(service, (await newWorkspace(redis, 'pro')).apiKey);
-  });
-  after(async () => {
-    await service.close();
-    redis.disconnect();
+    api = client(t.service, (await newWorkspace(t.redis, 'pro')).apiKey);
   });
 
   it('adds 1 to 0 by default, with the value at the top level', async () => {

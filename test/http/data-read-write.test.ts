@@ -1,30 +1,19 @@
 // GET /data, POST /data/set and POST /data/delete: shapes, every value type, userId forms.
 import { expect } from 'chai';
-import type { Redis } from 'ioredis';
-import type { RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
-import { client, newWorkspace, startTestService, testRedis } from '../support/service.js';
+import { client, newWorkspace, useService, startTestService } from '../support/service.js';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 describe('player data: set, get, getAll, delete', () => {
-  let service: RunningService;
-  let redis: Redis;
+  const t = useService();
   let api: ReturnType<typeof client>;
   let workspaceId: string;
 
-  before(async () => {
-    service = await startTestService();
-    redis = testRedis();
-  });
   beforeEach(async () => {
-    const ws = await newWorkspace(redis);
+    const ws = await newWorkspace(t.redis);
     workspaceId = ws.workspaceId;
-    api = client(service, ws.apiKey);
-  });
-  after(async () => {
-    await service.close();
-    redis.disconnect();
+    api = client(t.service, ws.apiKey);
   });
 
   const VALUES: Array<[string, unknown]> = [
@@ -82,7 +71,7 @@ describe('player data: set, get, getAll, delete', () => {
     expect((await api.get('/data?userId=123456789&key=coins')).body.data.value).to.equal(5);
     await api.post('/data/set', { userId: '123456789', key: 'gems', value: 2 });
     expect((await api.get('/data?userId=123456789')).body.data).to.deep.equal({ coins: 5, gems: 2 });
-    expect(await redis.exists(keys.player(workspaceId, '123456789'))).to.equal(1);
+    expect(await t.redis.exists(keys.player(workspaceId, '123456789'))).to.equal(1);
   });
 
   it('accepts string ids with letters, digits, _ . -', async () => {
@@ -130,7 +119,7 @@ describe('player data: set, get, getAll, delete', () => {
   it('deletes all of a player\'s data without key, idempotently, leaving no Redis key', async () => {
     for (const key of ['a', 'b', 'c']) await api.post('/data/set', { userId: '55', key, value: key });
     expect((await api.post('/data/delete', { userId: 55 })).body).to.deep.equal({ success: true, data: { deleted: 3 } });
-    expect(await redis.exists(keys.player(workspaceId, '55'))).to.equal(0);
+    expect(await t.redis.exists(keys.player(workspaceId, '55'))).to.equal(0);
     expect((await api.get('/data?userId=55')).status).to.equal(404);
     expect((await api.post('/data/delete', { userId: 55 })).body).to.deep.equal({ success: true, data: { deleted: 0 } });
   });
@@ -144,7 +133,7 @@ describe('player data: set, get, getAll, delete', () => {
   it('refuses a new key beyond the per-player maximum with 409, and writes nothing', async () => {
     const small = await startTestService({ MAX_KEYS_PER_PLAYER: '2' });
     try {
-      const ws = await newWorkspace(redis);
+      const ws = await newWorkspace(t.redis);
       const c = client(small, ws.apiKey);
       await c.post('/data/set', { userId: 1, key: 'a', value: 1 });
       await c.post('/data/set', { userId: 1, key: 'b', value: 1 });

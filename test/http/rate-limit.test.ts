@@ -1,8 +1,6 @@
 // Plan limits: a fixed window per workspace, shared by every instance, with headers on every answer.
 import { expect } from 'chai';
-import type { Redis } from 'ioredis';
-import type { RunningService } from '../../src/server.js';
-import { call, client, newWorkspace, startTestService, testRedis } from '../support/service.js';
+import { call, client, newWorkspace, useService, startTestService } from '../support/service.js';
 
 async function burst(api: ReturnType<typeof client>, n: number) {
   const out = [];
@@ -11,20 +9,10 @@ async function burst(api: ReturnType<typeof client>, n: number) {
 }
 
 describe('rate limits by plan', () => {
-  let service: RunningService;
-  let redis: Redis;
-
-  before(async () => {
-    service = await startTestService();
-    redis = testRedis();
-  });
-  after(async () => {
-    await service.close();
-    redis.disconnect();
-  });
+  const t = useService();
 
   it('free: 60 requests per 10 s window, the 61st is 429 with Retry-After', async () => {
-    const api = client(service, (await newWorkspace(redis, 'free')).apiKey);
+    const api = client(t.service, (await newWorkspace(t.redis, 'free')).apiKey);
     const ok = await burst(api, 60);
     expect(ok.map((r) => r.status)).to.deep.equal(Array(60).fill(200));
     expect(ok[0]!.headers.get('x-ratelimit-limit')).to.equal('60');
@@ -46,7 +34,7 @@ describe('rate limits by plan', () => {
   });
 
   it('pro: 300 requests per window, the 301st is 429', async () => {
-    const api = client(service, (await newWorkspace(redis, 'pro')).apiKey);
+    const api = client(t.service, (await newWorkspace(t.redis, 'pro')).apiKey);
     const statuses = (await Promise.all(Array.from({ length: 300 }, () => api.get('/ping')))).map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).to.have.length(300);
     const over = await api.get('/ping');
@@ -55,26 +43,26 @@ describe('rate limits by plan', () => {
   });
 
   it('counts per workspace: one workspace over its limit does not affect another', async () => {
-    const a = client(service, (await newWorkspace(redis, 'free')).apiKey);
-    const b = client(service, (await newWorkspace(redis, 'free')).apiKey);
+    const a = client(t.service, (await newWorkspace(t.redis, 'free')).apiKey);
+    const b = client(t.service, (await newWorkspace(t.redis, 'free')).apiKey);
     await burst(a, 61);
     expect((await a.get('/ping')).status).to.equal(429);
     expect((await b.get('/ping')).status).to.equal(200);
   });
 
   it('counts every key of a workspace against one budget', async () => {
-    const ws = await newWorkspace(redis, 'free');
+    const ws = await newWorkspace(t.redis, 'free');
     const { AdminOperations } = await import('../../src/admin/operations.js');
-    const second = await new AdminOperations(redis).createKey(ws.workspaceId);
-    await burst(client(service, ws.apiKey), 30);
-    await burst(client(service, second.apiKey), 30);
-    expect((await call(service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(429);
+    const second = await new AdminOperations(t.redis).createKey(ws.workspaceId);
+    await burst(client(t.service, ws.apiKey), 30);
+    await burst(client(t.service, second.apiKey), 30);
+    expect((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(429);
   });
 
   it('does not count requests refused for a missing or bad key', async () => {
-    const ws = await newWorkspace(redis, 'free');
-    for (let i = 0; i < 70; i++) await call(service, 'GET', '/ping', { key: 'pds_' + 'Z'.repeat(40) });
-    const res = await call(service, 'GET', '/ping', { key: ws.apiKey });
+    const ws = await newWorkspace(t.redis, 'free');
+    for (let i = 0; i < 70; i++) await call(t.service, 'GET', '/ping', { key: 'pds_' + 'Z'.repeat(40) });
+    const res = await call(t.service, 'GET', '/ping', { key: ws.apiKey });
     expect(res.status).to.equal(200);
     expect(res.headers.get('x-ratelimit-remaining')).to.equal('59');
   });
@@ -82,7 +70,7 @@ describe('rate limits by plan', () => {
   it('accepts requests again once the window resets', async () => {
     const fast = await startTestService({ RATE_LIMIT_WINDOW_MS: '700', RATE_LIMIT_FREE: '3' });
     try {
-      const api = client(fast, (await newWorkspace(redis, 'free')).apiKey);
+      const api = client(fast, (await newWorkspace(t.redis, 'free')).apiKey);
       expect((await burst(api, 4)).map((r) => r.status)).to.deep.equal([200, 200, 200, 429]);
       await new Promise((r) => setTimeout(r, 800));
       const again = await api.get('/ping');
@@ -96,9 +84,9 @@ describe('rate limits by plan', () => {
   it('shares one budget exactly across two instances of the service', async () => {
     const other = await startTestService();
     try {
-      const ws = await newWorkspace(redis, 'free');
+      const ws = await newWorkspace(t.redis, 'free');
       const results = await Promise.all(
-        Array.from({ length: 100 }, (_, i) => call(i % 2 ? service : other, 'GET', '/ping', { key: ws.apiKey })),
+        Array.from({ length: 100 }, (_, i) => call(i % 2 ? t.service : other, 'GET', '/ping', { key: ws.apiKey })),
       );
       expect(results.filter((r) => r.status === 200)).to.have.length(60);
       expect(results.filter((r) => r.status === 429)).to.have.length(40);

@@ -1,9 +1,7 @@
 // Bad input: every refusal is a 4xx in the standard envelope, names what is wrong, and writes nothing.
 import { expect } from 'chai';
-import type { Redis } from 'ioredis';
-import type { RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
-import { call, client, newWorkspace, startTestService, testRedis } from '../support/service.js';
+import { call, client, newWorkspace, useService, startTestService } from '../support/service.js';
 
 function expectEnvelope(res: { status: number; body: any }, status: number, message?: RegExp) {
   expect(res.status).to.equal(status);
@@ -15,25 +13,16 @@ function expectEnvelope(res: { status: number; body: any }, status: number, mess
 }
 
 describe('request validation and error envelope', () => {
-  let service: RunningService;
-  let redis: Redis;
+  const t = useService();
   let api: ReturnType<typeof client>;
   let key: string;
   let workspaceId: string;
 
-  before(async () => {
-    service = await startTestService();
-    redis = testRedis();
-  });
   beforeEach(async () => {
-    const ws = await newWorkspace(redis);
+    const ws = await newWorkspace(t.redis);
     key = ws.apiKey;
     workspaceId = ws.workspaceId;
-    api = client(service, key);
-  });
-  after(async () => {
-    await service.close();
-    redis.disconnect();
+    api = client(t.service, key);
   });
 
   it('userId: refuses negatives, fractions, unsafe integers, bad characters, empty and long strings', async () => {
@@ -44,7 +33,7 @@ describe('request validation and error envelope', () => {
     expectEnvelope(await api.get('/data?userId=a%20b'), 400, /userId/);
     expectEnvelope(await api.get('/data?userId=' + 'a'.repeat(65)), 400, /userId/);
     expectEnvelope(await api.get('/data?userId=1&userId=2'), 400, /userId/);
-    expect(await redis.keys(keys.playerPattern(workspaceId))).to.deep.equal([]);
+    expect(await t.redis.keys(keys.playerPattern(workspaceId))).to.deep.equal([]);
   });
 
   it('accepts the largest safe integer and 64-character string ids', async () => {
@@ -90,13 +79,13 @@ describe('request validation and error envelope', () => {
   });
 
   it('value: a number JSON cannot hold (1e400) is 400, not stored as null', async () => {
-    const res = await call(service, 'POST', '/data/set', {
+    const res = await call(t.service, 'POST', '/data/set', {
       key,
       rawBody: '{"userId":1,"key":"huge","value":1e400}',
       headers: { 'content-type': 'application/json' },
     });
     expectEnvelope(res, 400, /too large/);
-    const amount = await call(service, 'POST', '/data/increment', {
+    const amount = await call(t.service, 'POST', '/data/increment', {
       key,
       rawBody: '{"userId":1,"key":"n","amount":1e400}',
       headers: { 'content-type': 'application/json' },
@@ -107,29 +96,29 @@ describe('request validation and error envelope', () => {
 
   it('malformed JSON is 400; a body that is not an object is 400', async () => {
     for (const rawBody of ['{bad', '{"userId":1,', '[1,2]', '"str"', '12', 'null']) {
-      const res = await call(service, 'POST', '/data/set', { key, rawBody, headers: { 'content-type': 'application/json' } });
+      const res = await call(t.service, 'POST', '/data/set', { key, rawBody, headers: { 'content-type': 'application/json' } });
       expectEnvelope(res, 400);
     }
   });
 
   it('an empty body is 400; a non-JSON content type is 415', async () => {
-    expectEnvelope(await call(service, 'POST', '/data/set', { key, headers: { 'content-type': 'application/json' } }), 400);
-    expectEnvelope(await call(service, 'POST', '/data/set', { key }), 400);
+    expectEnvelope(await call(t.service, 'POST', '/data/set', { key, headers: { 'content-type': 'application/json' } }), 400);
+    expectEnvelope(await call(t.service, 'POST', '/data/set', { key }), 400);
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
-      const res = await call(service, 'POST', '/data/set', {
+      const res = await call(t.service, 'POST', '/data/set', {
         key,
         rawBody: '{"userId":1,"key":"k","value":1}',
         headers: { 'content-type': type },
       });
       expectEnvelope(res, 415, /application\/json/);
     }
-    const noType = await call(service, 'POST', '/data/set', { key, rawBody: '{"userId":1,"key":"k","value":1}' });
+    const noType = await call(t.service, 'POST', '/data/set', { key, rawBody: '{"userId":1,"key":"k","value":1}' });
     expectEnvelope(noType, 415);
     expect((await api.get('/data?userId=1')).status).to.equal(404);
   });
 
   it('accepts application/json with a charset', async () => {
-    const res = await call(service, 'POST', '/data/set', {
+    const res = await call(t.service, 'POST', '/data/set', {
       key,
       rawBody: '{"userId":1,"key":"k","value":1}',
       headers: { 'content-type': 'application/json; charset=utf-8' },
@@ -153,7 +142,7 @@ describe('request validation and error envelope', () => {
 
   it('unknown routes are 404 and wrong methods 405, in the envelope', async () => {
     expectEnvelope(await api.get('/nothing-here'), 404, /No such endpoint/);
-    expectEnvelope(await call(service, 'GET', '/../../etc/passwd'), 404);
+    expectEnvelope(await call(t.service, 'GET', '/../../etc/passwd'), 404);
     expectEnvelope(await api.get('/data/set'), 405);
     expectEnvelope(await api.post('/ping', {}), 405);
   });
