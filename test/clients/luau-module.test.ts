@@ -5,6 +5,7 @@ import type { CreatedWorkspace } from '../../src/admin/operations.js';
 import type { RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
 import { call, newWorkspace, startTestService, testRedis } from '../support/service.js';
+import { unreachableBaseUrl } from './unreachable.js';
 import { startLuauVm, type LuauVm } from './luau-vm.js';
 
 const INIT = 'local baseUrl, apiKey = ...; return PlayerData.init({ baseUrl = baseUrl, apiKey = apiKey })';
@@ -76,7 +77,7 @@ describe('Luau PlayerData module (in a Luau VM, against the service)', () => {
     });
 
     it('a network failure is an error naming the operation', async () => {
-      const err = await luauError(vm, INIT.replace('return ', ''), 'http://127.0.0.1:1/api/v1', ws.apiKey);
+      const err = await luauError(vm, INIT.replace('return ', ''), await unreachableBaseUrl(), ws.apiKey);
       expect(err).to.match(/^PlayerData\.init: request failed: HttpError: ConnectFail/);
     });
 
