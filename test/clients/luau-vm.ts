@@ -25,7 +25,7 @@ export interface LuauVm {
   readonly requests: RecordedRequest[];
   /** Runs a chunk (PlayerData and JSON are globals); `args` arrive as `...`. */
   run(code: string, ...args: Array<string | number | boolean>): Promise<unknown[]>;
-  /** Loads a fresh copy of the module (as a new require would) and forgets recorded requests. */
+  /** Fresh platform globals and a fresh copy of the module (as a new server would have); forgets recorded requests. */
   reset(): Promise<void>;
 }
 
@@ -59,11 +59,13 @@ export async function startLuauVm(): Promise<LuauVm> {
   // a second copy of test/support/hooks.ts (without the test Redis).
   const { LuauState } = await import('luau-web');
   const requests: RecordedRequest[] = [];
-  const env = { __fetch: (...a: Parameters<typeof hostFetch> extends [unknown, ...infer R] ? R : never) => hostFetch(requests, ...a) };
+  const env = {
+    __fetch: (...a: Parameters<typeof hostFetch> extends [unknown, ...infer R] ? R : never) => hostFetch(requests, ...a),
+    __sleep: (seconds: number) => new Promise<void>((resolve) => setTimeout(resolve, seconds * 1000)),
+  };
   const state = await LuauState.createAsync(env as unknown as LuauEnv);
   const [json] = (await state.loadstring(JSON_SOURCE, 'json.luau', true)()) as unknown[];
   state.env.set('JSON', json, true);
-  await state.loadstring(PLATFORM_SOURCE, 'platform.luau', true)();
 
   let chunks = 0;
   const vm: LuauVm = {
@@ -73,6 +75,7 @@ export async function startLuauVm(): Promise<LuauVm> {
       return (await chunk(...args)) as unknown[];
     },
     async reset() {
+      await state.loadstring(PLATFORM_SOURCE, 'platform.luau', true)();
       const [playerData] = (await state.loadstring(MODULE_SOURCE, 'PlayerData', true)()) as unknown[];
       state.env.set('PlayerData', playerData, true);
       requests.length = 0;
