@@ -1,7 +1,8 @@
 // Runs the Luau PlayerData module exactly as shipped (clients/luau/src/init.luau) in a real Luau
 // VM (luau-web, WebAssembly), with the platform stand-in of luau/platform.luau. The stand-in's
 // RequestAsync reaches the host's __fetch below, which makes a real HTTP request; only strings,
-// numbers and booleans cross between Luau and JavaScript.
+// numbers and booleans cross between Luau and JavaScript (and never a raw NUL: luau-web ends a
+// string there; JSON text carries it escaped, so requests and answers are unaffected).
 // One VM serves many tests: luau-web 1.4.0 cannot create a working state after one was
 // destroyed ("attempt to call a nil value"), so states are never destroyed, only reused.
 import { readFileSync } from 'node:fs';
