@@ -222,13 +222,16 @@ describe('Luau PlayerData module (in a Luau VM, against the service)', () => {
       expect(vm.requests.some((r) => r.url.includes('userId=123456789012&'))).to.equal(true);
     });
 
-    it('refuses a userId the service cannot take, before any request', async () => {
+    it('refuses arguments it cannot send (user id, key, nil or cyclic value), before any request', async () => {
       const before = vm.requests.length;
       for (const bad of ['-1', '1.5', '""', 'nil', '{}']) {
         expect(await luauError(vm, `PlayerData.get(${bad}, "k")`)).to.match(/^PlayerData\.get: userId must be/);
       }
       expect(await luauError(vm, 'PlayerData.set(1, "k", nil)')).to.match(/^PlayerData\.set: value must be/);
       expect(await luauError(vm, 'PlayerData.set(1, "", 1)')).to.match(/^PlayerData\.set: key must be/);
+      expect(await luauError(vm, 'local t = {}; t.self = t; PlayerData.set(1, "k", t)')).to.equal(
+        'PlayerData.set: cannot encode the request as JSON: tables cannot be cyclic',
+      );
       expect(vm.requests.length).to.equal(before);
     });
 
