@@ -9,6 +9,7 @@ import { pathToFileURL } from 'node:url';
 import type { Redis } from 'ioredis';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
 import type { RunningService } from '../../src/server.js';
+import { keys } from '../../src/store/keys.js';
 import { call, newWorkspace, startTestService, testRedis } from '../support/service.js';
 import { startLuauVm, type LuauVm } from './luau-vm.js';
 
@@ -80,8 +81,21 @@ describe('README client examples (against the service)', () => {
     await vm.run('game:GetService("Players").__join(103); game.__close(); game:GetService("Players").__leave(103)');
     expect(await stored(103)).to.deep.equal({ level: 1, inventory: [] });
     expect(setsFor(103), 'saved once, not again on leave after close').to.equal(2);
-    const [warnings] = await vm.run('return #WARNINGS');
-    expect(warnings).to.equal(0);
+    expect(await vm.run('return #WARNINGS, #ERRORS')).to.deep.equal([0, 0]);
+  });
+
+  it('a player whose data cannot be loaded gets no session, so nothing is saved over it', async () => {
+    await redis.hset(keys.player(ws.workspaceId, '105'), 'broken', 'not an entry');
+    await vm.run(
+      withPlaceholders(SERVER_SCRIPT, { 'https://pds.example.com/api/v1': service.baseUrl, YOUR_API_KEY: ws.apiKey }),
+    );
+    const [errors, first] = await vm.run(`
+      local Players = game:GetService("Players")
+      Players.__join(105)
+      Players.__leave(105)
+      return #ERRORS, ERRORS[1]`);
+    expect([errors, first]).to.deep.equal([1, 'PlayerData.getAll: HTTP 500: Internal server error']);
+    expect(setsFor(105)).to.equal(0);
   });
 
   it('a failed purchase increment is not granted, and is warned about', async () => {
