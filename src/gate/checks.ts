@@ -40,13 +40,18 @@ export function failedChecks(
 const NEVER_AUTO_BANNED = new Set(['loopback', 'private', 'linkLocal', 'uniqueLocal', 'carrierGradeNat', 'unspecified']);
 
 /**
- * Why an address must not be banned automatically, or undefined. Loopback and private
- * addresses are the operator's own proxies or hosts far more often than an outside caller:
- * banning one (for instance with TRUST_PROXY_HOPS unset behind a proxy) would lock out every
- * caller at once.
+ * Why an address must not be banned automatically, or undefined.
+ * - Loopback and private addresses are the operator's own proxies or hosts far more often than
+ *   an outside caller: banning one (say, behind a proxy with TRUST_PROXY_HOPS unset) would
+ *   lock out every caller at once.
+ * - Addresses in the platform's ranges are shared by every game server behind them: a header
+ *   check failing there (the platform changed its User-Agent?) must not ban them all for good.
  */
-export function notBannable(address: ClientAddress): string | undefined {
+export function notBannable(address: ClientAddress, platformRanges: CidrList): string | undefined {
   if (!address.known) return `the client address is unknown (${address.why})`;
+  if (platformRanges.contains(address.ip)) {
+    return `${address.text} is in GATE_ALLOWED_CIDRS, the platform's own shared ranges: refused, never banned automatically`;
+  }
   const range = address.ip.range();
   if (NEVER_AUTO_BANNED.has(range)) {
     return `${address.text} is a ${range} address: a proxy or host of the operator's own, not banned automatically (is TRUST_PROXY_HOPS or TRUSTED_PROXY_CIDRS set?)`;

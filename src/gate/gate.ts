@@ -3,8 +3,8 @@
 // looked up (so they never count against a workspace's limit); the editor's play-tests need a
 // development key; any other request must pass every enabled check. A violation is logged and
 // counted in `report` mode, and bans its address for good in `enforce` mode, except for
-// addresses that cannot be attributed safely (unknown, loopback, private), which are refused
-// without a ban.
+// addresses where a ban could hit the innocent (unknown, loopback, private, or inside the
+// platform's own shared ranges), which are refused without a ban.
 import { hostname } from 'node:os';
 import type { Middleware, ParameterizedContext } from 'koa';
 import { LRUCache } from 'lru-cache';
@@ -107,11 +107,11 @@ export class Gate {
       if (reasons.length === 0) return next();
       this.stats.violation(reasons);
       if (this.mode === 'report') {
-        this.record(ctx, address, reasons, 'reported', notBannable(address));
+        this.record(ctx, address, reasons, 'reported', notBannable(address, this.allowedRanges));
         return next();
       }
       this.stats.refusal('violation');
-      const why = notBannable(address);
+      const why = notBannable(address, this.allowedRanges);
       if (why !== undefined || !address.known) {
         this.stats.notBanned();
         this.record(ctx, address, reasons, 'refused', why);

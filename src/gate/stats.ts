@@ -21,7 +21,7 @@ export interface GateStatsSnapshot {
   readonly refusals: Readonly<Record<RefusalReason, number>>;
   /** Bans this instance created automatically. */
   readonly bansCreated: number;
-  /** Enforce-mode violations refused without a ban: unknown, loopback or private addresses. */
+  /** Enforce-mode violations refused without a ban: unknown, loopback, private or platform addresses. */
   readonly refusedNotBanned: number;
   /** Editor play-test requests let through with a development key. */
   readonly editorDevPassed: number;
