@@ -1,6 +1,7 @@
 // Helpers for platform-only access tests: addresses that no other test uses, the headers the
 // platform's game servers send, and a bounded wait for something to reach another instance.
 import { randomBytes, randomInt } from 'node:crypto';
+import { normalizeIp } from '../../src/gate/address.js';
 
 export const PLATFORM = { 'user-agent': 'Roblox/Linux', 'roblox-id': '1818' } as const;
 export const EDITOR_UA = 'RobloxStudio/WinInet';
@@ -13,10 +14,10 @@ export function freshIPv4(): string {
   return n < 254 ? `198.51.100.${n + 1}` : `203.0.113.${n - 253}`;
 }
 
-/** A fresh documentation-range IPv6 address under `prefix` (a /48, default 2001:db8:ee::). */
+/** A fresh documentation-range IPv6 address under `prefix` (a /48, default 2001:db8:ee::), canonical. */
 export function freshIPv6(prefix = '2001:db8:ee'): string {
   const h = randomBytes(10).toString('hex').match(/.{4}/g)!;
-  return `${prefix}:${h.join(':')}`;
+  return normalizeIp(`${prefix}:${h.join(':')}`)!;
 }
 
 /** Headers that make the request arrive "from" `address` through one trusted proxy. */
