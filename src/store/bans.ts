@@ -57,6 +57,11 @@ export class BanStore {
     return removed;
   }
 
+  /** Just the allow-list entries (`network/bits`). */
+  async allowedEntries(): Promise<string[]> {
+    return this.redis.hkeys(keys.banAllow());
+  }
+
   async allowList(): Promise<AllowEntry[]> {
     const all = await this.redis.hgetall(keys.banAllow());
     return Object.values(all)
