@@ -110,14 +110,15 @@ export class Gate {
         this.record(ctx, address, reasons, 'reported', notBannable(address, this.allowedRanges));
         return next();
       }
-      this.stats.refusal('violation');
       const why = notBannable(address, this.allowedRanges);
       if (why !== undefined || !address.known) {
+        this.stats.refusal('violation');
         this.stats.notBanned();
         this.record(ctx, address, reasons, 'refused', why);
         throw forbidden(`Access denied: this API may only be called from the game platform's servers (${describe(reasons)})`);
       }
       if (!(await this.ban(ctx, address, reasons))) return next();
+      this.stats.refusal('violation');
       throw forbidden(bannedMessage(address.text));
     };
   }
