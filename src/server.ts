@@ -117,7 +117,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
       await closed;
       clearTimeout(grace);
-      gate.stop();
+      await gate.stop();
       await events.stop();
       await redis.quit().catch(() => redis.disconnect());
     })();

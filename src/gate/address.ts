@@ -23,12 +23,20 @@ export function formatIp(ip: Ip): string {
   return ip.kind() === 'ipv4' ? ip.toString() : (ip as ipaddr.IPv6).toRFC5952String();
 }
 
+/** Dotted quad, decimal, no leading zeros (which some parsers read as octal). */
+const DOTTED_QUAD = /^(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})\.(0|[1-9]\d{0,2})$/;
+
 /** Parses one address strictly; undefined when it is not an IPv4 or IPv6 address. */
 export function parseIp(raw: string): Ip | undefined {
   let text = raw.trim();
   const zone = text.indexOf('%');
   if (zone >= 0) text = text.slice(0, zone);
-  if (ipaddr.IPv4.isValidFourPartDecimal(text)) return ipaddr.IPv4.parse(text);
+  // The per-request path: ipaddr.js's own strict IPv4 check costs several microseconds.
+  const quad = DOTTED_QUAD.exec(text);
+  if (quad) {
+    const octets = [Number(quad[1]), Number(quad[2]), Number(quad[3]), Number(quad[4])];
+    return octets.every((o) => o <= 255) ? new ipaddr.IPv4(octets) : undefined;
+  }
   if (text.includes(':') && ipaddr.IPv6.isValid(text)) return fold(ipaddr.IPv6.parse(text));
   return undefined;
 }

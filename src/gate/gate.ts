@@ -56,6 +56,8 @@ export class Gate {
   private readonly recentlyRecorded = new LRUCache<string, true>({ max: RECORD_TRACKED_ADDRESSES, ttl: RECORD_INTERVAL_MS });
   private readonly clock: () => number;
   private readonly instance = hostname();
+  /** Violation records still being written; `stop()` lets them finish before Redis closes. */
+  private readonly pending = new Set<Promise<void>>();
 
   constructor(private readonly deps: GateDeps) {
     const { config } = deps;
@@ -81,8 +83,10 @@ export class Gate {
     if (this.mode !== 'off') await this.bans.start();
   }
 
-  stop(): void {
+  /** Stops the reload timer and waits for violation records still being written. */
+  async stop(): Promise<void> {
     this.bans.stop();
+    await Promise.all([...this.pending]);
   }
 
   clientAddress(ctx: Ctx): ClientAddress {
@@ -197,12 +201,15 @@ export class Gate {
     if (this.recentlyRecorded.has(slot)) return;
     this.recentlyRecorded.set(slot, true);
     const at = new Date(this.clock()).toISOString();
-    void (async () => {
+    const write = (async () => {
       const evidence = await this.evidence(ctx, principal);
       const text = address.known ? address.text : undefined;
       this.deps.logger.warn({ address: text, reasons, outcome, notBanned, evidence }, 'platform-only access violation');
       await this.deps.store.recordViolation({ at, address: text, reasons, mode: this.mode, outcome, notBanned, evidence });
-    })().catch((err: unknown) => this.deps.logger.warn({ err: (err as Error).message }, 'could not store a violation'));
+    })()
+      .catch((err: unknown) => this.deps.logger.warn({ err: (err as Error).message }, 'could not store a violation'))
+      .finally(() => this.pending.delete(write));
+    this.pending.add(write);
   }
 
   /** What the request showed; its key is resolved (cached) only to name the workspace. */
