@@ -36,11 +36,19 @@ describe('platform-only access: modes and checks', () => {
   });
 
   describe('GATE_MODE=off (the default)', () => {
-    it('lets any caller through: no check, no ban list', async () => {
-      const service = await start({});
+    it('lets any caller through: no check, no ban list (stored bans apply again when it is back on)', async () => {
+      const service = await start({ TRUST_PROXY_HOPS: '1' });
       const res = await ping(service, { 'user-agent': CURL_UA });
       expect(res.status).to.equal(200);
       expect(service.gate.counters.violations['user-agent']).to.equal(0);
+      const address = freshIPv4();
+      await bans.addBan({ address });
+      try {
+        expect((await ping(service, via(address, PLATFORM))).status).to.equal(200);
+        expect(service.gate.bans.size).to.equal(0);
+      } finally {
+        await bans.removeBan(address);
+      }
     });
   });
 
@@ -71,6 +79,16 @@ describe('platform-only access: modes and checks', () => {
       expect(recorded[0]!.evidence.headerNames).to.include('x-api-key');
       expect(JSON.stringify(recorded[0])).not.to.include(ws.apiKey);
       expect(await isBanned(address)).to.equal(false);
+    });
+
+    it("still refuses addresses an operator banned: report mode only makes no new bans", async () => {
+      const address = freshIPv4();
+      await bans.addBan({ address, reason: 'by hand' });
+      try {
+        expect(await waitFor(async () => (await ping(service, via(address, PLATFORM))).status === 403)).to.equal(true);
+      } finally {
+        await bans.removeBan(address);
+      }
     });
 
     it('lets a platform request from an allowed range through without recording anything', async () => {
