@@ -53,10 +53,16 @@ export class BanList {
     return this.allowed.contains(ip);
   }
 
-  /** Applies a ban made here before it is stored, so this instance refuses at once. */
+  /** Applies a ban made here before it is stored, so this instance refuses at once (a reload drops it if it was not stored). */
   addLocal(address: string): void {
     this.epoch++;
     this.banned.add(address);
+  }
+
+  /** Undoes `addLocal` for an address that turned out to be allow-listed. */
+  dropLocal(address: string): void {
+    this.epoch++;
+    this.banned.delete(address);
   }
 
   /** Loads both lists (throws when Redis cannot be read), subscribes, and starts the timer. */

@@ -158,16 +158,17 @@ export class Gate {
    */
   private async ban(ctx: Ctx, client: ClientAddress & { known: true }, reasons: readonly ViolationReason[]): Promise<boolean> {
     const address = client.text;
+    // Applied here first, so that this instance refuses the address's next request at once.
+    this.bans.addLocal(address);
     const allowed = await this.deps.store.allowedEntries().then(
       (entries) => CidrList.of(entries).contains(client.ip),
       () => false,
     );
     if (allowed) {
+      this.bans.dropLocal(address);
       void this.bans.reload();
       return false;
     }
-    // Applied here first, so that this instance refuses the address's next request at once.
-    this.bans.addLocal(address);
     const evidence = await this.evidence(ctx);
     const record: BanRecord = {
       address,
