@@ -25,7 +25,7 @@ import { GateStats, type GateStatsSnapshot, type ViolationReason } from './stats
 /** A flood of violations from one address writes one record a minute, not one per request. */
 const RECORD_INTERVAL_MS = 60_000;
 const RECORD_TRACKED_ADDRESSES = 10_000;
-const EVIDENCE_HEADERS = ['user-agent', 'roblox-id', 'x-forwarded-for', 'forwarded', 'via', 'x-real-ip', 'host', 'origin', 'referer'];
+const EVIDENCE_HEADERS = ['user-agent', 'roblox-id', 'x-forwarded-for', 'forwarded', 'via', 'x-real-ip', 'host', 'origin'];
 const EVIDENCE_VALUE_MAX = 200;
 const EVIDENCE_NAMES_MAX = 50;
 

@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import { BanOperations } from '../../src/admin/bans.js';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
 import type { RunningService } from '../../src/server.js';
+import { keys } from '../../src/store/keys.js';
 import { CURL_UA, freshIPv4, freshIPv6, PLATFORM, via, waitFor } from '../support/gate.js';
 import { call, newWorkspace, startTestService, testRedis } from '../support/service.js';
 
@@ -97,10 +98,11 @@ describe('platform-only access: bans', () => {
   it('picks up a ban written without an event at the next full reload (the staleness bound)', async () => {
     const service = await start({ ...ENFORCE, GATE_BAN_RELOAD_MS: '1000' });
     const address = freshIPv4();
-    // Written directly, as if the event had been lost.
-    await bans.bans.add({ address, bannedAt: new Date().toISOString(), source: 'operator', reasons: ['test'] });
-    await bans.bans.remove([]);
+    // Written straight into Redis with no event, as if the event had been lost.
+    await redis.hset(keys.bans(), address, JSON.stringify({ address, bannedAt: new Date().toISOString(), source: 'operator', reasons: ['test'] }));
+    expect(service.gate.bans.isBanned(address)).to.equal(false);
     expect(await waitFor(async () => service.gate.bans.isBanned(address), 3000)).to.equal(true);
+    expect((await ping(service, via(address, PLATFORM))).status).to.equal(403);
     await bans.removeBan(address);
   });
 
