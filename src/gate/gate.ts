@@ -183,7 +183,8 @@ export class Gate {
       this.recentlyRecorded.set(address, true);
       await this.deps.store.recordViolation({ at: record.bannedAt, address, reasons, mode: this.mode, outcome: 'banned', evidence });
     } catch (err) {
-      // The ban holds on this instance; the next violation from the address stores it again.
+      // The ban holds on this instance until the next reload drops it; the address's next
+      // violation after that bans and stores it again.
       this.deps.logger.error({ err: (err as Error).message, address }, 'could not store a ban');
     }
     return true;
