@@ -4,6 +4,7 @@ import Router from '@koa/router';
 import Koa from 'koa';
 import type { Authenticator } from './auth/authenticator.js';
 import type { Config } from './config.js';
+import type { Gate } from './gate/gate.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errors.js';
 import { rateLimit } from './http/middleware/rate-limit.js';
@@ -23,6 +24,8 @@ export interface AppDeps {
   readonly authenticator: Authenticator;
   readonly limiter: RateLimiter;
   readonly players: PlayerDataStore;
+  /** Platform-only access; runs before the router, so it covers every path. */
+  readonly gate?: Gate;
 }
 
 export function buildApp(deps: AppDeps): Koa<AppState> {
@@ -33,6 +36,7 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
 
   app.use(requestLog(logger));
   app.use(errorHandler(logger, config.limits.maxBodyBytes));
+  if (deps.gate) app.use(deps.gate.middleware());
 
   const api = new Router<AppState>({ prefix: API_PREFIX });
   api.use(authenticate(deps.authenticator));

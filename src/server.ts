@@ -16,6 +16,8 @@ import { AdminOperations } from './admin/operations.js';
 import { buildOpsApp } from './ops/app.js';
 import type { Readiness } from './ops/health.js';
 import { WorkspaceStore } from './store/workspaces.js';
+import { Gate } from './gate/gate.js';
+import { BanStore } from './store/bans.js';
 
 export interface RunningService {
   readonly server: Server;
@@ -28,6 +30,8 @@ export interface RunningService {
   readonly port: number;
   readonly redis: RedisClient;
   readonly authenticator: Authenticator;
+  /** Platform-only access: its ban list and its counters (`gate.counters`). */
+  readonly gate: Gate;
   /** Stops accepting, lets in-flight requests finish (up to the grace period), closes Redis. */
   close(): Promise<void>;
 }
@@ -58,12 +62,21 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   await events.start();
 
   const authenticator = new Authenticator(new ApiKeyStore(redis), new WorkspaceStore(redis), events, config.keyCache);
+  const gate = new Gate({ config: config.gate, logger, authenticator, store: new BanStore(redis), events });
+  try {
+    await gate.start();
+  } catch (err) {
+    await events.stop();
+    redis.disconnect();
+    throw new Error(`Cannot load the ban list from Redis: ${(err as Error).message}`, { cause: err });
+  }
   const app = buildApp({
     config,
     logger,
     authenticator,
     limiter: new RateLimiter(redis, config.rateLimit.windowMs),
     players: new PlayerDataStore(redis, config.limits.maxKeysPerPlayer),
+    gate,
   });
 
   let shuttingDown = false;
@@ -104,6 +117,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
       await closed;
       clearTimeout(grace);
+      await gate.stop();
       await events.stop();
       await redis.quit().catch(() => redis.disconnect());
     })();
@@ -118,6 +132,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     port,
     redis,
     authenticator,
+    gate,
     close,
   };
 }

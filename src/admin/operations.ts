@@ -41,7 +41,8 @@ export class AdminOperations {
   readonly apiKeys: ApiKeyStore;
 
   constructor(
-    private readonly redis: RedisClient,
+    /** Public so that sibling operation modules (admin/bans.ts) share the connection. */
+    readonly redis: RedisClient,
     private readonly clock: () => number = Date.now,
   ) {
     this.workspaces = new WorkspaceStore(redis);

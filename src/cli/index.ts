@@ -2,6 +2,7 @@
 // The admin command line: `npm run cli -- <command>`, or `pds <command>` once installed.
 // It talks to the Redis that REDIS_URL names, like the service.
 import { Command } from 'commander';
+import { banCommands } from './commands/ban.js';
 import { keyCommands } from './commands/key.js';
 import { workspaceCommands } from './commands/workspace.js';
 
@@ -15,5 +16,6 @@ const program = new Command()
 
 workspaceCommands(program);
 keyCommands(program);
+banCommands(program);
 
 await program.parseAsync(process.argv);

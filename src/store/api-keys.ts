@@ -6,7 +6,7 @@ import { keys } from './keys.js';
 import type { RedisClient } from './redis.js';
 
 function toRecord(fields: Record<string, string>): ApiKeyRecord | undefined {
-  const { keyId, workspaceId, status, scope, prefix, createdAt, expiresAt, label } = fields;
+  const { keyId, workspaceId, status, scope, prefix, createdAt, expiresAt, label, dev } = fields;
   if (!keyId || !workspaceId || !prefix || !createdAt) return undefined;
   if (status !== 'active' && status !== 'revoked') return undefined;
   if (scope !== 'read' && scope !== 'write') return undefined;
@@ -19,6 +19,7 @@ function toRecord(fields: Record<string, string>): ApiKeyRecord | undefined {
     createdAt,
     expiresAt: expiresAt || undefined,
     label: label || undefined,
+    dev: dev === '1',
   };
 }
 
@@ -39,6 +40,7 @@ export class ApiKeyStore {
     };
     if (record.expiresAt) fields['expiresAt'] = record.expiresAt;
     if (record.label) fields['label'] = record.label;
+    if (record.dev) fields['dev'] = '1';
     await this.redis.hset(keys.apiKey(keyHash), fields);
   }
 
@@ -59,6 +61,12 @@ export class ApiKeyStore {
 
   async setStatus(keyHash: string, status: KeyStatus): Promise<void> {
     await this.redis.hset(keys.apiKey(keyHash), 'status', status);
+  }
+
+  /** Marks or unmarks a development key (see the gate); absent means production. */
+  async setDev(keyHash: string, dev: boolean): Promise<void> {
+    if (dev) await this.redis.hset(keys.apiKey(keyHash), 'dev', '1');
+    else await this.redis.hdel(keys.apiKey(keyHash), 'dev');
   }
 
   async listIds(workspaceId: string): Promise<string[]> {

@@ -34,6 +34,13 @@ export const keys = {
   /** String: key id -> SHA-256 hex of the key, to manage a key by its id. */
   apiKeyId: (keyId: string) => `${PREFIX}kid:${keyId}`,
 
+  /** Hash: banned address (canonical text) -> JSON ban record. Lifted only by an operator. */
+  bans: () => `${PREFIX}bans`,
+  /** Hash: allow-listed address or range (`network/bits`) -> JSON entry. Never banned. */
+  banAllow: () => `${PREFIX}ban-allow`,
+  /** List of recent gate violations, newest first, capped. */
+  violations: () => `${PREFIX}violations`,
+
   /** Pub/sub channel that tells every instance to drop cached keys, workspaces and bans. */
   eventsChannel: () => `${PREFIX}events`,
 } as const;

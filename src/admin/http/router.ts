@@ -9,6 +9,7 @@ import type { Config } from '../../config.js';
 import { unauthorized } from '../../errors.js';
 import type { AppState } from '../../http/state.js';
 import type { AdminOperations } from '../operations.js';
+import { banAdminRoutes } from './routes/bans.js';
 import { keyAdminRoutes } from './routes/keys.js';
 import { workspaceAdminRoutes } from './routes/workspaces.js';
 
@@ -33,5 +34,6 @@ export function adminRouter(token: string, ops: AdminOperations, config: Config)
   router.use(bearerAuth(token));
   workspaceAdminRoutes(router, ops, config);
   keyAdminRoutes(router, ops, config);
+  banAdminRoutes(router, ops, config);
   return router;
 }
