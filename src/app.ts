@@ -3,6 +3,7 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Authenticator } from './auth/authenticator.js';
+import type { LastUsedRecorder } from './auth/last-used.js';
 import type { Config } from './config.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errors.js';
@@ -23,6 +24,8 @@ export interface AppDeps {
   readonly authenticator: Authenticator;
   readonly limiter: RateLimiter;
   readonly players: PlayerDataStore;
+  /** Records each key's last use in memory, for batched writes; optional in tests. */
+  readonly lastUsed?: LastUsedRecorder;
 }
 
 export function buildApp(deps: AppDeps): Koa<AppState> {
@@ -35,7 +38,7 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   app.use(errorHandler(logger, config.limits.maxBodyBytes));
 
   const api = new Router<AppState>({ prefix: API_PREFIX });
-  api.use(authenticate(deps.authenticator));
+  api.use(authenticate(deps.authenticator, deps.lastUsed));
   api.use(rateLimit(deps.limiter, config));
   pingRoutes(api);
   dataRoutes(api, { players: deps.players, config });

@@ -3,6 +3,8 @@
 // It talks to the Redis that REDIS_URL names, like the service.
 import { Command } from 'commander';
 import { keyCommands } from './commands/key.js';
+import { playerCommands } from './commands/player.js';
+import { usageCommands } from './commands/usage.js';
 import { workspaceCommands } from './commands/workspace.js';
 
 const program = new Command()
@@ -15,5 +17,7 @@ const program = new Command()
 
 workspaceCommands(program);
 keyCommands(program);
+usageCommands(program);
+playerCommands(program);
 
 await program.parseAsync(process.argv);

@@ -61,6 +61,16 @@ export class ApiKeyStore {
     await this.redis.hset(keys.apiKey(keyHash), 'status', status);
   }
 
+  async setExpiry(keyHash: string, expiresAt: string): Promise<void> {
+    await this.redis.hset(keys.apiKey(keyHash), 'expiresAt', expiresAt);
+  }
+
+  /** Removes a key's record and its id index (the workspace's key set goes with the workspace). */
+  async remove(keyId: string, keyHash: string | undefined): Promise<void> {
+    if (keyHash) await this.redis.unlink(keys.apiKey(keyHash));
+    await this.redis.unlink(keys.apiKeyId(keyId));
+  }
+
   async listIds(workspaceId: string): Promise<string[]> {
     return this.redis.smembers(keys.workspaceKeys(workspaceId));
   }

@@ -33,4 +33,26 @@ export class WorkspaceStore {
   async setPlan(id: string, plan: Plan): Promise<void> {
     await this.redis.hset(keys.workspace(id), 'plan', plan);
   }
+
+  async rename(id: string, name: string): Promise<void> {
+    await this.redis.hset(keys.workspace(id), 'name', name);
+  }
+
+  /** Every workspace, sorted by creation time. Ids whose record is gone are skipped. */
+  async list(): Promise<Workspace[]> {
+    const ids = await this.redis.smembers(keys.workspaceIndex());
+    const found = await Promise.all(ids.map((id) => this.get(id)));
+    return found
+      .filter((w): w is Workspace => w !== undefined)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
+
+  async isIndexed(id: string): Promise<boolean> {
+    return (await this.redis.sismember(keys.workspaceIndex(), id)) === 1;
+  }
+
+  /** Drops the workspace from the index: the last step of a deletion. */
+  async unindex(id: string): Promise<void> {
+    await this.redis.srem(keys.workspaceIndex(), id);
+  }
 }
