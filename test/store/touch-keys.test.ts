@@ -1,0 +1,30 @@
+// lua/touch-keys.lua on its own: keeps the latest time, reports what moved, writes nothing for
+// a workspace that is gone.
+import { expect } from 'chai';
+import type { Redis } from 'ioredis';
+import { keys } from '../../src/store/keys.js';
+import { newWorkspace, testRedis } from '../support/service.js';
+
+describe('lua/touch-keys.lua', () => {
+  let redis: Redis;
+  before(() => {
+    redis = testRedis();
+  });
+  after(() => redis.disconnect());
+
+  it('moves times forward only and returns how many moved', async () => {
+    const ws = await newWorkspace(redis);
+    const meta = keys.workspace(ws.workspaceId);
+    const hash = keys.keyLastUsed(ws.workspaceId);
+    expect(await redis.touchKeys(meta, hash, 'key_a', '100', 'key_b', '200')).to.equal(2);
+    expect(await redis.touchKeys(meta, hash, 'key_a', '50', 'key_b', '300')).to.equal(1);
+    expect(await redis.touchKeys(meta, hash, 'key_a', '100')).to.equal(0);
+    expect(await redis.hgetall(hash)).to.deep.equal({ key_a: '100', key_b: '300' });
+  });
+
+  it('returns -1 and writes nothing when the workspace record does not exist', async () => {
+    const id = `ws_gone_${Date.now()}`;
+    expect(await redis.touchKeys(keys.workspace(id), keys.keyLastUsed(id), 'key_a', '1')).to.equal(-1);
+    expect(await redis.exists(keys.keyLastUsed(id))).to.equal(0);
+  });
+});
