@@ -8,7 +8,7 @@ import { keys } from '../../src/store/keys.js';
 import { KeyUsageStore } from '../../src/store/key-usage.js';
 import { connectRedis, createRedis } from '../../src/store/redis.js';
 import { masters } from '../../src/store/scan.js';
-import { redisCliAvailable, startTestCluster, type TestCluster } from '../support/cluster.js';
+import { clusterToolsAvailable, startTestCluster, type TestCluster } from '../support/cluster.js';
 
 async function countOnNode(node: ReturnType<Cluster['nodes']>[number], pattern: string): Promise<number> {
   let cursor = '0';
@@ -27,7 +27,7 @@ describe('admin operations on Redis Cluster', function () {
   let redis: Cluster;
 
   before(async function () {
-    if (!(await redisCliAvailable())) return this.skip();
+    if (!(await clusterToolsAvailable())) return this.skip();
     cluster = await startTestCluster();
     redis = createRedis({ clusterNodes: cluster.nodes, commandTimeoutMs: 5000, connectTimeoutMs: 5000 }) as Cluster;
     await connectRedis(redis, 10_000);

@@ -15,8 +15,10 @@ export interface TestCluster {
   stop(): Promise<void>;
 }
 
-export async function redisCliAvailable(): Promise<boolean> {
+/** Whether this machine can run a throwaway cluster (redis-server and redis-cli on the PATH). */
+export async function clusterToolsAvailable(): Promise<boolean> {
   try {
+    await run('redis-server', ['--version']);
     await run('redis-cli', ['--version']);
     return true;
   } catch {
