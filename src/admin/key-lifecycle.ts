@@ -101,16 +101,18 @@ export async function listKeys(ctx: AdminContext, workspaceId: string): Promise<
   return records.map((r) => keyView(r, now, lastUsed.get(r.keyId)));
 }
 
+const keyNotFound = (keyId: string) => notFound(`API key ${keyId} not found`);
+
 async function findKey(ctx: AdminContext, keyId: string) {
   const found = await ctx.apiKeys.findById(keyId);
-  if (!found) throw notFound(`API key ${keyId} not found`);
+  if (!found) throw keyNotFound(keyId);
   return found;
 }
 
 /** Revokes at once, on every instance. Revoking a revoked key changes nothing and succeeds. */
 export async function revokeKey(ctx: AdminContext, keyId: string): Promise<KeyView> {
   const { keyHash, record } = await findKey(ctx, keyId);
-  await ctx.apiKeys.setStatus(keyHash, 'revoked');
+  if (!(await ctx.apiKeys.setStatus(keyHash, 'revoked'))) throw keyNotFound(keyId);
   await publishEvent(ctx.redis, { type: 'key', keyHash });
   await ctx.audit('key.revoke', `key:${keyId}`, { workspaceId: record.workspaceId });
   return keyView({ ...record, status: 'revoked' }, ctx.nowMs());
@@ -138,13 +140,13 @@ export async function rotateKey(ctx: AdminContext, keyId: string, options: Rotat
   const key = await issueKey(ctx, record.workspaceId, { scope: record.scope, label: record.label });
   let previous: ApiKeyRecord;
   if (graceMs === 0) {
-    await ctx.apiKeys.setStatus(keyHash, 'revoked');
+    if (!(await ctx.apiKeys.setStatus(keyHash, 'revoked'))) throw keyNotFound(keyId);
     previous = { ...record, status: 'revoked' };
   } else {
     // An earlier expiry the key already had is kept: rotation never extends a key's life.
     const until = Math.min(now + graceMs, record.expiresAt ? Date.parse(record.expiresAt) : Infinity);
     const expiresAt = new Date(until).toISOString();
-    await ctx.apiKeys.setExpiry(keyHash, expiresAt);
+    if (!(await ctx.apiKeys.setExpiry(keyHash, expiresAt))) throw keyNotFound(keyId);
     previous = { ...record, expiresAt };
   }
   await publishEvent(ctx.redis, { type: 'key', keyHash });

@@ -123,7 +123,7 @@ export class AdminOperations implements AdminContext {
   async renameWorkspace(id: string, rawName: string): Promise<Workspace> {
     const workspace = await this.requireWorkspace(id);
     const name = parseName(rawName);
-    await this.workspaces.rename(id, name);
+    if (!(await this.workspaces.rename(id, name))) throw notFound(`Workspace ${id} not found`);
     await publishEvent(this.redis, { type: 'workspace', workspaceId: id });
     await this.audit('workspace.rename', `workspace:${id}`, { workspaceId: id, details: { from: workspace.name, to: name } });
     return { ...workspace, name };
@@ -136,7 +136,7 @@ export class AdminOperations implements AdminContext {
   async setPlan(id: string, rawPlan: string): Promise<Workspace> {
     const workspace = await this.requireWorkspace(id);
     const plan = parsePlan(rawPlan);
-    await this.workspaces.setPlan(id, plan);
+    if (!(await this.workspaces.setPlan(id, plan))) throw notFound(`Workspace ${id} not found`);
     await publishEvent(this.redis, { type: 'workspace', workspaceId: id });
     await this.audit('workspace.set-plan', `workspace:${id}`, { workspaceId: id, details: { from: workspace.plan, to: plan } });
     return { ...workspace, plan };

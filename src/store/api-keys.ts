@@ -57,12 +57,14 @@ export class ApiKeyStore {
     return record ? { keyHash, record } : undefined;
   }
 
-  async setStatus(keyHash: string, status: KeyStatus): Promise<void> {
-    await this.redis.hset(keys.apiKey(keyHash), 'status', status);
+  /** False when the record no longer exists (nothing is written then). */
+  async setStatus(keyHash: string, status: KeyStatus): Promise<boolean> {
+    return (await this.redis.hsetExisting(keys.apiKey(keyHash), 'status', status)) === 1;
   }
 
-  async setExpiry(keyHash: string, expiresAt: string): Promise<void> {
-    await this.redis.hset(keys.apiKey(keyHash), 'expiresAt', expiresAt);
+  /** False when the record no longer exists (nothing is written then). */
+  async setExpiry(keyHash: string, expiresAt: string): Promise<boolean> {
+    return (await this.redis.hsetExisting(keys.apiKey(keyHash), 'expiresAt', expiresAt)) === 1;
   }
 
   /** Removes a key's record and its id index (the workspace's key set goes with the workspace). */

@@ -30,12 +30,14 @@ export class WorkspaceStore {
     return (await this.redis.exists(keys.workspace(id))) === 1;
   }
 
-  async setPlan(id: string, plan: Plan): Promise<void> {
-    await this.redis.hset(keys.workspace(id), 'plan', plan);
+  /** False when the workspace no longer exists (nothing is written then). */
+  async setPlan(id: string, plan: Plan): Promise<boolean> {
+    return (await this.redis.hsetExisting(keys.workspace(id), 'plan', plan)) === 1;
   }
 
-  async rename(id: string, name: string): Promise<void> {
-    await this.redis.hset(keys.workspace(id), 'name', name);
+  /** False when the workspace no longer exists (nothing is written then). */
+  async rename(id: string, name: string): Promise<boolean> {
+    return (await this.redis.hsetExisting(keys.workspace(id), 'name', name)) === 1;
   }
 
   /** Every workspace, sorted by creation time. Ids whose record is gone are skipped. */

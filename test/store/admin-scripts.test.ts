@@ -1,5 +1,5 @@
-// lua/touch-keys.lua on its own: keeps the latest time, reports what moved, writes nothing for
-// a workspace that is gone.
+// The admin side's Lua scripts on their own: touch-keys keeps the latest time and writes
+// nothing for a deleted workspace; hset-existing never brings back a deleted record.
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { keys } from '../../src/store/keys.js';
@@ -26,5 +26,25 @@ describe('lua/touch-keys.lua', () => {
     const id = `ws_gone_${Date.now()}`;
     expect(await redis.touchKeys(keys.workspace(id), keys.keyLastUsed(id), 'key_a', '1')).to.equal(-1);
     expect(await redis.exists(keys.keyLastUsed(id))).to.equal(0);
+  });
+});
+
+describe('lua/hset-existing.lua', () => {
+  let redis: Redis;
+  before(() => {
+    redis = testRedis();
+  });
+  after(() => redis.disconnect());
+
+  it('updates the fields of an existing hash and returns 1', async () => {
+    const ws = await newWorkspace(redis, 'free');
+    expect(await redis.hsetExisting(keys.workspace(ws.workspaceId), 'plan', 'pro', 'name', 'N')).to.equal(1);
+    expect(await redis.hmget(keys.workspace(ws.workspaceId), 'plan', 'name', 'id')).to.deep.equal(['pro', 'N', ws.workspaceId]);
+  });
+
+  it('returns 0 and creates nothing when the hash is gone', async () => {
+    const key = keys.workspace(`ws_gone_${Date.now()}`);
+    expect(await redis.hsetExisting(key, 'plan', 'pro')).to.equal(0);
+    expect(await redis.exists(key)).to.equal(0);
   });
 });
