@@ -23,6 +23,11 @@ export interface DeletionProgress {
 export interface DeletionOptions {
   /** Called after each batch: for progress output, and for tests to interrupt a run. */
   readonly onProgress?: (progress: DeletionProgress) => void | Promise<void>;
+  /**
+   * Sweep even when the workspace is no longer found: removes what a request still in flight
+   * during an earlier deletion may have written after that deletion passed by.
+   */
+  readonly force?: boolean;
 }
 
 const KEY_BATCH = 100;
@@ -33,7 +38,7 @@ export async function deleteWorkspace(
   options: DeletionOptions = {},
 ): Promise<DeletedWorkspace> {
   const exists = (await ctx.workspaces.exists(workspaceId)) || (await ctx.workspaces.isIndexed(workspaceId));
-  if (!exists) throw notFound(`Workspace ${workspaceId} not found`);
+  if (!exists && !options.force) throw notFound(`Workspace ${workspaceId} not found`);
 
   // 1. Keys first: once their records are gone and every instance has dropped its cache, no
   // new request reaches the workspace.
@@ -65,7 +70,7 @@ export async function deleteWorkspace(
 
   await ctx.audit('workspace.delete', `workspace:${workspaceId}`, {
     workspaceId,
-    details: { keysDeleted, playersDeleted },
+    details: { keysDeleted, playersDeleted, force: options.force === true },
   });
   return { workspaceId, keysDeleted, playersDeleted };
 }

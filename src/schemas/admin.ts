@@ -27,6 +27,13 @@ export const updateWorkspaceBody = {
   properties: { name, plan },
 } as const;
 
+export const deleteWorkspaceQuery = {
+  type: 'object',
+  properties: {
+    force: { type: 'string', enum: ['true', 'false'], description: 'Sweep even if the workspace is no longer found.' },
+  },
+} as const;
+
 export const createKeyBody = {
   type: 'object',
   additionalProperties: false,

@@ -100,6 +100,8 @@ describe('admin HTTP API', () => {
       });
       expect((await adminCall(service, 'GET', `/workspaces/${ws.workspaceId}`)).status).to.equal(404);
       expect((await call(service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(401);
+      const swept = await adminCall(service, 'DELETE', `/workspaces/${ws.workspaceId}?force=true`);
+      expect(swept.body.data).to.deep.equal({ workspaceId: ws.workspaceId, keysDeleted: 0, playersDeleted: 0 });
     });
 
     it('keys: create with scope, label and expiry; list; rotate with grace; revoke', async () => {
@@ -195,6 +197,8 @@ describe('admin HTTP API', () => {
         ['POST', '/keys/key_nope/revoke', undefined, 404, /not found/],
         ['GET', `/workspaces/${ws.workspaceId}/usage?days=99`, undefined, 400, /days/],
         ['GET', '/audit?limit=0', undefined, 400, /limit/],
+        ['DELETE', '/workspaces/ws_nope?force=maybe', undefined, 400, /force/],
+        ['DELETE', '/workspaces/ws_nope', undefined, 404, /not found/],
         ['DELETE', '/workspaces', undefined, 405, /./],
         ['GET', '/nothing-here', undefined, 404, /No such endpoint/],
       ];

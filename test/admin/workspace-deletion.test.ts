@@ -114,6 +114,18 @@ describe('workspace deletion', () => {
     expect((again as { status?: number }).status).to.equal(404);
   });
 
+  it('with force, sweeps what a late request wrote after the workspace was gone', async () => {
+    const ops = testOps(redis);
+    const ws = await newWorkspace(redis);
+    await ops.deleteWorkspace(ws.workspaceId);
+    // What a request authenticated just before the deletion could still write after it.
+    await seedPlayers(redis, ws.workspaceId, 3);
+    expect((await ops.deleteWorkspace(ws.workspaceId).catch((e: { status?: number }) => e) as { status?: number }).status).to.equal(404);
+    const swept = await ops.deleteWorkspace(ws.workspaceId, { force: true });
+    expect(swept).to.deep.equal({ workspaceId: ws.workspaceId, keysDeleted: 0, playersDeleted: 3 });
+    expect(await keysMentioning(redis, ws.workspaceId)).to.deep.equal([]);
+  });
+
   it('a last-use flush after the deletion writes nothing back', async () => {
     const ws = await newWorkspace(redis);
     await call(service, 'GET', '/ping', { key: ws.apiKey });

@@ -93,13 +93,15 @@ export function workspaceCommands(program: Command): void {
     .description('delete a workspace with all its keys and all its players\' data (needs --yes; safe to re-run)')
     .argument('<id>', 'workspace id')
     .option('--yes', 'confirm: this cannot be undone')
+    .option('--force', 'sweep even if the workspace is gone (leftovers of an earlier deletion)')
     .option('--json', 'print one line of JSON')
-    .action((id: string, opts: ConfirmOptions) =>
+    .action((id: string, opts: ConfirmOptions & { force?: boolean }) =>
       run(
         opts,
         async ({ ops }) => {
           let shown = false;
           const result = await ops.deleteWorkspace(id, {
+            force: opts.force === true,
             onProgress: (p) => {
               if (opts.json || p.phase !== 'players') return;
               process.stderr.write(`\rplayers deleted: ${p.done}`);

@@ -5,11 +5,12 @@ import type { AppState } from '../../../http/state.js';
 import { jsonBody } from '../../../http/middleware/json-body.js';
 import type { AdminOperations } from '../../operations.js';
 import { compile } from '../../../http/validate.js';
-import { createWorkspaceBody, updateWorkspaceBody, usageQuery } from '../../../schemas/admin.js';
+import { createWorkspaceBody, deleteWorkspaceQuery, updateWorkspaceBody, usageQuery } from '../../../schemas/admin.js';
 
 const validateCreate = compile<{ name: string; plan?: string; id?: string }>(createWorkspaceBody);
 const validateUpdate = compile<{ name?: string; plan?: string }>(updateWorkspaceBody);
 const validateUsage = compile<{ days?: string }>(usageQuery);
+const validateDelete = compile<{ force?: 'true' | 'false' }>(deleteWorkspaceQuery);
 
 export function workspaceAdminRoutes(router: Router<AppState>, ops: AdminOperations, config: Config): void {
   const body = jsonBody(config.limits.maxBodyBytes);
@@ -38,7 +39,8 @@ export function workspaceAdminRoutes(router: Router<AppState>, ops: AdminOperati
   });
 
   router.delete('/workspaces/:id', async (ctx) => {
-    ctx.body = { success: true, data: await ops.deleteWorkspace(ctx.params['id']!) };
+    const query = validateDelete('query', ctx.query);
+    ctx.body = { success: true, data: await ops.deleteWorkspace(ctx.params['id']!, { force: query.force === 'true' }) };
   });
 
   router.get('/workspaces/:id/usage', async (ctx) => {
