@@ -3,6 +3,7 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Authenticator } from './auth/authenticator.js';
+import type { LastUsedRecorder } from './auth/last-used.js';
 import type { Config } from './config.js';
 import type { Gate } from './gate/gate.js';
 import { authenticate } from './http/middleware/authenticate.js';
@@ -26,6 +27,8 @@ export interface AppDeps {
   readonly players: PlayerDataStore;
   /** Platform-only access; runs before the router, so it covers every path. */
   readonly gate?: Gate;
+  /** Records each key's last use in memory, for batched writes; optional in tests. */
+  readonly lastUsed?: LastUsedRecorder;
 }
 
 export function buildApp(deps: AppDeps): Koa<AppState> {
@@ -39,7 +42,7 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   if (deps.gate) app.use(deps.gate.middleware());
 
   const api = new Router<AppState>({ prefix: API_PREFIX });
-  api.use(authenticate(deps.authenticator));
+  api.use(authenticate(deps.authenticator, deps.lastUsed));
   api.use(rateLimit(deps.limiter, config));
   pingRoutes(api);
   dataRoutes(api, { players: deps.players, config });

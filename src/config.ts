@@ -30,6 +30,10 @@ export interface Config {
     readonly ttlMs: number;
     readonly maxEntries: number;
   };
+  /** How often each instance writes the API keys' last-use times to Redis. */
+  readonly keyLastUsedFlushMs: number;
+  /** How many audit entries are kept (the oldest are dropped beyond). */
+  readonly auditMaxEntries: number;
   readonly admin: {
     /** ADMIN_TOKEN; the admin API is off when unset. */
     readonly token: string | undefined;
@@ -187,6 +191,8 @@ export function loadConfig(env: Env = process.env): Config {
       ttlMs: int(env, 'KEY_CACHE_TTL_MS', 30_000, 0, 3_600_000),
       maxEntries: int(env, 'KEY_CACHE_MAX', 100_000, 1, 10_000_000),
     },
+    keyLastUsedFlushMs: int(env, 'KEY_LAST_USED_FLUSH_MS', 5000, 100, 600_000),
+    auditMaxEntries: int(env, 'AUDIT_MAX_ENTRIES', 10_000, 10, 10_000_000),
     admin: {
       token: adminToken(env),
       port: int(env, 'ADMIN_PORT', 8081, 0, 65535),

@@ -4,10 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { buildApp } from './app.js';
 import { Authenticator } from './auth/authenticator.js';
+import { LastUsedRecorder } from './auth/last-used.js';
 import { DEFAULT_REDIS_URL, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import { ApiKeyStore } from './store/api-keys.js';
 import { EventSubscriber } from './store/events.js';
+import { KeyUsageStore } from './store/key-usage.js';
 import { PlayerDataStore } from './store/player-data.js';
 import { RateLimiter } from './store/rate-limiter.js';
 import { connectRedis, createRedis, type RedisClient } from './store/redis.js';
@@ -32,6 +34,8 @@ export interface RunningService {
   readonly authenticator: Authenticator;
   /** Platform-only access: its ban list and its counters (`gate.counters`). */
   readonly gate: Gate;
+  /** Keys' last-use times waiting for the next batched write (flushed on close too). */
+  readonly lastUsed: LastUsedRecorder;
   /** Stops accepting, lets in-flight requests finish (up to the grace period), closes Redis. */
   close(): Promise<void>;
 }
@@ -70,6 +74,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     redis.disconnect();
     throw new Error(`Cannot load the ban list from Redis: ${(err as Error).message}`, { cause: err });
   }
+  const lastUsed = new LastUsedRecorder(new KeyUsageStore(redis), logger);
+  lastUsed.start(config.keyLastUsedFlushMs);
   const app = buildApp({
     config,
     logger,
@@ -77,6 +83,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     limiter: new RateLimiter(redis, config.rateLimit.windowMs),
     players: new PlayerDataStore(redis, config.limits.maxKeysPerPlayer),
     gate,
+    lastUsed,
   });
 
   let shuttingDown = false;
@@ -93,7 +100,13 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       return problems;
     },
   };
-  const opsApp = buildOpsApp({ config, logger, readiness, ops: new AdminOperations(redis) });
+  const ops = new AdminOperations(redis, {
+    actor: 'admin-api',
+    maxKeysPerPlayer: config.limits.maxKeysPerPlayer,
+    maxValueDepth: config.limits.maxValueDepth,
+    auditMaxEntries: config.auditMaxEntries,
+  });
+  const opsApp = buildOpsApp({ config, logger, readiness, ops });
 
   const server = createServer(app.callback());
   // A request that trickles in is cut off rather than holding a socket for ever.
@@ -118,6 +131,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       await closed;
       clearTimeout(grace);
       await gate.stop();
+      // After the last request, so the final uses are in the last batch.
+      await lastUsed.stop();
       await events.stop();
       await redis.quit().catch(() => redis.disconnect());
     })();
@@ -133,6 +148,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     redis,
     authenticator,
     gate,
+    lastUsed,
     close,
   };
 }

@@ -4,6 +4,8 @@
 import { Command } from 'commander';
 import { banCommands } from './commands/ban.js';
 import { keyCommands } from './commands/key.js';
+import { playerCommands } from './commands/player.js';
+import { usageCommands } from './commands/usage.js';
 import { workspaceCommands } from './commands/workspace.js';
 
 const program = new Command()
@@ -17,5 +19,7 @@ const program = new Command()
 workspaceCommands(program);
 keyCommands(program);
 banCommands(program);
+usageCommands(program);
+playerCommands(program);
 
 await program.parseAsync(process.argv);

@@ -59,8 +59,20 @@ export class ApiKeyStore {
     return record ? { keyHash, record } : undefined;
   }
 
-  async setStatus(keyHash: string, status: KeyStatus): Promise<void> {
-    await this.redis.hset(keys.apiKey(keyHash), 'status', status);
+  /** False when the record no longer exists (nothing is written then). */
+  async setStatus(keyHash: string, status: KeyStatus): Promise<boolean> {
+    return (await this.redis.hsetExisting(keys.apiKey(keyHash), 'status', status)) === 1;
+  }
+
+  /** False when the record no longer exists (nothing is written then). */
+  async setExpiry(keyHash: string, expiresAt: string): Promise<boolean> {
+    return (await this.redis.hsetExisting(keys.apiKey(keyHash), 'expiresAt', expiresAt)) === 1;
+  }
+
+  /** Removes a key's record and its id index (the workspace's key set goes with the workspace). */
+  async remove(keyId: string, keyHash: string | undefined): Promise<void> {
+    if (keyHash) await this.redis.unlink(keys.apiKey(keyHash));
+    await this.redis.unlink(keys.apiKeyId(keyId));
   }
 
   /** Marks or unmarks a development key (see the gate); absent means production. */
