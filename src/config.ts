@@ -1,6 +1,8 @@
 // The only reader of process.env. Every setting is parsed, range-checked and frozen here;
 // a bad value stops the start with a message naming the variable.
 
+import { availableParallelism } from 'node:os';
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type Plan = 'free' | 'pro';
 
@@ -35,6 +37,8 @@ export interface Config {
     readonly host: string;
   };
   readonly shutdownGraceMs: number;
+  /** Processes serving the shared port (node:cluster); 1 runs in the main process. */
+  readonly workers: number;
 }
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -86,6 +90,13 @@ function redisUrl(env: Env): string | undefined {
   return raw;
 }
 
+/** WORKERS: a count, or `auto` for one worker per core. */
+function workers(env: Env): number {
+  const raw = env['WORKERS'];
+  if (raw !== undefined && raw.trim() === 'auto') return availableParallelism();
+  return int(env, 'WORKERS', 1, 1, 256);
+}
+
 function adminToken(env: Env): string | undefined {
   const raw = env['ADMIN_TOKEN'];
   if (raw === undefined || raw === '') return undefined;
@@ -134,6 +145,7 @@ export function loadConfig(env: Env = process.env): Config {
       host: str(env, 'ADMIN_HOST', '127.0.0.1'),
     },
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    workers: workers(env),
   };
   return deepFreeze(config);
 }
