@@ -58,11 +58,12 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   await events.start();
 
   const authenticator = new Authenticator(new ApiKeyStore(redis), new WorkspaceStore(redis), events, config.keyCache);
+  const limiter = new RateLimiter(redis, config.rateLimit.windowMs);
   const app = buildApp({
     config,
     logger,
     authenticator,
-    limiter: new RateLimiter(redis, config.rateLimit.windowMs),
+    limiter,
     players: new PlayerDataStore(redis, config.limits.maxKeysPerPlayer),
   });
 
@@ -105,6 +106,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       await closed;
       clearTimeout(grace);
       await events.stop();
+      await limiter.stop().catch((err: unknown) => logger.warn({ err }, 'could not write the usage of refused requests'));
       await redis.quit().catch(() => redis.disconnect());
     })();
     return closing;
