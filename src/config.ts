@@ -25,6 +25,8 @@ export interface Config {
   readonly redis: {
     readonly commandTimeoutMs: number;
     readonly connectTimeoutMs: number;
+    /** Commands issued in the same tick leave in one write (ioredis enableAutoPipelining). */
+    readonly autoPipelining: boolean;
   };
   readonly keyCache: {
     readonly ttlMs: number;
@@ -134,6 +136,7 @@ export function loadConfig(env: Env = process.env): Config {
     redis: {
       commandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 1000, 50, 60_000),
       connectTimeoutMs: int(env, 'REDIS_CONNECT_TIMEOUT_MS', 1000, 50, 60_000),
+      autoPipelining: oneOf(env, 'REDIS_AUTO_PIPELINING', 'true', ['true', 'false']) === 'true',
     },
     keyCache: {
       ttlMs: int(env, 'KEY_CACHE_TTL_MS', 30_000, 0, 3_600_000),

@@ -37,6 +37,7 @@ export function redisSettings(config: Config) {
     url: config.redisUrl ?? DEFAULT_REDIS_URL,
     commandTimeoutMs: config.redis.commandTimeoutMs,
     connectTimeoutMs: config.redis.connectTimeoutMs,
+    autoPipelining: config.redis.autoPipelining,
   };
 }
 
