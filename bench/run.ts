@@ -1,6 +1,6 @@
 // `npm run bench`: starts a private Redis (AOF everysec), the production build of the service
-// (one process, and WORKERS=2), and three reference servers; seeds many workspaces; then runs
-// every target in interleaved rounds with the same load settings and reports medians, ratios
+// (one process, WORKERS=2, and one with auto-pipelining off) and three reference servers;
+// seeds many workspaces; then runs every target in interleaved rounds with the same load settings and reports medians, ratios
 // to the references, Redis commands and CPU per request, and Redis memory per stored entry.
 //
 // Options (environment, all optional): BENCH_ROUNDS (3), BENCH_DURATION seconds at
@@ -76,16 +76,22 @@ async function main(): Promise<void> {
 
     const service = await spawnService('service');
     const workers = await spawnService('service WORKERS=2', { WORKERS: '2' });
+    const unpipelined = await spawnService('service REDIS_AUTO_PIPELINING=false', { REDIS_AUTO_PIPELINING: 'false' });
     const bare = await spawnReference(REFERENCES.bare, 'bare-http.ts');
     const httpHget = await spawnReference(REFERENCES.httpHget, 'http-hget.ts');
     const koaHget = await spawnReference(REFERENCES.koaHget, 'koa-hget.ts');
-    targets.push(service, workers, bare, httpHget, koaHget);
+    targets.push(service, workers, unpipelined, bare, httpHget, koaHget);
 
     let jobs: Job[] = [
       ...SCENARIOS.map((scenario) => ({ label: scenario.name, target: service, scenario })),
       ...['get', 'mix'].map((name) => ({
         label: `${name} (WORKERS=2)`,
         target: workers,
+        scenario: SCENARIOS.find((s) => s.name === name)!,
+      })),
+      ...['get', 'mix'].map((name) => ({
+        label: `${name} (auto-pipelining off)`,
+        target: unpipelined,
         scenario: SCENARIOS.find((s) => s.name === name)!,
       })),
       { label: REFERENCES.bare, target: bare, scenario: REFERENCE_SCENARIO },
