@@ -54,6 +54,8 @@ export function ratios(row: Row, rows: readonly Row[]) {
     rpsVsHttpHget: ratio(row.heavy.requestsPerSecond, find(REFERENCES.httpHget)?.heavy.requestsPerSecond),
     rpsVsKoaHget: ratio(row.heavy.requestsPerSecond, koa?.heavy.requestsPerSecond),
     p50LightVsKoaHget: ratio(row.light?.p50, koa?.light?.p50),
+    /** CPU per request of the Koa reference over ours: the throughput ratio if both were CPU-bound. */
+    cpuEfficiencyVsKoaHget: ratio(koa?.heavy.cpuMicrosPerRequest, row.heavy.cpuMicrosPerRequest),
   };
 }
 
@@ -65,9 +67,9 @@ export function table(rows: readonly Row[], connections: number, lightConnection
   const header = [
     'target', 'req/s', 'x bare', 'x http', 'x koa',
     `p50/p99/max ms @${connections}`, `p50/p99/max ms @${lightConnections}`, 'p50@4 x koa',
-    'redis cmd/req', 'script/req', 'cpu us/req', 'bad',
+    'redis cmd/req', 'script/req', 'cpu us/req', 'koa cpu/cpu', 'bad',
   ];
-  const widths = [30, 8, 7, 7, 7, 20, 20, 11, 13, 10, 10, 5];
+  const widths = [30, 8, 7, 7, 7, 20, 20, 11, 13, 10, 10, 11, 5];
   const lines = [header.map((h, i) => pad(h, widths[i]!, i > 0)).join(' ')];
   for (const row of rows) {
     const r = ratios(row, rows);
@@ -85,6 +87,7 @@ export function table(rows: readonly Row[], connections: number, lightConnection
       h.redisCommandsPerRequest.toFixed(2),
       h.redisScriptsPerRequest.toFixed(2),
       String(Math.round(h.cpuMicrosPerRequest)),
+      fmt(r.cpuEfficiencyVsKoaHget),
       String(Math.round(h.unexpected)),
     ];
     lines.push(cells.map((c, i) => pad(c, widths[i]!, i > 0)).join(' '));

@@ -34,28 +34,35 @@ export function usageDay(nowMs: number): string {
 export class RateLimiter {
   readonly hints = new LimitHints();
   private timer: NodeJS.Timeout | undefined;
+  private readonly windowArg: string;
+  private readonly retentionArg = String(USAGE_RETENTION_DAYS * 86_400);
 
   constructor(
     private readonly redis: RedisClient,
-    private readonly windowMs: number,
+    windowMs: number,
     private readonly clock: () => number = Date.now,
-  ) {}
+  ) {
+    this.windowArg = String(windowMs);
+  }
 
   async hit(workspaceId: string, limit: number, nowMs: number): Promise<RateLimitResult> {
     const left = this.hints.refuse(workspaceId, limit, nowMs);
     if (left !== undefined) {
-      this.timer ??= setInterval(() => void this.flush().catch(() => {}), USAGE_FLUSH_MS).unref();
       return { allowed: false, limit, remaining: 0, resetMs: left };
     }
     const [count, ttl] = await this.redis.rateLimit(
       keys.rateLimit(workspaceId),
       keys.usage(workspaceId, usageDay(nowMs)),
       String(limit),
-      String(this.windowMs),
-      String(USAGE_RETENTION_DAYS * 86_400),
+      this.windowArg,
+      this.retentionArg,
     );
     const allowed = count <= limit;
-    if (!allowed) this.hints.remember(workspaceId, limit, nowMs + ttl);
+    if (!allowed) {
+      this.hints.remember(workspaceId, limit, nowMs + ttl);
+      // The flush also forgets expired hints, so the map never outgrows the workspaces over limit.
+      this.timer ??= setInterval(() => void this.flush().catch(() => {}), USAGE_FLUSH_MS).unref();
+    }
     return { allowed, limit, remaining: Math.max(0, limit - count), resetMs: ttl };
   }
 
