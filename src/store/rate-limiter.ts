@@ -45,11 +45,18 @@ export class RateLimiter {
     this.windowArg = String(windowMs);
   }
 
-  async hit(workspaceId: string, limit: number, nowMs: number): Promise<RateLimitResult> {
+  /**
+   * The refusal when the workspace is known to be over its limit until its window resets;
+   * undefined when only Redis can tell. Synchronous, so a refused request does no other work.
+   */
+  refuseLocally(workspaceId: string, limit: number, nowMs: number): RateLimitResult | undefined {
     const left = this.hints.refuse(workspaceId, limit, nowMs);
-    if (left !== undefined) {
-      return { allowed: false, limit, remaining: 0, resetMs: left };
-    }
+    return left === undefined ? undefined : { allowed: false, limit, remaining: 0, resetMs: left };
+  }
+
+  async hit(workspaceId: string, limit: number, nowMs: number): Promise<RateLimitResult> {
+    const refused = this.refuseLocally(workspaceId, limit, nowMs);
+    if (refused) return refused;
     const [count, ttl] = await this.redis.rateLimit(
       keys.rateLimit(workspaceId),
       keys.usage(workspaceId, usageDay(nowMs)),

@@ -65,9 +65,15 @@ describe('rate limit fast paths', () => {
   it('once Redis said 429, more 429s of that workspace need no Redis command but still count as usage', async () => {
     const ws = await overLimit();
     expect((await call(service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(429);
-    const before = await calls(redis, 'evalsha', 'hget', 'hgetall');
-    for (let i = 0; i < 5; i++) expect((await call(service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(429);
-    expect((await calls(redis, 'evalsha', 'hget', 'hgetall')) - before).to.equal(0);
+    const commands = ['evalsha', 'hget', 'hgetall', 'exists', 'hset'];
+    const before = await calls(redis, ...commands);
+    for (const path of ['/ping', '/data?userId=p1&key=coins', '/data?userId=p1', '/ping']) {
+      expect((await call(service, 'GET', path, { key: ws.apiKey })).status, path).to.equal(429);
+    }
+    const set = await call(service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 'p1', key: 'coins', value: 1 } });
+    expect(set.status).to.equal(429);
+    expect(set.headers.get('retry-after')).to.match(/^\d+$/);
+    expect((await calls(redis, ...commands)) - before).to.equal(0);
 
     const usage = keys.usage(ws.workspaceId, usageDay(Date.now()));
     let counted: Record<string, string> = {};

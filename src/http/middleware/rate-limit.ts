@@ -4,49 +4,53 @@
 // A read (GET/HEAD) runs alongside the limiter instead of after it: both Redis commands leave
 // in the same write, so a read costs one round trip. Reads change nothing, so when the verdict
 // is "limited" the read's answer is simply thrown away and the 429 wins. Writes wait for the
-// verdict before they start.
+// verdict before they start. A workspace known to be over its limit until its window resets
+// (store/limit-hints.ts) is refused before anything else runs: no Redis command, no handler.
+//
+// The 429 is answered here rather than thrown: a refused request is the one a client repeats
+// fastest, and building an Error (its stack trace) was most of its cost.
 import type { Context, Middleware } from 'koa';
 import type { Config } from '../../config.js';
-import { AppError, ErrorCode } from '../../errors.js';
+import { ErrorCode, errorBody, STATUS_OF } from '../../errors.js';
 import type { RateLimiter, RateLimitResult } from '../../store/rate-limiter.js';
 import type { AppState } from '../state.js';
 
 export function rateLimit(limiter: RateLimiter, config: Pick<Config, 'rateLimit'>): Middleware<AppState> {
   const windowSeconds = config.rateLimit.windowMs / 1000;
 
-  const apply = (ctx: Context & { state: AppState }, result: RateLimitResult): void => {
+  /** Sets the headers; answers 429 and returns false when the request is refused. */
+  const apply = (ctx: Context & { state: AppState }, result: RateLimitResult): boolean => {
     ctx.state.rateLimit = result;
     const resetSeconds = String(Math.max(1, Math.ceil(result.resetMs / 1000)));
-    if (!result.allowed) {
-      const plan = ctx.state.principal!.workspace.plan;
-      throw new AppError(
-        ErrorCode.RATE_LIMITED,
-        `Rate limit exceeded: the ${plan} plan allows ${result.limit} requests per ${windowSeconds} s; the window resets in ${resetSeconds} s`,
-        {
-          headers: {
-            'X-RateLimit-Limit': String(result.limit),
-            'X-RateLimit-Remaining': '0',
-            'X-RateLimit-Reset': resetSeconds,
-            'Retry-After': resetSeconds,
-          },
-        },
-      );
-    }
     ctx.set('X-RateLimit-Limit', String(result.limit));
     ctx.set('X-RateLimit-Remaining', String(result.remaining));
     ctx.set('X-RateLimit-Reset', resetSeconds);
+    if (result.allowed) return true;
+    const plan = ctx.state.principal!.workspace.plan;
+    ctx.set('Retry-After', resetSeconds);
+    ctx.status = STATUS_OF[ErrorCode.RATE_LIMITED];
+    ctx.body = errorBody(
+      `Rate limit exceeded: the ${plan} plan allows ${result.limit} requests per ${windowSeconds} s; the window resets in ${resetSeconds} s`,
+    );
+    return false;
   };
 
   return async function limitRate(ctx, next) {
     const { workspace } = ctx.state.principal!;
-    const verdict = limiter.hit(workspace.id, config.rateLimit.plans[workspace.plan], ctx.state.startedAt);
+    const limit = config.rateLimit.plans[workspace.plan];
+    const refused = limiter.refuseLocally(workspace.id, limit, ctx.state.startedAt);
+    if (refused) {
+      apply(ctx, refused);
+      return;
+    }
+    const verdict = limiter.hit(workspace.id, limit, ctx.state.startedAt);
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      apply(ctx, await verdict);
-      return next();
+      if (apply(ctx, await verdict)) await next();
+      return;
     }
     const [limited, handled] = await Promise.allSettled([verdict, next()]);
     if (limited.status === 'rejected') throw limited.reason;
-    apply(ctx, limited.value);
+    if (!apply(ctx, limited.value)) return;
     if (handled.status === 'rejected') throw handled.reason;
   };
 }
