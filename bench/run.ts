@@ -1,12 +1,14 @@
 // `npm run bench`: starts a private Redis (AOF everysec), the production build of the service
 // (one process, WORKERS=2, and one with auto-pipelining off) and three reference servers;
-// seeds many workspaces; then runs every target in interleaved rounds with the same load settings and reports medians, ratios
-// to the references, Redis commands and CPU per request, and Redis memory per stored entry.
+// seeds many workspaces; then runs every target in interleaved rounds with the same load
+// settings and reports medians, ratios to the references, Redis commands and CPU per request,
+// and Redis memory per stored entry.
 //
-// Options (environment, all optional): BENCH_ROUNDS (3), BENCH_DURATION seconds at
-// BENCH_CONNECTIONS (3 s at 50), BENCH_LIGHT_DURATION at 4 connections (2 s), BENCH_WORKSPACES
+// Options (environment, all optional): BENCH_ROUNDS (5), BENCH_DURATION seconds at
+// BENCH_CONNECTIONS (2 s at 50), BENCH_LIGHT_DURATION at 4 connections (1 s), BENCH_WORKSPACES
 // (2000), BENCH_MEMORY_PLAYERS (100000), BENCH_ONLY (comma-separated target labels or parts
-// of them), BENCH_PROFILE=1 (only profile the service under the mix; see profile.ts).
+// of them). Many short rounds rather than a few long ones: on a shared machine the median of
+// many side-by-side samples is steadier than any single long run.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -26,9 +28,9 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
 
-const ROUNDS = num('BENCH_ROUNDS', 3);
-const HEAVY: LoadSettings = { connections: num('BENCH_CONNECTIONS', 50), durationSeconds: num('BENCH_DURATION', 3) };
-const LIGHT: LoadSettings = { connections: 4, durationSeconds: num('BENCH_LIGHT_DURATION', 2) };
+const ROUNDS = num('BENCH_ROUNDS', 5);
+const HEAVY: LoadSettings = { connections: num('BENCH_CONNECTIONS', 50), durationSeconds: num('BENCH_DURATION', 2) };
+const LIGHT: LoadSettings = { connections: 4, durationSeconds: num('BENCH_LIGHT_DURATION', 1) };
 const WORKSPACES = num('BENCH_WORKSPACES', 2000);
 const MEMORY_PLAYERS = num('BENCH_MEMORY_PLAYERS', 100_000);
 const ONLY = (env['BENCH_ONLY'] ?? '').split(',').filter(Boolean);
@@ -54,6 +56,7 @@ const serviceEnv = (redisUrl: string, extra: Record<string, string> = {}) => ({
 
 async function main(): Promise<void> {
   const started = Date.now();
+  const loadAtStart = loadavg()[0]!;
   const dataDir = mkdtempSync(join(tmpdir(), 'pds-bench-'));
   const redisServer = await startLocalRedis({ dataDir, appendfsync: 'everysec' });
   const redis = new Redis(redisServer.url);
@@ -142,6 +145,9 @@ async function main(): Promise<void> {
     }
 
     const printed = table(rows, HEAVY.connections, LIGHT.connections);
+    if (loadAtStart > cpus().length * 0.5) {
+      log(`the machine was busy (load average ${round(loadAtStart)} on ${cpus().length} cores at the start): figures are noisy`);
+    }
     process.stdout.write(`\n${printed}\n`);
     if (Object.keys(redisCeilings).length > 0) {
       process.stdout.write(`\nredis-benchmark (req/s, ${HEAVY.connections} connections): ${JSON.stringify(redisCeilings)}\n`);
@@ -161,7 +167,10 @@ async function main(): Promise<void> {
         memoryGb: round(totalmem() / 2 ** 30, 1),
         node: process.version,
         redis: (await redis.info('server')).match(/redis_version:(\S+)/)?.[1],
+        loadAverageAtStart: round(loadAtStart),
         loadAverageAtEnd: loadavg().map((n) => round(n)),
+        /** Other work was competing for the cores: figures are noisy, ratios less so. */
+        busy: loadAtStart > cpus().length * 0.5,
       },
       settings: { rounds: ROUNDS, heavy: HEAVY, light: LIGHT, workspaces: WORKSPACES, only: ONLY },
       results: rows.map((row) => ({
