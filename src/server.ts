@@ -45,6 +45,7 @@ export function redisSettings(config: Config) {
     url: config.redisUrl ?? DEFAULT_REDIS_URL,
     commandTimeoutMs: config.redis.commandTimeoutMs,
     connectTimeoutMs: config.redis.connectTimeoutMs,
+    autoPipelining: config.redis.autoPipelining,
   };
 }
 
@@ -76,11 +77,12 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   }
   const lastUsed = new LastUsedRecorder(new KeyUsageStore(redis), logger);
   lastUsed.start(config.keyLastUsedFlushMs);
+  const limiter = new RateLimiter(redis, config.rateLimit.windowMs);
   const app = buildApp({
     config,
     logger,
     authenticator,
-    limiter: new RateLimiter(redis, config.rateLimit.windowMs),
+    limiter,
     players: new PlayerDataStore(redis, config.limits.maxKeysPerPlayer),
     gate,
     lastUsed,
@@ -134,6 +136,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       // After the last request, so the final uses are in the last batch.
       await lastUsed.stop();
       await events.stop();
+      await limiter.stop().catch((err: unknown) => logger.warn({ err }, 'could not write the usage of refused requests'));
       await redis.quit().catch(() => redis.disconnect());
     })();
     return closing;
