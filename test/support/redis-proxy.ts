@@ -1,0 +1,60 @@
+// A TCP proxy in front of a real Redis that records what clients send and can hold Redis's
+// replies: it shows what the service sends before it has an answer (round-trip structure),
+// without mocking Redis.
+import { connect, createServer, type Server, type Socket } from 'node:net';
+
+export interface RedisProxy {
+  readonly url: string;
+  /** Everything clients sent since the last reset, as text. */
+  sent(): string;
+  reset(): void;
+  /** Hold Redis's replies until release(). */
+  hold(): void;
+  release(): void;
+  close(): Promise<void>;
+}
+
+export async function startRedisProxy(upstreamPort: number): Promise<RedisProxy> {
+  let log = '';
+  let holding = false;
+  const held: Array<() => void> = [];
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = connect(upstreamPort, '127.0.0.1');
+    sockets.add(client).add(upstream);
+    client.on('data', (chunk) => {
+      log += chunk.toString('latin1');
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      if (holding) held.push(() => client.write(chunk));
+      else client.write(chunk);
+    });
+    const end = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on('close', end).on('error', end);
+    upstream.on('close', end).on('error', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    sent: () => log,
+    reset: () => {
+      log = '';
+    },
+    hold: () => {
+      holding = true;
+    },
+    release: () => {
+      holding = false;
+      for (const write of held.splice(0)) write();
+    },
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
