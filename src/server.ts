@@ -6,6 +6,8 @@ import { buildApp } from './app.js';
 import { Authenticator } from './auth/authenticator.js';
 import { DEFAULT_REDIS_URL, type Config } from './config.js';
 import type { Logger } from './logger.js';
+import { metrics } from './metrics.js';
+import { instrumentRedis } from './store/instrument.js';
 import { ApiKeyStore } from './store/api-keys.js';
 import { EventSubscriber } from './store/events.js';
 import { PlayerDataStore } from './store/player-data.js';
@@ -51,6 +53,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     subscriberConnection.disconnect();
     throw new Error(`Cannot reach Redis at ${describeRedis(config)}: ${(err as Error).message}`, { cause: err });
   }
+  instrumentRedis(redis, metrics);
+  metrics.enableDefaultMetrics();
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
   subscriberConnection.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis subscriber error'));
 
@@ -58,6 +62,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   await events.start();
 
   const authenticator = new Authenticator(new ApiKeyStore(redis), new WorkspaceStore(redis), events, config.keyCache);
+  const untrackKeyCache = metrics.trackKeyCache(authenticator);
   const app = buildApp({
     config,
     logger,
@@ -104,6 +109,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
       await closed;
       clearTimeout(grace);
+      untrackKeyCache();
       await events.stop();
       await redis.quit().catch(() => redis.disconnect());
     })();
