@@ -8,6 +8,8 @@ import type { RecordedResponse } from './response-recorder.js';
 type Json = Record<string, any>;
 
 const DOC_ID = 'urn:pds:openapi';
+/** Separates a problem from the body that showed it, so one problem is reported once. */
+const BODY_MARK = '\n      first body: ';
 
 /** A JSON pointer segment: `/` -> `~1`, `~` -> `~0`. */
 const pointer = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -58,7 +60,7 @@ export class ResponseChecker {
     if (!r.contentType.startsWith(type)) return `${where}: content type ${r.contentType}, document says ${type}`;
     const validate = this.schemaAt(match.template, method, String(r.status), type);
     if (!validate(r.body)) {
-      return `${where}: body ${JSON.stringify(r.body).slice(0, 200)} does not match: ${this.ajv.errorsText(validate.errors)}`;
+      return `${where}: body does not match: ${this.ajv.errorsText(validate.errors)}${BODY_MARK}${JSON.stringify(r.body).slice(0, 300)}`;
     }
     for (const [name, header] of Object.entries<Json>(declared['headers'] ?? {})) {
       if (header['required'] && r.headers[name.toLowerCase()] === undefined) return `${where}: header ${name} missing`;
@@ -71,7 +73,9 @@ export class ResponseChecker {
     const problems = new Map<string, string>();
     for (const r of responses) {
       const problem = this.check(r);
-      if (problem && !problems.has(problem)) problems.set(problem, `${problem}  (in "${r.test ?? '?'}")`);
+      if (!problem) continue;
+      const [what] = problem.split(BODY_MARK);
+      if (!problems.has(what!)) problems.set(what!, `${problem}\n      in test: ${r.test ?? '?'}`);
     }
     return [...problems.values()];
   }
