@@ -8,17 +8,24 @@ export interface CommandObserver {
   observeRedisCommand(command: string, seconds: number, failed: boolean): void;
 }
 
-type SendCommand = (command: { name: string }, ...rest: unknown[]) => Promise<unknown>;
+const TIMED = Symbol('pds.timed');
+type TimedCommand = { name: string; [TIMED]?: true };
+type SendCommand = (command: TimedCommand, ...rest: unknown[]) => Promise<unknown>;
 
 export function instrumentRedis(client: RedisClient, observer: CommandObserver): void {
   const target = client as unknown as { sendCommand: SendCommand };
   const send = target.sendCommand.bind(client) as SendCommand;
   target.sendCommand = function sendTimed(command, ...rest) {
+    // A command queued while offline, or resent after a reconnect, comes through again.
+    if (command[TIMED]) return send(command, ...rest);
+    command[TIMED] = true;
     const started = performance.now();
     const promise = send(command, ...rest);
+    // Names from generated methods are lower case already; redis.call('GET') keeps its case.
+    const name = command.name.toLowerCase();
     promise.then(
-      () => observer.observeRedisCommand(command.name, (performance.now() - started) / 1000, false),
-      () => observer.observeRedisCommand(command.name, (performance.now() - started) / 1000, true),
+      () => observer.observeRedisCommand(name, (performance.now() - started) / 1000, false),
+      () => observer.observeRedisCommand(name, (performance.now() - started) / 1000, true),
     );
     return promise;
   };
