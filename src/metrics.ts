@@ -2,17 +2,14 @@
 // One process-wide instance (`metrics`), so any module can count without wiring: e.g. the IP
 // gate calls `metrics.gateRefusals.inc({ reason })`.
 //
-// The hot path pays a map lookup and one observe per request and per Redis command: labelled
-// children are cached by their label values, because prom-client hashes the label object on
-// every `inc({...})` call.
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+// The hot path (every request, every Redis command) records into hot-metrics.ts series, a map
+// lookup and a few additions; prom-client's own metrics serve the rarer events.
+import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
+import { HotCounter, HotHistogram, type CounterSeries, type HistogramSeries } from './hot-metrics.js';
 
 export interface CacheStatsSource {
   readonly stats: { readonly hits: number; readonly misses: number };
 }
-
-type Child = { inc(value?: number): void };
-type HistogramChild = { observe(value: number): void };
 
 const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 const REDIS_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
@@ -20,20 +17,20 @@ const REDIS_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02
 export class ServiceMetrics {
   readonly registry = new Registry();
 
-  readonly httpRequests = new Counter({
-    name: 'pds_http_requests_total',
-    help: 'HTTP requests answered, by method, matched route and status.',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
-  });
+  readonly httpRequests = new HotCounter(
+    'pds_http_requests_total',
+    'HTTP requests answered, by method, matched route and status.',
+    ['method', 'route', 'status'],
+    this.registry,
+  );
 
-  readonly httpDuration = new Histogram({
-    name: 'pds_http_request_duration_seconds',
-    help: 'Time from the first middleware to the answer, by method and matched route.',
-    labelNames: ['method', 'route'] as const,
-    buckets: HTTP_BUCKETS,
-    registers: [this.registry],
-  });
+  readonly httpDuration = new HotHistogram(
+    'pds_http_request_duration_seconds',
+    'Time from the first middleware to the answer, by method and matched route.',
+    ['method', 'route'],
+    HTTP_BUCKETS,
+    this.registry,
+  );
 
   readonly rateLimited = new Counter({
     name: 'pds_rate_limited_total',
@@ -42,20 +39,20 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
-  readonly redisDuration = new Histogram({
-    name: 'pds_redis_command_duration_seconds',
-    help: 'Redis command latency as the service sees it (queueing and round trip), by command.',
-    labelNames: ['command'] as const,
-    buckets: REDIS_BUCKETS,
-    registers: [this.registry],
-  });
+  readonly redisDuration = new HotHistogram(
+    'pds_redis_command_duration_seconds',
+    'Redis command latency as the service sees it (queueing and round trip), by command.',
+    ['command'],
+    REDIS_BUCKETS,
+    this.registry,
+  );
 
-  readonly redisErrors = new Counter({
-    name: 'pds_redis_command_errors_total',
-    help: 'Redis commands that failed (error reply, timeout, connection loss), by command.',
-    labelNames: ['command'] as const,
-    registers: [this.registry],
-  });
+  readonly redisErrors = new HotCounter(
+    'pds_redis_command_errors_total',
+    'Redis commands that failed (error reply, timeout, connection loss), by command.',
+    ['command'],
+    this.registry,
+  );
 
   /** For the IP gate: requests refused before authentication, by reason. */
   readonly gateRefusals = new Counter({
@@ -70,8 +67,11 @@ export class ServiceMetrics {
   private readonly retired = { hits: 0, misses: 0 };
   private defaultsOn = false;
 
-  private readonly requestChildren = new Map<string, { count: Child; duration: HistogramChild }>();
-  private readonly redisChildren = new Map<string, { duration: HistogramChild; errors: Child }>();
+  private readonly requestSeries = new Map<
+    string,
+    Map<string, Map<number, { count: CounterSeries; duration: HistogramSeries }>>
+  >();
+  private readonly redisSeries = new Map<string, { duration: HistogramSeries; errors: CounterSeries }>();
 
   constructor() {
     const caches = this.keyCaches;
@@ -112,32 +112,32 @@ export class ServiceMetrics {
   }
 
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const id = `${method} ${route} ${status}`;
-    let child = this.requestChildren.get(id);
-    if (!child) {
-      child = {
-        count: this.httpRequests.labels(method, route, String(status)),
-        duration: this.httpDuration.labels(method, route),
+    // Nested maps rather than one joined key: the route and method strings are the same
+    // objects on every request, so their hashes are cached, and no key string is built.
+    let byMethod = this.requestSeries.get(route);
+    if (!byMethod) this.requestSeries.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (!byStatus) byMethod.set(method, (byStatus = new Map()));
+    let series = byStatus.get(status);
+    if (!series) {
+      series = {
+        count: this.httpRequests.series(method, route, String(status)),
+        duration: this.httpDuration.series(method, route),
       };
-      this.requestChildren.set(id, child);
+      byStatus.set(status, series);
     }
-    child.count.inc();
-    child.duration.observe(seconds);
-  }
-
-  private redisChild(command: string) {
-    let child = this.redisChildren.get(command);
-    if (!child) {
-      child = { duration: this.redisDuration.labels(command), errors: this.redisErrors.labels(command) };
-      this.redisChildren.set(command, child);
-    }
-    return child;
+    series.count.inc();
+    series.duration.observe(seconds);
   }
 
   observeRedisCommand(command: string, seconds: number, failed: boolean): void {
-    const child = this.redisChild(command);
-    child.duration.observe(seconds);
-    if (failed) child.errors.inc();
+    let series = this.redisSeries.get(command);
+    if (!series) {
+      series = { duration: this.redisDuration.series(command), errors: this.redisErrors.series(command) };
+      this.redisSeries.set(command, series);
+    }
+    series.duration.observe(seconds);
+    if (failed) series.errors.inc();
   }
 }
 
