@@ -28,7 +28,7 @@ export function buildOpsApp(deps: OpsDeps): Koa<AppState> {
   const app = new Koa<AppState>();
   app.on('error', (err: unknown) => deps.logger.debug({ err }, 'ops connection error'));
   const metrics = deps.metrics ?? processMetrics;
-  app.use(requestLog(deps.logger));
+  app.use(requestLog(deps.logger, Date.now, { quietRoutes: new Set(['/healthz', '/readyz', '/metrics']) }));
   app.use(observeRequests(metrics));
   app.use(errorHandler(deps.logger, deps.config.limits.maxBodyBytes));
 

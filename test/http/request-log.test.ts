@@ -98,6 +98,16 @@ describe('request log', () => {
     }
   });
 
+  it('logs successful probes and scrapes of the ops listener at debug, other ops requests at info', async () => {
+    const before = log.requests().length;
+    const ops = { baseUrl: service.opsUrl };
+    for (const path of ['/healthz', '/readyz', '/metrics']) expect((await call(ops, 'GET', path)).status).to.equal(200);
+    expect(log.requests().slice(before)).to.deep.equal([]);
+    const denied = await call({ baseUrl: `${service.opsUrl}/admin/v1` }, 'GET', '/workspaces/ws_x');
+    expect(denied.status).to.equal(401);
+    expect(log.requests().slice(before).map((l) => l['route'])).to.deep.equal(['/admin/v1/workspaces/:id']);
+  });
+
   it('follows LOG_LEVEL: no request lines above info', async () => {
     const quiet = captureLog();
     const warnOnly = await startLogged({ LOG_LEVEL: 'warn' }, quiet);

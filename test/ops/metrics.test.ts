@@ -46,7 +46,12 @@ describe('GET /metrics on the ops listener', () => {
     await api.get('/ping');
     await api.get('/data?userId=nobody');
     await api.get('/no/such/path');
+    await call(service, 'GET', '/ping', { key: 'pds_' + 'x'.repeat(40) });
     const after = await scrape();
+    // Refused by the authentication middleware, still counted under the route it asked for.
+    const refused = { method: 'GET', route: '/api/v1/ping', status: '401' };
+    expect(sample(after, 'pds_http_requests_total', refused) - sample(before, 'pds_http_requests_total', refused)).to.equal(1);
+    expect(after).not.to.include('(?:');
     expect(sample(after, 'pds_http_requests_total', ping) - sample(before, 'pds_http_requests_total', ping)).to.equal(2);
     const missing = { method: 'GET', route: '/api/v1/data', status: '404' };
     expect(sample(after, 'pds_http_requests_total', missing) - sample(before, 'pds_http_requests_total', missing)).to.equal(1);
@@ -54,7 +59,7 @@ describe('GET /metrics on the ops listener', () => {
     expect(sample(after, 'pds_http_requests_total', unmatched) - sample(before, 'pds_http_requests_total', unmatched)).to.equal(1);
     const timed = { method: 'GET', route: '/api/v1/ping' };
     const count = 'pds_http_request_duration_seconds_count';
-    expect(sample(after, count, timed) - sample(before, count, timed)).to.equal(2);
+    expect(sample(after, count, timed) - sample(before, count, timed)).to.equal(3);
     expect(sample(after, 'pds_http_request_duration_seconds_sum', timed)).to.be.greaterThan(0);
   });
 

@@ -3,6 +3,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Middleware } from 'koa';
 import type { ServiceMetrics } from '../../metrics.js';
+import { routeOf } from '../route-of.js';
 import type { AppState } from '../state.js';
 
 export function observeRequests(metrics: ServiceMetrics): Middleware<AppState> {
@@ -11,7 +12,7 @@ export function observeRequests(metrics: ServiceMetrics): Middleware<AppState> {
     try {
       await next();
     } finally {
-      const route = (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      const route = routeOf(ctx) ?? 'unmatched';
       metrics.observeRequest(ctx.method, route, ctx.status, (performance.now() - started) / 1000);
       if (ctx.status === 429 && ctx.state.principal) metrics.rateLimited.labels(ctx.state.principal.workspace.plan).inc();
     }
