@@ -39,6 +39,9 @@ describe('request log', () => {
     const given = await call(service, 'GET', '/ping', { key: ws.apiKey, headers: { 'x-request-id': 'trace-42.abc' } });
     expect(given.headers.get('x-request-id')).to.equal('trace-42.abc');
     expect(log.requests().some((l) => l['requestId'] === 'trace-42.abc')).to.equal(true);
+    const refused = await call(service, 'GET', '/ping', { headers: { 'x-request-id': 'trace-401' } });
+    expect(refused.status).to.equal(401);
+    expect(refused.headers.get('x-request-id')).to.equal('trace-401');
 
     const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
     for (const header of [undefined, 'has spaces in it', 'x'.repeat(129)]) {
