@@ -63,14 +63,23 @@ function parameters(route: RouteSpec): Json[] {
   return out;
 }
 
+/** Every answer of both listeners carries it (http/middleware/request-log.ts). */
+const REQUEST_ID_HEADER = {
+  'X-Request-Id': {
+    description: "The request's id: the caller's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 _ . : / = + -, a new UUID otherwise.",
+    required: true,
+    schema: { type: 'string', pattern: '^[\\w.:/=+-]{1,128}$' },
+  },
+};
+
 function response(spec: ResponseSpec): Json {
-  const headers = Object.entries(spec.headers ?? {}).map(([name, h]) => [
+  const headers = Object.entries({ ...REQUEST_ID_HEADER, ...spec.headers }).map(([name, h]) => [
     name,
     { description: h.description, required: h.required, schema: clone(h.schema) },
   ]);
   return {
     description: spec.description,
-    ...(headers.length ? { headers: Object.fromEntries(headers) } : {}),
+    headers: Object.fromEntries(headers),
     content: { [spec.contentType ?? 'application/json']: { schema: clone(spec.schema) } },
   };
 }

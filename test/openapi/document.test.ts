@@ -82,6 +82,7 @@ describe('OpenAPI document', () => {
     }
     const limited = doc['paths']['/api/v1/data/set']['post']['responses']['429'];
     expect(Object.keys(limited['headers'])).to.have.members([
+      'X-Request-Id',
       'Retry-After',
       'X-RateLimit-Limit',
       'X-RateLimit-Remaining',
@@ -119,7 +120,12 @@ describe('OpenAPI document', () => {
       path: '/api/v1/ping',
       status: 200,
       contentType: 'application/json; charset=utf-8',
-      headers: { 'x-ratelimit-limit': '300', 'x-ratelimit-remaining': '299', 'x-ratelimit-reset': '10' },
+      headers: {
+        'x-request-id': 'req-1',
+        'x-ratelimit-limit': '300',
+        'x-ratelimit-remaining': '299',
+        'x-ratelimit-reset': '10',
+      },
       body: { success: true, workspaceId: 'ws_1', workspaceName: 'n', plan: 'pro' },
       test: 'synthetic',
     };
@@ -132,14 +138,22 @@ describe('OpenAPI document', () => {
       expect(checker.check({ ...base, status: 418 })).to.match(/status not in the document/);
       expect(checker.check({ ...base, body: { ...(base.body as Json), extra: 1 } })).to.match(/does not match/);
       expect(checker.check({ ...base, body: { ...(base.body as Json), plan: 'gold' } })).to.match(/does not match/);
-      expect(checker.check({ ...base, headers: {} })).to.match(/header X-RateLimit-Limit missing/);
+      expect(checker.check({ ...base, headers: { 'x-request-id': 'req-1' } })).to.match(/header X-RateLimit-Limit missing/);
+      expect(checker.check({ ...base, headers: { ...base.headers, 'x-ratelimit-limit': 'many' } })).to.match(
+        /header X-RateLimit-Limit "many" does not match/,
+      );
       expect(checker.check({ ...base, path: '/api/v1/nope', status: 200 })).to.match(/undeclared/);
       expect(checker.check({ ...base, status: 401, body: { success: false } })).to.match(/does not match/);
     });
 
     it('matches path templates, and holds undeclared paths to the error envelope', () => {
       const workspace = { id: 'ws_1', name: 'n', plan: 'free', createdAt: '2026-01-01T00:00:00.000Z' };
-      const admin = { ...base, path: '/admin/v1/workspaces/ws_1', headers: {}, body: { success: true, data: workspace } };
+      const admin = {
+        ...base,
+        path: '/admin/v1/workspaces/ws_1',
+        headers: { 'x-request-id': 'req-2' },
+        body: { success: true, data: workspace },
+      };
       expect(checker.check(admin)).to.equal(undefined);
       const unknown = { ...base, path: '/api/v1/nope', status: 404, body: { success: false, error: 'No such endpoint' } };
       expect(checker.check(unknown)).to.equal(undefined);

@@ -1,6 +1,7 @@
 // Checks recorded responses against the OpenAPI document: the path and method are declared
-// (answers to undeclared ones must be 404/405 errors), the status is declared for the
-// operation, the body matches its schema, and the required headers are present.
+// (answers to undeclared ones must be 401/403/404/405 errors), the status is declared for the
+// operation, the body matches its schema, and the declared headers are present when required
+// and match their schemas.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { buildOpenApiDocument } from '../../src/openapi/document.js';
 import type { RecordedResponse } from './response-recorder.js';
@@ -42,6 +43,16 @@ export class ResponseChecker {
     return validate;
   }
 
+  private headerValidator(schema: Json): ValidateFunction {
+    const id = JSON.stringify(schema);
+    let validate = this.validators.get(id);
+    if (!validate) {
+      validate = this.ajv.compile(schema);
+      this.validators.set(id, validate);
+    }
+    return validate;
+  }
+
   /** The problem with one response, or undefined when the document describes it. */
   check(r: RecordedResponse): string | undefined {
     const method = r.method.toLowerCase();
@@ -63,7 +74,13 @@ export class ResponseChecker {
       return `${where}: body does not match: ${this.ajv.errorsText(validate.errors)}${BODY_MARK}${JSON.stringify(r.body).slice(0, 300)}`;
     }
     for (const [name, header] of Object.entries<Json>(declared['headers'] ?? {})) {
-      if (header['required'] && r.headers[name.toLowerCase()] === undefined) return `${where}: header ${name} missing`;
+      const value = r.headers[name.toLowerCase()];
+      if (value === undefined) {
+        if (header['required']) return `${where}: header ${name} missing`;
+        continue;
+      }
+      const validateHeader = this.headerValidator(header['schema']);
+      if (!validateHeader(value)) return `${where}: header ${name} "${value}" does not match its schema`;
     }
     return undefined;
   }
