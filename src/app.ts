@@ -3,7 +3,9 @@
 import Router from '@koa/router';
 import Koa from 'koa';
 import type { Authenticator } from './auth/authenticator.js';
+import type { LastUsedRecorder } from './auth/last-used.js';
 import type { Config } from './config.js';
+import type { Gate } from './gate/gate.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errors.js';
 import { observeRequests } from './http/middleware/metrics.js';
@@ -28,6 +30,10 @@ export interface AppDeps {
   readonly players: PlayerDataStore;
   /** Defaults to the process-wide registry. */
   readonly metrics?: ServiceMetrics;
+  /** Platform-only access; runs before the router, so it covers every path. */
+  readonly gate?: Gate;
+  /** Records each key's last use in memory, for batched writes; optional in tests. */
+  readonly lastUsed?: LastUsedRecorder;
 }
 
 export function buildApp(deps: AppDeps): Koa<AppState> {
@@ -39,11 +45,12 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   app.use(requestLog(logger));
   app.use(observeRequests(deps.metrics ?? processMetrics));
   app.use(errorHandler(logger, config.limits.maxBodyBytes));
+  if (deps.gate) app.use(deps.gate.middleware());
 
   app.use(openApiRouter(API_PREFIX).routes());
 
   const api = new Router<AppState>({ prefix: API_PREFIX });
-  api.use(authenticate(deps.authenticator));
+  api.use(authenticate(deps.authenticator, deps.lastUsed));
   api.use(rateLimit(deps.limiter, config));
   pingRoutes(api);
   dataRoutes(api, { players: deps.players, config });

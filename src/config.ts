@@ -1,8 +1,10 @@
 // The only reader of process.env. Every setting is parsed, range-checked and frozen here;
 // a bad value stops the start with a message naming the variable.
+import { parseCidrList } from './gate/address.js';
 
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type Plan = 'free' | 'pro';
+export type GateMode = 'off' | 'report' | 'enforce';
 
 export interface Config {
   readonly port: number;
@@ -28,6 +30,10 @@ export interface Config {
     readonly ttlMs: number;
     readonly maxEntries: number;
   };
+  /** How often each instance writes the API keys' last-use times to Redis. */
+  readonly keyLastUsedFlushMs: number;
+  /** How many audit entries are kept (the oldest are dropped beyond). */
+  readonly auditMaxEntries: number;
   readonly admin: {
     /** ADMIN_TOKEN; the admin API is off when unset. */
     readonly token: string | undefined;
@@ -35,6 +41,22 @@ export interface Config {
     readonly host: string;
   };
   readonly shutdownGraceMs: number;
+  readonly gate: GateConfig;
+}
+
+/** Platform-only access (src/gate/): see the README, "Platform-only access". */
+export interface GateConfig {
+  readonly mode: GateMode;
+  /** Canonical `network/bits` entries; empty means no address check. */
+  readonly allowedCidrs: readonly string[];
+  readonly checkUserAgent: boolean;
+  readonly checkRobloxId: boolean;
+  /** How many proxies of the operator's own sit in front (X-Forwarded-For entries trusted). */
+  readonly trustProxyHops: number;
+  /** The operator's proxies' ranges, instead of a hop count. */
+  readonly trustedProxyCidrs: readonly string[];
+  /** Full reload of the ban list, the bound on staleness should a ban event be lost. */
+  readonly banReloadMs: number;
 }
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -69,6 +91,47 @@ function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: r
     throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
   }
   return raw as T;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = raw.trim().toLowerCase();
+  if (['1', 'true', 'on', 'yes'].includes(value)) return true;
+  if (['0', 'false', 'off', 'no'].includes(value)) return false;
+  throw new ConfigError(`${name} must be on or off (also true/false, 1/0, yes/no), got "${raw}"`);
+}
+
+function cidrs(env: Env, name: string): string[] {
+  const parsed = parseCidrList(env[name] ?? '');
+  if (!parsed.ok) {
+    throw new ConfigError(
+      `${name} must be a comma-separated list of IPv4/IPv6 addresses or ranges such as 128.116.0.0/17 or 2001:db8::/32, got "${parsed.bad}"`,
+    );
+  }
+  return parsed.cidrs;
+}
+
+function gate(env: Env): GateConfig {
+  const config: GateConfig = {
+    mode: oneOf<GateMode>(env, 'GATE_MODE', 'off', ['off', 'report', 'enforce']),
+    allowedCidrs: cidrs(env, 'GATE_ALLOWED_CIDRS'),
+    checkUserAgent: bool(env, 'GATE_CHECK_USER_AGENT', true),
+    checkRobloxId: bool(env, 'GATE_CHECK_ROBLOX_ID', true),
+    trustProxyHops: int(env, 'TRUST_PROXY_HOPS', 0, 0, 10),
+    trustedProxyCidrs: cidrs(env, 'TRUSTED_PROXY_CIDRS'),
+    banReloadMs: int(env, 'GATE_BAN_RELOAD_MS', 60_000, 1000, 3_600_000),
+  };
+  if (config.trustProxyHops > 0 && config.trustedProxyCidrs.length > 0) {
+    throw new ConfigError('Set either TRUST_PROXY_HOPS or TRUSTED_PROXY_CIDRS, not both: they are two ways to say which proxies to trust');
+  }
+  const anyCheck = config.allowedCidrs.length > 0 || config.checkUserAgent || config.checkRobloxId;
+  if (config.mode !== 'off' && !anyCheck) {
+    throw new ConfigError(
+      `GATE_MODE=${config.mode} with every check off (GATE_ALLOWED_CIDRS empty, GATE_CHECK_USER_AGENT and GATE_CHECK_ROBLOX_ID off) checks nothing: enable a check or set GATE_MODE=off`,
+    );
+  }
+  return config;
 }
 
 function redisUrl(env: Env): string | undefined {
@@ -128,12 +191,15 @@ export function loadConfig(env: Env = process.env): Config {
       ttlMs: int(env, 'KEY_CACHE_TTL_MS', 30_000, 0, 3_600_000),
       maxEntries: int(env, 'KEY_CACHE_MAX', 100_000, 1, 10_000_000),
     },
+    keyLastUsedFlushMs: int(env, 'KEY_LAST_USED_FLUSH_MS', 5000, 100, 600_000),
+    auditMaxEntries: int(env, 'AUDIT_MAX_ENTRIES', 10_000, 10, 10_000_000),
     admin: {
       token: adminToken(env),
       port: int(env, 'ADMIN_PORT', 8081, 0, 65535),
       host: str(env, 'ADMIN_HOST', '127.0.0.1'),
     },
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    gate: gate(env),
   };
   return deepFreeze(config);
 }

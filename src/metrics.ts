@@ -1,14 +1,45 @@
 // The service's Prometheus metrics, in one registry served at /metrics on the ops listener.
-// One process-wide instance (`metrics`), so any module can count without wiring: e.g. the IP
-// gate calls `metrics.gateRefusals.inc({ reason })`.
+// One process-wide instance (`metrics`), so any module can count without wiring. Components
+// that already keep their own counters (the key cache, the gate) are read at scrape time
+// instead, so their request path does not change.
 //
 // The hot path (every request, every Redis command) records into hot-metrics.ts series, a map
 // lookup and a few additions; prom-client's own metrics serve the rarer events.
 import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
+import { REFUSAL_REASONS, VIOLATION_REASONS, type GateStatsSnapshot } from './gate/stats.js';
 import { HotCounter, HotHistogram, type CounterSeries, type HistogramSeries } from './hot-metrics.js';
 
 export interface CacheStatsSource {
   readonly stats: { readonly hits: number; readonly misses: number };
+}
+
+/** The platform-only access gate (src/gate/gate.ts), whose counters live in process. */
+export interface GateCountersSource {
+  readonly counters: GateStatsSnapshot;
+}
+
+type GateTotals = {
+  violations: Record<string, number>;
+  refusals: Record<string, number>;
+  bansCreated: number;
+  refusedNotBanned: number;
+  editorDevPassed: number;
+};
+
+const zeroGate = (): GateTotals => ({
+  violations: Object.fromEntries(VIOLATION_REASONS.map((r) => [r, 0])),
+  refusals: Object.fromEntries(REFUSAL_REASONS.map((r) => [r, 0])),
+  bansCreated: 0,
+  refusedNotBanned: 0,
+  editorDevPassed: 0,
+});
+
+function addGate(into: GateTotals, from: Readonly<GateTotals> | GateStatsSnapshot): void {
+  for (const [reason, n] of Object.entries(from.violations)) into.violations[reason] = (into.violations[reason] ?? 0) + n;
+  for (const [reason, n] of Object.entries(from.refusals)) into.refusals[reason] = (into.refusals[reason] ?? 0) + n;
+  into.bansCreated += from.bansCreated;
+  into.refusedNotBanned += from.refusedNotBanned;
+  into.editorDevPassed += from.editorDevPassed;
 }
 
 const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -54,17 +85,11 @@ export class ServiceMetrics {
     this.registry,
   );
 
-  /** For the IP gate: requests refused before authentication, by reason. */
-  readonly gateRefusals = new Counter({
-    name: 'pds_gate_refusals_total',
-    help: 'Requests refused by the IP gate, by reason.',
-    labelNames: ['reason'] as const,
-    registers: [this.registry],
-  });
-
   private readonly keyCaches = new Set<CacheStatsSource>();
   /** Counts of caches no longer tracked, so the totals never go down. */
   private readonly retired = { hits: 0, misses: 0 };
+  private readonly gates = new Set<GateCountersSource>();
+  private readonly retiredGates = zeroGate();
   private defaultsOn = false;
 
   private readonly requestSeries = new Map<
@@ -92,6 +117,48 @@ export class ServiceMetrics {
         },
       });
     }
+    this.registerGateCounters();
+  }
+
+  private registerGateCounters(): void {
+    const gates = this.gates;
+    const retired = this.retiredGates;
+    const totals = () => {
+      const sum = zeroGate();
+      addGate(sum, retired);
+      for (const gate of gates) addGate(sum, gate.counters);
+      return sum;
+    };
+    const byReason = (name: string, help: string, pick: (t: GateTotals) => Record<string, number>) =>
+      new Counter({
+        name,
+        help,
+        labelNames: ['reason'] as const,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          for (const [reason, n] of Object.entries(pick(totals()))) this.inc({ reason }, n);
+        },
+      });
+    byReason('pds_gate_refusals_total', 'Requests the platform-only access gate answered with 403, by reason.', (t) => t.refusals);
+    byReason('pds_gate_violations_total', 'Requests failing a gate check, by reason (one request may count under several).', (t) => t.violations);
+    const single = (name: string, help: string, pick: (t: GateTotals) => number) =>
+      new Counter({
+        name,
+        help,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          this.inc(pick(totals()));
+        },
+      });
+    single('pds_gate_bans_created_total', 'Addresses the gate banned automatically (enforce mode).', (t) => t.bansCreated);
+    single(
+      'pds_gate_refused_not_banned_total',
+      'Enforce-mode violations refused without a ban (unknown, loopback, private or platform addresses).',
+      (t) => t.refusedNotBanned,
+    );
+    single('pds_gate_editor_dev_passed_total', 'Editor play-test requests let through with a development key.', (t) => t.editorDevPassed);
   }
 
   /** Process metrics (CPU, memory, event loop lag, GC): started once, by the running service. */
@@ -108,6 +175,15 @@ export class ServiceMetrics {
       if (!this.keyCaches.delete(source)) return;
       this.retired.hits += source.stats.hits;
       this.retired.misses += source.stats.misses;
+    };
+  }
+
+  /** Reports a gate's counters at scrape time; call the returned function to stop. */
+  trackGate(source: GateCountersSource): () => void {
+    this.gates.add(source);
+    return () => {
+      if (!this.gates.delete(source)) return;
+      addGate(this.retiredGates, source.counters);
     };
   }
 

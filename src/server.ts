@@ -4,12 +4,14 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { buildApp } from './app.js';
 import { Authenticator } from './auth/authenticator.js';
+import { LastUsedRecorder } from './auth/last-used.js';
 import { DEFAULT_REDIS_URL, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import { metrics } from './metrics.js';
 import { instrumentRedis } from './store/instrument.js';
 import { ApiKeyStore } from './store/api-keys.js';
 import { EventSubscriber } from './store/events.js';
+import { KeyUsageStore } from './store/key-usage.js';
 import { PlayerDataStore } from './store/player-data.js';
 import { RateLimiter } from './store/rate-limiter.js';
 import { connectRedis, createRedis, type RedisClient } from './store/redis.js';
@@ -18,6 +20,8 @@ import { AdminOperations } from './admin/operations.js';
 import { buildOpsApp } from './ops/app.js';
 import type { Readiness } from './ops/health.js';
 import { WorkspaceStore } from './store/workspaces.js';
+import { Gate } from './gate/gate.js';
+import { BanStore } from './store/bans.js';
 
 export interface RunningService {
   readonly server: Server;
@@ -30,6 +34,10 @@ export interface RunningService {
   readonly port: number;
   readonly redis: RedisClient;
   readonly authenticator: Authenticator;
+  /** Platform-only access: its ban list and its counters (`gate.counters`). */
+  readonly gate: Gate;
+  /** Keys' last-use times waiting for the next batched write (flushed on close too). */
+  readonly lastUsed: LastUsedRecorder;
   /** Stops accepting, lets in-flight requests finish (up to the grace period), closes Redis. */
   close(): Promise<void>;
 }
@@ -62,13 +70,27 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   await events.start();
 
   const authenticator = new Authenticator(new ApiKeyStore(redis), new WorkspaceStore(redis), events, config.keyCache);
+  const gate = new Gate({ config: config.gate, logger, authenticator, store: new BanStore(redis), events });
+  try {
+    await gate.start();
+  } catch (err) {
+    await events.stop();
+    redis.disconnect();
+    throw new Error(`Cannot load the ban list from Redis: ${(err as Error).message}`, { cause: err });
+  }
+  const lastUsed = new LastUsedRecorder(new KeyUsageStore(redis), logger);
+  lastUsed.start(config.keyLastUsedFlushMs);
+  // Tracked only once startup can no longer fail, so a failed start leaves nothing registered.
   const untrackKeyCache = metrics.trackKeyCache(authenticator);
+  const untrackGate = metrics.trackGate(gate);
   const app = buildApp({
     config,
     logger,
     authenticator,
     limiter: new RateLimiter(redis, config.rateLimit.windowMs),
     players: new PlayerDataStore(redis, config.limits.maxKeysPerPlayer),
+    gate,
+    lastUsed,
   });
 
   let shuttingDown = false;
@@ -85,7 +107,13 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       return problems;
     },
   };
-  const opsApp = buildOpsApp({ config, logger, readiness, ops: new AdminOperations(redis) });
+  const ops = new AdminOperations(redis, {
+    actor: 'admin-api',
+    maxKeysPerPlayer: config.limits.maxKeysPerPlayer,
+    maxValueDepth: config.limits.maxValueDepth,
+    auditMaxEntries: config.auditMaxEntries,
+  });
+  const opsApp = buildOpsApp({ config, logger, readiness, ops });
 
   const server = createServer(app.callback());
   // A request that trickles in is cut off rather than holding a socket for ever.
@@ -109,7 +137,11 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       const grace = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
       await closed;
       clearTimeout(grace);
+      await gate.stop();
+      // After the last request, so the final uses are in the last batch.
+      await lastUsed.stop();
       untrackKeyCache();
+      untrackGate();
       await events.stop();
       await redis.quit().catch(() => redis.disconnect());
     })();
@@ -124,6 +156,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     port,
     redis,
     authenticator,
+    gate,
+    lastUsed,
     close,
   };
 }

@@ -1,115 +1,198 @@
 // Every administrative operation, in one place, so the command line and the admin HTTP API
-// cannot drift apart. Each operation validates its input, writes through the stores, and
-// publishes the cache invalidation that makes the change visible on every instance at once.
-import {
-  generateApiKey,
-  generateKeyId,
-  generateWorkspaceId,
-  hashApiKey,
-  visiblePrefix,
-} from '../domain/api-key.js';
+// cannot drift apart. Each operation validates its input, writes through the stores, publishes
+// the cache invalidation that makes the change visible on every instance at once, and leaves
+// an entry in the audit trail naming who did it. The larger operations live in their own
+// modules (key-lifecycle, workspace-deletion, usage-report, player-support).
+import { generateWorkspaceId } from '../domain/api-key.js';
 import { isWorkspaceId } from '../domain/ids.js';
-import { PLANS, type ApiKeyRecord, type KeyScope, type Plan, type Workspace } from '../domain/types.js';
-import { badRequest, notFound } from '../errors.js';
+import type { Plan, Workspace } from '../domain/types.js';
+import { badRequest, conflict, notFound } from '../errors.js';
 import { ApiKeyStore } from '../store/api-keys.js';
+import { AuditLogStore, type AuditEntry } from '../store/audit-log.js';
 import { publishEvent } from '../store/events.js';
+import { KeyUsageStore } from '../store/key-usage.js';
+import { PlayerDataStore } from '../store/player-data.js';
 import type { RedisClient } from '../store/redis.js';
 import { WorkspaceStore } from '../store/workspaces.js';
+import type { AdminContext, AuditFacts } from './context.js';
+import { parseName, parsePlan, parsePositiveInt } from './inputs.js';
+import * as keyLifecycle from './key-lifecycle.js';
+import * as playerSupport from './player-support.js';
+import { usageReport, USAGE_DAYS_DEFAULT, type UsageReport } from './usage-report.js';
+import { deleteWorkspace, type DeletedWorkspace, type DeletionOptions } from './workspace-deletion.js';
 
-export interface CreatedKey {
-  readonly keyId: string;
-  /** The raw key: shown once, to the caller who created it, and never stored. */
-  readonly apiKey: string;
+export { parsePlan } from './inputs.js';
+export type { CreatedKey, KeyOptions, KeyView, RotateOptions, RotatedKey } from './key-lifecycle.js';
+export type { DeletedWorkspace, DeletionOptions } from './workspace-deletion.js';
+export type { UsageReport } from './usage-report.js';
+
+export interface CreatedWorkspace {
   readonly workspaceId: string;
-}
-
-export interface CreatedWorkspace extends CreatedKey {
   readonly name: string;
   readonly plan: Plan;
+  readonly keyId: string;
+  /** The raw key of the workspace's first key: shown once and never stored. */
+  readonly apiKey: string;
 }
 
-export interface KeyOptions {
-  readonly scope?: KeyScope;
-  readonly label?: string;
-  readonly expiresAt?: string;
+export interface WorkspaceDetails extends Workspace {
+  readonly keys: keyLifecycle.KeyView[];
 }
 
-const NAME_MAX = 100;
+export interface AdminOptions {
+  /** Who acts, for the audit trail: `cli:<os user>` or `admin-api`. */
+  readonly actor?: string;
+  readonly clock?: () => number;
+  readonly maxKeysPerPlayer?: number;
+  readonly maxValueDepth?: number;
+  readonly auditMaxEntries?: number;
+}
 
-export class AdminOperations {
+export const AUDIT_READ_MAX = 10_000;
+const USAGE_DAYS_MAX = 31;
+
+export class AdminOperations implements AdminContext {
   readonly workspaces: WorkspaceStore;
   readonly apiKeys: ApiKeyStore;
+  readonly keyUsage: KeyUsageStore;
+  readonly players: PlayerDataStore;
+  readonly maxValueDepth: number;
+  readonly actor: string;
+  private readonly auditLog: AuditLogStore;
+  private readonly clock: () => number;
 
   constructor(
-    private readonly redis: RedisClient,
-    private readonly clock: () => number = Date.now,
+    /** Public so that sibling operation modules (admin/bans.ts) share the connection. */
+    readonly redis: RedisClient,
+    options: AdminOptions = {},
   ) {
     this.workspaces = new WorkspaceStore(redis);
     this.apiKeys = new ApiKeyStore(redis);
+    this.keyUsage = new KeyUsageStore(redis);
+    this.players = new PlayerDataStore(redis, options.maxKeysPerPlayer ?? 1000);
+    this.maxValueDepth = options.maxValueDepth ?? 32;
+    this.auditLog = new AuditLogStore(redis, options.auditMaxEntries ?? 10_000);
+    this.actor = options.actor ?? 'unknown';
+    this.clock = options.clock ?? Date.now;
   }
 
-  private now(): string {
-    return new Date(this.clock()).toISOString();
+  nowMs(): number {
+    return this.clock();
   }
 
-  async createWorkspace(input: { name: string; plan?: string; id?: string }): Promise<CreatedWorkspace> {
-    const name = input.name.trim();
-    if (name.length === 0 || name.length > NAME_MAX) {
-      throw badRequest(`Workspace name must be 1-${NAME_MAX} characters`);
-    }
-    const plan = parsePlan(input.plan ?? 'free');
-    const id = input.id ?? generateWorkspaceId();
-    if (!isWorkspaceId(id)) throw badRequest('Workspace id must be 1-64 characters from A-Z a-z 0-9 _ -');
-    const workspace: Workspace = { id, name, plan, createdAt: this.now() };
-    await this.workspaces.create(workspace);
-    await publishEvent(this.redis, { type: 'workspace', workspaceId: id });
-    const key = await this.createKey(id);
-    return { workspaceId: id, name, plan, keyId: key.keyId, apiKey: key.apiKey };
+  async audit(action: string, target: string, facts: AuditFacts = {}): Promise<void> {
+    const entry: AuditEntry = { at: new Date(this.clock()).toISOString(), actor: this.actor, action, target, ...facts };
+    await this.auditLog.append(entry);
   }
 
-  async getWorkspace(id: string): Promise<Workspace> {
+  async requireWorkspace(id: string): Promise<Workspace> {
     const workspace = isWorkspaceId(id) ? await this.workspaces.get(id) : undefined;
     if (!workspace) throw notFound(`Workspace ${id} not found`);
     return workspace;
   }
 
-  async createKey(workspaceId: string, options: KeyOptions = {}): Promise<CreatedKey> {
-    await this.getWorkspace(workspaceId);
-    const apiKey = generateApiKey();
-    const keyHash = hashApiKey(apiKey);
-    const record: ApiKeyRecord = {
-      keyId: generateKeyId(),
-      workspaceId,
-      status: 'active',
-      scope: options.scope ?? 'write',
-      prefix: visiblePrefix(apiKey),
-      createdAt: this.now(),
-      expiresAt: options.expiresAt,
-      label: options.label,
-    };
-    await this.apiKeys.create(keyHash, record);
-    // Drops any "unknown key" an instance may have cached for this hash.
-    await publishEvent(this.redis, { type: 'key', keyHash });
-    return { keyId: record.keyId, apiKey, workspaceId };
+  // --- workspaces ---
+
+  async createWorkspace(input: { name: string; plan?: string | undefined; id?: string | undefined }): Promise<CreatedWorkspace> {
+    const name = parseName(input.name);
+    const plan = parsePlan(input.plan ?? 'free');
+    const id = input.id ?? generateWorkspaceId();
+    if (!isWorkspaceId(id)) throw badRequest('Workspace id must be 1-64 characters from A-Z a-z 0-9 _ -');
+    if ((await this.workspaces.exists(id)) || (await this.workspaces.isIndexed(id))) {
+      throw conflict(`Workspace ${id} already exists`);
+    }
+    await this.workspaces.create({ id, name, plan, createdAt: new Date(this.clock()).toISOString() });
+    await publishEvent(this.redis, { type: 'workspace', workspaceId: id });
+    const key = await keyLifecycle.issueKey(this, id);
+    await this.audit('workspace.create', `workspace:${id}`, { workspaceId: id, details: { name, plan, keyId: key.keyId } });
+    return { workspaceId: id, name, plan, keyId: key.keyId, apiKey: key.apiKey };
   }
 
-  async revokeKey(keyId: string): Promise<ApiKeyRecord> {
-    const found = await this.apiKeys.findById(keyId);
-    if (!found) throw notFound(`API key ${keyId} not found`);
-    await this.apiKeys.setStatus(found.keyHash, 'revoked');
-    await publishEvent(this.redis, { type: 'key', keyHash: found.keyHash });
-    return { ...found.record, status: 'revoked' };
+  listWorkspaces(): Promise<Workspace[]> {
+    return this.workspaces.list();
   }
 
-  async listKeys(workspaceId: string): Promise<ApiKeyRecord[]> {
-    await this.getWorkspace(workspaceId);
-    return this.apiKeys.list(workspaceId);
+  getWorkspace(id: string): Promise<Workspace> {
+    return this.requireWorkspace(id);
   }
-}
 
-export function parsePlan(raw: string): Plan {
-  if (!(PLANS as readonly string[]).includes(raw)) {
-    throw badRequest(`Plan must be one of ${PLANS.join(', ')}, got "${raw}"`);
+  async showWorkspace(id: string): Promise<WorkspaceDetails> {
+    const workspace = await this.requireWorkspace(id);
+    return { ...workspace, keys: await keyLifecycle.listKeys(this, id) };
   }
-  return raw as Plan;
+
+  async renameWorkspace(id: string, rawName: string): Promise<Workspace> {
+    const workspace = await this.requireWorkspace(id);
+    const name = parseName(rawName);
+    if (!(await this.workspaces.rename(id, name))) throw notFound(`Workspace ${id} not found`);
+    await publishEvent(this.redis, { type: 'workspace', workspaceId: id });
+    await this.audit('workspace.rename', `workspace:${id}`, { workspaceId: id, details: { from: workspace.name, to: name } });
+    return { ...workspace, name };
+  }
+
+  /**
+   * Changes the plan. Every instance drops its cached workspace at once, so the new limit
+   * applies from the next request; the requests already counted in the current window stay.
+   */
+  async setPlan(id: string, rawPlan: string): Promise<Workspace> {
+    const workspace = await this.requireWorkspace(id);
+    const plan = parsePlan(rawPlan);
+    if (!(await this.workspaces.setPlan(id, plan))) throw notFound(`Workspace ${id} not found`);
+    await publishEvent(this.redis, { type: 'workspace', workspaceId: id });
+    await this.audit('workspace.set-plan', `workspace:${id}`, { workspaceId: id, details: { from: workspace.plan, to: plan } });
+    return { ...workspace, plan };
+  }
+
+  deleteWorkspace(id: string, options?: DeletionOptions): Promise<DeletedWorkspace> {
+    if (!isWorkspaceId(id)) return Promise.reject(notFound(`Workspace ${id} not found`));
+    return deleteWorkspace(this, id, options);
+  }
+
+  // --- keys ---
+
+  createKey(workspaceId: string, options?: keyLifecycle.KeyOptions): Promise<keyLifecycle.CreatedKey> {
+    return keyLifecycle.createKey(this, workspaceId, options);
+  }
+
+  listKeys(workspaceId: string): Promise<keyLifecycle.KeyView[]> {
+    return keyLifecycle.listKeys(this, workspaceId);
+  }
+
+  revokeKey(keyId: string): Promise<keyLifecycle.KeyView> {
+    return keyLifecycle.revokeKey(this, keyId);
+  }
+
+  rotateKey(keyId: string, options?: keyLifecycle.RotateOptions): Promise<keyLifecycle.RotatedKey> {
+    return keyLifecycle.rotateKey(this, keyId, options);
+  }
+
+  // --- usage and audit ---
+
+  usage(workspaceId: string, days: string | number = USAGE_DAYS_DEFAULT): Promise<UsageReport> {
+    return usageReport(this, workspaceId, parsePositiveInt(days, 'days', USAGE_DAYS_MAX));
+  }
+
+  /** The newest audit entries, newest first; optionally only one workspace's. */
+  async readAudit(options: { limit?: string | number; workspaceId?: string | undefined } = {}): Promise<AuditEntry[]> {
+    const limit = parsePositiveInt(options.limit ?? 50, 'limit', AUDIT_READ_MAX);
+    return this.auditLog.list(limit, options.workspaceId);
+  }
+
+  // --- one player's data, for support staff ---
+
+  exportPlayer(workspaceId: string, userId: string | number): Promise<playerSupport.PlayerExport> {
+    return playerSupport.exportPlayer(this, workspaceId, userId);
+  }
+
+  getPlayerValue(workspaceId: string, userId: string | number, key: string): Promise<playerSupport.PlayerEntry> {
+    return playerSupport.getPlayerValue(this, workspaceId, userId, key);
+  }
+
+  setPlayerValue(workspaceId: string, userId: string | number, key: string, value: unknown): Promise<playerSupport.PlayerEntry> {
+    return playerSupport.setPlayerValue(this, workspaceId, userId, key, value);
+  }
+
+  deletePlayerData(workspaceId: string, userId: string | number, key?: string): Promise<{ deleted: number }> {
+    return playerSupport.deletePlayerData(this, workspaceId, userId, key);
+  }
 }

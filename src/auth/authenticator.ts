@@ -18,6 +18,8 @@ export interface Principal {
   readonly keyId: string;
   readonly scope: KeyScope;
   readonly workspace: Workspace;
+  /** A development key: the platform's editor may use it for play-tests (src/gate/). */
+  readonly dev: boolean;
 }
 
 /** What the cache holds for a key hash: the record, or the fact that there is none. */
@@ -85,7 +87,7 @@ export class Authenticator {
 
     const workspace = await this.lookupWorkspace(record.workspaceId);
     if (!workspace) throw unauthorized('Invalid API key');
-    return { keyId: record.keyId, scope: record.scope, workspace };
+    return { keyId: record.keyId, scope: record.scope, workspace, dev: record.dev === true };
   }
 
   private async lookupKey(keyHash: string): Promise<ApiKeyRecord | undefined> {

@@ -2,7 +2,10 @@
 // The admin command line: `npm run cli -- <command>`, or `pds <command>` once installed.
 // It talks to the Redis that REDIS_URL names, like the service.
 import { Command } from 'commander';
+import { banCommands } from './commands/ban.js';
 import { keyCommands } from './commands/key.js';
+import { playerCommands } from './commands/player.js';
+import { usageCommands } from './commands/usage.js';
 import { workspaceCommands } from './commands/workspace.js';
 
 const program = new Command()
@@ -15,5 +18,8 @@ const program = new Command()
 
 workspaceCommands(program);
 keyCommands(program);
+banCommands(program);
+usageCommands(program);
+playerCommands(program);
 
 await program.parseAsync(process.argv);

@@ -26,4 +26,6 @@ export interface ApiKeyRecord {
   /** After this instant the key is refused like a revoked one. */
   readonly expiresAt?: string | undefined;
   readonly label?: string | undefined;
+  /** Marked by the operator as a development key: the editor's play-tests may use it (gate). */
+  readonly dev?: boolean | undefined;
 }

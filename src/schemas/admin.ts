@@ -1,10 +1,77 @@
-// JSON Schemas of the admin API's request bodies.
+// JSON Schemas of the admin API's request bodies and queries. Values are checked again, with
+// the same messages as the CLI gets, by admin/inputs.ts inside each operation.
+import { keySchema, valueSchema } from './data.js';
+
+const name = { type: 'string', minLength: 1, maxLength: 100, description: 'Workspace name, 1-100 characters.' } as const;
+const plan = { type: 'string', enum: ['free', 'pro'], description: 'Plan: free or pro.' } as const;
+const duration = {
+  type: ['string', 'integer'],
+  description: 'A duration: 30s, 15m, 12h, 90d, 2w, 500ms; a bare number is seconds.',
+} as const;
+
 export const createWorkspaceBody = {
   type: 'object',
   required: ['name'],
   additionalProperties: false,
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: 100, description: 'Workspace name.' },
-    plan: { type: 'string', enum: ['free', 'pro'], description: 'Plan; default free.' },
+    name,
+    plan: { ...plan, description: 'Plan; default free.' },
+    id: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$', description: 'Workspace id; default generated.' },
+  },
+} as const;
+
+export const updateWorkspaceBody = {
+  type: 'object',
+  minProperties: 1,
+  additionalProperties: false,
+  properties: { name, plan },
+} as const;
+
+export const deleteWorkspaceQuery = {
+  type: 'object',
+  properties: {
+    force: { type: 'string', enum: ['true', 'false'], description: 'Sweep even if the workspace is no longer found.' },
+  },
+} as const;
+
+export const createKeyBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    scope: { type: 'string', enum: ['read', 'write'], description: 'read: ping and read only; write (default): everything.' },
+    label: { type: 'string', maxLength: 100, description: 'A note to tell keys apart.' },
+    expiresAt: { type: 'string', description: 'ISO 8601 time after which the key is refused.' },
+    expiresIn: { ...duration, description: 'Expire after this long (instead of expiresAt).' },
+  },
+} as const;
+
+export const rotateKeyBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { grace: { ...duration, description: 'How long the old key keeps working; default 0 (stops now).' } },
+} as const;
+
+export const setPlayerBody = {
+  type: 'object',
+  required: ['key', 'value'],
+  additionalProperties: false,
+  properties: { key: keySchema, value: valueSchema },
+} as const;
+
+export const playerQuery = {
+  type: 'object',
+  properties: { key: keySchema },
+} as const;
+
+export const usageQuery = {
+  type: 'object',
+  properties: { days: { type: 'string', pattern: '^[0-9]{1,2}$', description: 'Days back, 1-31; default 30.' } },
+} as const;
+
+export const auditQuery = {
+  type: 'object',
+  properties: {
+    limit: { type: 'string', pattern: '^[0-9]{1,5}$', description: 'How many entries, 1-10000; default 50.' },
+    workspace: { type: 'string', description: 'Only entries about this workspace.' },
   },
 } as const;

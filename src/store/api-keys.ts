@@ -6,7 +6,7 @@ import { keys } from './keys.js';
 import type { RedisClient } from './redis.js';
 
 function toRecord(fields: Record<string, string>): ApiKeyRecord | undefined {
-  const { keyId, workspaceId, status, scope, prefix, createdAt, expiresAt, label } = fields;
+  const { keyId, workspaceId, status, scope, prefix, createdAt, expiresAt, label, dev } = fields;
   if (!keyId || !workspaceId || !prefix || !createdAt) return undefined;
   if (status !== 'active' && status !== 'revoked') return undefined;
   if (scope !== 'read' && scope !== 'write') return undefined;
@@ -19,6 +19,7 @@ function toRecord(fields: Record<string, string>): ApiKeyRecord | undefined {
     createdAt,
     expiresAt: expiresAt || undefined,
     label: label || undefined,
+    dev: dev === '1',
   };
 }
 
@@ -39,6 +40,7 @@ export class ApiKeyStore {
     };
     if (record.expiresAt) fields['expiresAt'] = record.expiresAt;
     if (record.label) fields['label'] = record.label;
+    if (record.dev) fields['dev'] = '1';
     await this.redis.hset(keys.apiKey(keyHash), fields);
   }
 
@@ -57,8 +59,26 @@ export class ApiKeyStore {
     return record ? { keyHash, record } : undefined;
   }
 
-  async setStatus(keyHash: string, status: KeyStatus): Promise<void> {
-    await this.redis.hset(keys.apiKey(keyHash), 'status', status);
+  /** False when the record no longer exists (nothing is written then). */
+  async setStatus(keyHash: string, status: KeyStatus): Promise<boolean> {
+    return (await this.redis.hsetExisting(keys.apiKey(keyHash), 'status', status)) === 1;
+  }
+
+  /** False when the record no longer exists (nothing is written then). */
+  async setExpiry(keyHash: string, expiresAt: string): Promise<boolean> {
+    return (await this.redis.hsetExisting(keys.apiKey(keyHash), 'expiresAt', expiresAt)) === 1;
+  }
+
+  /** Removes a key's record and its id index (the workspace's key set goes with the workspace). */
+  async remove(keyId: string, keyHash: string | undefined): Promise<void> {
+    if (keyHash) await this.redis.unlink(keys.apiKey(keyHash));
+    await this.redis.unlink(keys.apiKeyId(keyId));
+  }
+
+  /** Marks or unmarks a development key (see the gate); absent means production. */
+  async setDev(keyHash: string, dev: boolean): Promise<void> {
+    if (dev) await this.redis.hset(keys.apiKey(keyHash), 'dev', '1');
+    else await this.redis.hdel(keys.apiKey(keyHash), 'dev');
   }
 
   async listIds(workspaceId: string): Promise<string[]> {

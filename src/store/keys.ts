@@ -26,6 +26,10 @@ export const keys = {
   rateLimit: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:rl`,
   /** Hash of one UTC day's usage counters (`requests`, `limited`). day = YYYYMMDD. */
   usage: (workspaceId: string, day: string) => `${PREFIX}ws:{${workspaceId}}:use:${day}`,
+  /** Hash: key id -> last time (ms since the epoch) the key authenticated a request. */
+  keyLastUsed: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:lastused`,
+  /** SCAN pattern matching every key of the workspace's own slot (metadata, limits, usage). */
+  workspacePattern: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}*`,
   /** Set of every workspace id (for listing). */
   workspaceIndex: () => `${PREFIX}workspaces`,
 
@@ -33,6 +37,15 @@ export const keys = {
   apiKey: (keyHash: string) => `${PREFIX}key:${keyHash}`,
   /** String: key id -> SHA-256 hex of the key, to manage a key by its id. */
   apiKeyId: (keyId: string) => `${PREFIX}kid:${keyId}`,
+
+  /** Hash: banned address (canonical text) -> JSON ban record. Lifted only by an operator. */
+  bans: () => `${PREFIX}bans`,
+  /** Hash: allow-listed address or range (`network/bits`) -> JSON entry. Never banned. */
+  banAllow: () => `${PREFIX}ban-allow`,
+  /** List of recent gate violations, newest first, capped. */
+  violations: () => `${PREFIX}violations`,
+  /** List of audit entries (JSON), newest first, trimmed to a bounded length. */
+  auditLog: () => `${PREFIX}audit`,
 
   /** Pub/sub channel that tells every instance to drop cached keys, workspaces and bans. */
   eventsChannel: () => `${PREFIX}events`,

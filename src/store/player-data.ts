@@ -44,6 +44,16 @@ export class PlayerDataStore {
     return out;
   }
 
+  /** Every entry of the player with its update time, for support staff's export. */
+  async getAllEntries(workspaceId: string, userId: string): Promise<Array<[string, StoredEntry]>> {
+    const all = await this.redis.hgetall(keys.player(workspaceId, userId));
+    return Object.keys(all).map((field) => {
+      const entry = decodeEntry(all[field]!);
+      if (!entry) throw corrupt(field);
+      return [field, entry];
+    });
+  }
+
   async set(workspaceId: string, userId: string, key: string, valueJson: string, nowMs: number): Promise<void> {
     const result = await this.redis.setEntry(
       keys.player(workspaceId, userId),

@@ -27,6 +27,8 @@ export const SCRIPTS: readonly ScriptDefinition[] = Object.freeze([
   load('incrementEntry', 'increment-entry.lua', 1),
   load('setEntry', 'set-entry.lua', 1),
   load('rateLimit', 'rate-limit.lua', 2),
+  load('touchKeys', 'touch-keys.lua', 2),
+  load('hsetExisting', 'hset-existing.lua', 1),
 ]);
 
 declare module 'ioredis' {
@@ -47,6 +49,8 @@ declare module 'ioredis' {
       windowMs: string,
       usageTtlSeconds: string,
     ): Result<[number, number], Context>;
+    hsetExisting(key: RedisKey, ...fieldsAndValues: string[]): Result<number, Context>;
+    touchKeys(workspaceKey: RedisKey, lastUsedKey: RedisKey, ...keyIdAndMs: string[]): Result<number, Context>;
   }
 }
 

@@ -30,7 +30,31 @@ export class WorkspaceStore {
     return (await this.redis.exists(keys.workspace(id))) === 1;
   }
 
-  async setPlan(id: string, plan: Plan): Promise<void> {
-    await this.redis.hset(keys.workspace(id), 'plan', plan);
+  /** False when the workspace no longer exists (nothing is written then). */
+  async setPlan(id: string, plan: Plan): Promise<boolean> {
+    return (await this.redis.hsetExisting(keys.workspace(id), 'plan', plan)) === 1;
+  }
+
+  /** False when the workspace no longer exists (nothing is written then). */
+  async rename(id: string, name: string): Promise<boolean> {
+    return (await this.redis.hsetExisting(keys.workspace(id), 'name', name)) === 1;
+  }
+
+  /** Every workspace, sorted by creation time. Ids whose record is gone are skipped. */
+  async list(): Promise<Workspace[]> {
+    const ids = await this.redis.smembers(keys.workspaceIndex());
+    const found = await Promise.all(ids.map((id) => this.get(id)));
+    return found
+      .filter((w): w is Workspace => w !== undefined)
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
+
+  async isIndexed(id: string): Promise<boolean> {
+    return (await this.redis.sismember(keys.workspaceIndex(), id)) === 1;
+  }
+
+  /** Drops the workspace from the index: the last step of a deletion. */
+  async unindex(id: string): Promise<void> {
+    await this.redis.srem(keys.workspaceIndex(), id);
   }
 }

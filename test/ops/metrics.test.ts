@@ -105,13 +105,46 @@ describe('GET /metrics on the ops listener', () => {
     expect(sample(errors, 'pds_redis_command_errors_total', { command: 'nosuchcommand' })).to.equal(1);
   });
 
-  it('exposes the gate refusal counter and the default process metrics', async () => {
-    const before = sample(await scrape(), 'pds_gate_refusals_total', { reason: 'metrics-test' });
-    metrics.gateRefusals.inc({ reason: 'metrics-test' });
+  it('exposes the default process metrics', async () => {
     const text = await scrape();
-    expect(sample(text, 'pds_gate_refusals_total', { reason: 'metrics-test' }) - before).to.equal(1);
     expect(text).to.match(/^process_cpu_user_seconds_total \S+$/m);
     expect(text).to.match(/^nodejs_eventloop_lag_seconds \S+$/m);
+  });
+
+  it('reports the gate\'s refusals and violations, and keeps them once that service has stopped', async () => {
+    // Enforce mode; a loopback caller is refused but never banned, so no ban is left behind.
+    const gated = await startTestService({ GATE_MODE: 'enforce' });
+    const ws = await newWorkspace(redis, 'pro');
+    const counters = (text: string) => ({
+      refusedViolation: sample(text, 'pds_gate_refusals_total', { reason: 'violation' }),
+      userAgent: sample(text, 'pds_gate_violations_total', { reason: 'user-agent' }),
+      robloxId: sample(text, 'pds_gate_violations_total', { reason: 'roblox-id' }),
+      notBanned: sample(text, 'pds_gate_refused_not_banned_total'),
+      bansCreated: sample(text, 'pds_gate_bans_created_total'),
+    });
+    let stopped = false;
+    try {
+      const before = counters(await scrape());
+      const refused = await call(gated, 'GET', '/ping', { key: ws.apiKey, headers: { 'user-agent': 'curl/8.5.0' } });
+      expect(refused.status).to.equal(403);
+      const passed = await call(gated, 'GET', '/ping', { key: ws.apiKey, headers: { 'user-agent': 'Roblox/Linux', 'roblox-id': '1' } });
+      expect(passed.status).to.equal(200);
+      const after = counters(await scrape());
+      expect(after.refusedViolation - before.refusedViolation).to.equal(1);
+      expect(after.userAgent - before.userAgent).to.equal(1);
+      expect(after.robloxId - before.robloxId).to.equal(1);
+      expect(after.notBanned - before.notBanned).to.equal(1);
+      expect(after.bansCreated - before.bansCreated).to.equal(0);
+      // The service's own counters say the same, so the export neither drops nor doubles them.
+      expect(gated.gate.counters.refusals.violation).to.equal(1);
+
+      await gated.close();
+      stopped = true;
+      // Counters are totals: a stopped gate's counts stay in them.
+      expect(counters(await scrape()).refusedViolation).to.equal(after.refusedViolation);
+    } finally {
+      if (!stopped) await gated.close();
+    }
   });
 
   it('is not served on the public port', async () => {

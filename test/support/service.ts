@@ -82,3 +82,20 @@ export function client(service: Pick<RunningService, 'baseUrl'>, key: string) {
     post: (path: string, body: unknown, o: RequestOptions = {}) => call(service, 'POST', path, { key, body, ...o }),
   };
 }
+
+/**
+ * Registers mocha hooks that start a service (with optional env overrides) and a plain Redis
+ * connection for the enclosing describe block, and stop them afterwards.
+ */
+export function useService(env: Record<string, string> = {}): { service: RunningService; redis: Redis } {
+  const handles = {} as { service: RunningService; redis: Redis };
+  before(async () => {
+    handles.service = await startTestService(env);
+    handles.redis = testRedis();
+  });
+  after(async () => {
+    await handles.service?.close();
+    handles.redis?.disconnect();
+  });
+  return handles;
+}

@@ -9,7 +9,10 @@ import type { Config } from '../../config.js';
 import { unauthorized } from '../../errors.js';
 import type { AppState } from '../../http/state.js';
 import type { AdminOperations } from '../operations.js';
+import { banAdminRoutes } from './routes/bans.js';
+import { auditAdminRoutes } from './routes/audit.js';
 import { keyAdminRoutes } from './routes/keys.js';
+import { playerAdminRoutes } from './routes/players.js';
 import { workspaceAdminRoutes } from './routes/workspaces.js';
 
 export const ADMIN_PREFIX = '/admin/v1';
@@ -33,5 +36,8 @@ export function adminRouter(token: string, ops: AdminOperations, config: Config)
   router.use(bearerAuth(token));
   workspaceAdminRoutes(router, ops, config);
   keyAdminRoutes(router, ops, config);
+  banAdminRoutes(router, ops, config);
+  playerAdminRoutes(router, ops, config);
+  auditAdminRoutes(router, ops);
   return router;
 }

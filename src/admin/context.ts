@@ -1,0 +1,28 @@
+// What every admin operation needs: the stores, the clock, who is acting, and the audit trail.
+// AdminOperations provides it; the operation modules take it, so they share one set of stores.
+import type { Workspace } from '../domain/types.js';
+import type { ApiKeyStore } from '../store/api-keys.js';
+import type { AuditEntry } from '../store/audit-log.js';
+import type { KeyUsageStore } from '../store/key-usage.js';
+import type { PlayerDataStore } from '../store/player-data.js';
+import type { RedisClient } from '../store/redis.js';
+import type { WorkspaceStore } from '../store/workspaces.js';
+
+export interface AuditFacts {
+  readonly workspaceId?: string;
+  readonly details?: AuditEntry['details'];
+}
+
+export interface AdminContext {
+  readonly redis: RedisClient;
+  readonly workspaces: WorkspaceStore;
+  readonly apiKeys: ApiKeyStore;
+  readonly keyUsage: KeyUsageStore;
+  readonly players: PlayerDataStore;
+  readonly maxValueDepth: number;
+  nowMs(): number;
+  /** Appends one entry to the audit trail, naming the actor of this AdminOperations. */
+  audit(action: string, target: string, facts?: AuditFacts): Promise<void>;
+  /** The workspace, or 404. */
+  requireWorkspace(id: string): Promise<Workspace>;
+}

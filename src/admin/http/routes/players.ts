@@ -1,0 +1,38 @@
+// /admin/v1/workspaces/:id/players/:userId: one player's data for support staff.
+import type Router from '@koa/router';
+import type { Config } from '../../../config.js';
+import { jsonBody } from '../../../http/middleware/json-body.js';
+import type { AppState } from '../../../http/state.js';
+import { compile } from '../../../http/validate.js';
+import { playerQuery, setPlayerBody } from '../../../schemas/admin.js';
+import type { AdminOperations } from '../../operations.js';
+
+const validateQuery = compile<{ key?: string }>(playerQuery);
+const validateSet = compile<{ key: string; value: unknown }>(setPlayerBody);
+const PLAYER = '/workspaces/:id/players/:userId';
+
+export function playerAdminRoutes(router: Router<AppState>, ops: AdminOperations, config: Config): void {
+  const body = jsonBody(config.limits.maxBodyBytes);
+
+  // Without ?key, the export: every key with its value and update time.
+  router.get(PLAYER, async (ctx) => {
+    const { key } = validateQuery('query', ctx.query);
+    const { id, userId } = ctx.params as { id: string; userId: string };
+    ctx.body = {
+      success: true,
+      data: key === undefined ? await ops.exportPlayer(id, userId) : await ops.getPlayerValue(id, userId, key),
+    };
+  });
+
+  router.put(PLAYER, body, async (ctx) => {
+    const input = validateSet('body', ctx.request.body);
+    const { id, userId } = ctx.params as { id: string; userId: string };
+    ctx.body = { success: true, data: await ops.setPlayerValue(id, userId, input.key, input.value) };
+  });
+
+  router.delete(PLAYER, async (ctx) => {
+    const { key } = validateQuery('query', ctx.query);
+    const { id, userId } = ctx.params as { id: string; userId: string };
+    ctx.body = { success: true, data: await ops.deletePlayerData(id, userId, key) };
+  });
+}

@@ -1,0 +1,52 @@
+// The records of platform-only access: bans, allow-list entries and violations, as stored
+// (JSON in Redis) and as shown to operators.
+import type { GateMode } from '../config.js';
+import type { ViolationReason } from '../gate/stats.js';
+
+/** What the request looked like: enough to judge a ban later, never an API key. */
+export interface Evidence {
+  readonly method: string;
+  readonly path: string;
+  readonly userAgent?: string | undefined;
+  readonly robloxId?: string | undefined;
+  /** Names of every header sent (values only for the few in `headers`). */
+  readonly headerNames: readonly string[];
+  /** Values of headers that tell where a request came from (forwarding, host, origin). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The workspace and key the request used, when its key was valid: who would be affected. */
+  readonly workspaceId?: string | undefined;
+  readonly keyId?: string | undefined;
+  /** The instance that saw it. */
+  readonly instance?: string | undefined;
+}
+
+export interface BanRecord {
+  readonly address: string;
+  readonly bannedAt: string;
+  /** `gate`: banned automatically on a violation; `operator`: added by hand. */
+  readonly source: 'gate' | 'operator';
+  readonly reasons: readonly string[];
+  readonly note?: string | undefined;
+  readonly evidence?: Evidence | undefined;
+}
+
+export interface AllowEntry {
+  /** An address or a range, canonical `network/bits`. */
+  readonly entry: string;
+  readonly addedAt: string;
+  readonly note?: string | undefined;
+}
+
+export type ViolationOutcome = 'reported' | 'banned' | 'refused';
+
+export interface ViolationRecord {
+  readonly at: string;
+  /** Canonical address, or undefined when it could not be determined. */
+  readonly address?: string | undefined;
+  readonly reasons: readonly ViolationReason[];
+  readonly mode: GateMode;
+  readonly outcome: ViolationOutcome;
+  /** Why a violation did not lead to a ban (private address, unknown address). */
+  readonly notBanned?: string | undefined;
+  readonly evidence: Evidence;
+}

@@ -1,0 +1,63 @@
+// The audit trail of admin actions: one Redis list of JSON entries, newest first, trimmed to a
+// bounded length in the same MULTI as each append, so it can never grow without limit.
+import { keys } from './keys.js';
+import type { RedisClient } from './redis.js';
+
+export interface AuditEntry {
+  /** ISO 8601 UTC time of the action. */
+  readonly at: string;
+  /** `cli:<os user>` or `admin-api`. */
+  readonly actor: string;
+  /** What was done, e.g. `workspace.delete`, `key.rotate`, `player.export`. */
+  readonly action: string;
+  /** What it was done to, e.g. `workspace:ws_x`, `key:key_y`, `player:ws_x/42`. */
+  readonly target: string;
+  readonly workspaceId?: string;
+  /** Small facts about the action (never a raw key, never a player's value). */
+  readonly details?: Readonly<Record<string, string | number | boolean | null>>;
+}
+
+export class AuditLogStore {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly maxEntries: number,
+  ) {}
+
+  async append(entry: AuditEntry): Promise<void> {
+    const replies = await this.redis
+      .multi()
+      .lpush(keys.auditLog(), JSON.stringify(entry))
+      .ltrim(keys.auditLog(), 0, this.maxEntries - 1)
+      .exec();
+    const failed = replies?.find(([err]) => err);
+    if (!replies || failed) throw failed?.[0] ?? new Error('audit MULTI was discarded');
+  }
+
+  /**
+   * The newest `limit` entries, newest first, optionally only those of one workspace (read in
+   * pages, so a filter never loads the whole list at once). Unreadable entries are skipped.
+   */
+  async list(limit: number, workspaceId?: string): Promise<AuditEntry[]> {
+    const out: AuditEntry[] = [];
+    const page = workspaceId ? 1000 : limit;
+    for (let start = 0; out.length < limit; start += page) {
+      const raw = await this.redis.lrange(keys.auditLog(), start, start + page - 1);
+      for (const line of raw) {
+        const entry = parseEntry(line);
+        if (entry && (!workspaceId || entry.workspaceId === workspaceId)) out.push(entry);
+        if (out.length === limit) break;
+      }
+      if (raw.length < page) break;
+    }
+    return out;
+  }
+}
+
+function parseEntry(line: string): AuditEntry | undefined {
+  try {
+    const entry = JSON.parse(line) as AuditEntry | null;
+    return entry && typeof entry.action === 'string' ? entry : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,93 @@
+// Bans, the allow-list and the recent-violations log in Redis: `pds:bans` (hash address ->
+// JSON record), `pds:ban-allow` (hash entry -> JSON entry) and `pds:violations` (capped list,
+// newest first). Writers publish a ban event so every instance's in-process list follows.
+import type { AllowEntry, BanRecord, ViolationRecord } from '../domain/ban.js';
+import { publishEvent } from './events.js';
+import { keys } from './keys.js';
+import type { RedisClient } from './redis.js';
+
+/** How many violations are kept: enough to review a rollout, bounded under a flood. */
+export const VIOLATIONS_KEPT = 1000;
+
+function parse<T>(raw: string | null | undefined): T | undefined {
+  if (!raw) return undefined;
+  try {
+    return JSON.parse(raw) as T;
+  } catch {
+    return undefined;
+  }
+}
+
+export class BanStore {
+  constructor(private readonly redis: RedisClient) {}
+
+  /** Just the banned addresses and allow-list entries: what every instance keeps in memory. */
+  async snapshot(): Promise<{ banned: string[]; allowed: string[] }> {
+    const [banned, allowed] = await Promise.all([this.redis.hkeys(keys.bans()), this.redis.hkeys(keys.banAllow())]);
+    return { banned, allowed };
+  }
+
+  async isBanned(address: string): Promise<boolean> {
+    return (await this.redis.hexists(keys.bans(), address)) === 1;
+  }
+
+  async get(address: string): Promise<BanRecord | undefined> {
+    return parse<BanRecord>(await this.redis.hget(keys.bans(), address));
+  }
+
+  async list(): Promise<BanRecord[]> {
+    const all = await this.redis.hgetall(keys.bans());
+    return Object.values(all)
+      .map((raw) => parse<BanRecord>(raw))
+      .filter((r): r is BanRecord => r !== undefined)
+      .sort((a, b) => a.bannedAt.localeCompare(b.bannedAt) || a.address.localeCompare(b.address));
+  }
+
+  /** Adds the ban unless one exists (the first record and its evidence are kept). */
+  async add(record: BanRecord): Promise<boolean> {
+    const created = (await this.redis.hsetnx(keys.bans(), record.address, JSON.stringify(record))) === 1;
+    if (created) await publishEvent(this.redis, { type: 'ban', address: record.address });
+    return created;
+  }
+
+  async remove(addresses: readonly string[]): Promise<number> {
+    if (addresses.length === 0) return 0;
+    const removed = await this.redis.hdel(keys.bans(), ...addresses);
+    for (const address of addresses) await publishEvent(this.redis, { type: 'ban', address });
+    return removed;
+  }
+
+  /** Just the allow-list entries (`network/bits`). */
+  async allowedEntries(): Promise<string[]> {
+    return this.redis.hkeys(keys.banAllow());
+  }
+
+  async allowList(): Promise<AllowEntry[]> {
+    const all = await this.redis.hgetall(keys.banAllow());
+    return Object.values(all)
+      .map((raw) => parse<AllowEntry>(raw))
+      .filter((r): r is AllowEntry => r !== undefined)
+      .sort((a, b) => a.entry.localeCompare(b.entry));
+  }
+
+  async allow(entry: AllowEntry): Promise<void> {
+    await this.redis.hset(keys.banAllow(), entry.entry, JSON.stringify(entry));
+    await publishEvent(this.redis, { type: 'ban' });
+  }
+
+  async disallow(entry: string): Promise<boolean> {
+    const removed = (await this.redis.hdel(keys.banAllow(), entry)) === 1;
+    if (removed) await publishEvent(this.redis, { type: 'ban' });
+    return removed;
+  }
+
+  async recordViolation(record: ViolationRecord): Promise<void> {
+    await this.redis.lpush(keys.violations(), JSON.stringify(record));
+    await this.redis.ltrim(keys.violations(), 0, VIOLATIONS_KEPT - 1);
+  }
+
+  async violations(limit: number): Promise<ViolationRecord[]> {
+    const raw = await this.redis.lrange(keys.violations(), 0, Math.max(0, limit - 1));
+    return raw.map((r) => parse<ViolationRecord>(r)).filter((r): r is ViolationRecord => r !== undefined);
+  }
+}

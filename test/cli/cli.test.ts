@@ -1,0 +1,97 @@
+// The admin command line, run as a child process against the test Redis, as an operator would.
+import { userInfo } from 'node:os';
+import { expect } from 'chai';
+import type { Redis } from 'ioredis';
+import { cli as runCli, oneJsonLine } from '../support/cli.js';
+import { testOps } from '../support/admin.js';
+import { testRedis } from '../support/service.js';
+
+const cli = (...args: string[]) => runCli(args);
+
+describe('admin CLI', function () {
+  // Each run starts Node and compiles TypeScript on the fly: seconds on a busy machine.
+  this.timeout(120_000);
+  let redis: Redis;
+  before(() => {
+    redis = testRedis();
+  });
+  after(() => redis.disconnect());
+
+  it('walks a workspace through its whole life', async () => {
+    const created = oneJsonLine(await cli('workspace', 'create', '--name', 'CLI Studio', '--json'));
+    expect(created).to.include({ name: 'CLI Studio', plan: 'free' });
+    const ws: string = created.workspaceId;
+
+    const key = oneJsonLine(
+      await cli('key', 'create', '--workspace', ws, '--scope', 'read', '--label', 'eu-1', '--expires-in', '7d', '--json'),
+    );
+    expect(key).to.include({ scope: 'read', label: 'eu-1', workspaceId: ws });
+
+    const listed = oneJsonLine(await cli('key', 'list', '--workspace', ws, '--json'));
+    expect(listed.map((k: { keyId: string }) => k.keyId).sort()).to.deep.equal([created.keyId, key.keyId].sort());
+    expect(JSON.stringify(listed)).not.to.include(key.apiKey);
+    expect(listed[0]).to.have.keys(['keyId', 'workspaceId', 'prefix', 'label', 'scope', 'status', 'createdAt', 'expiresAt', 'lastUsedAt']);
+
+    expect(oneJsonLine(await cli('workspace', 'set-plan', ws, 'pro', '--json')).plan).to.equal('pro');
+    expect(oneJsonLine(await cli('workspace', 'rename', ws, '--name', 'Renamed', '--json')).name).to.equal('Renamed');
+
+    const rotated = oneJsonLine(await cli('key', 'rotate', created.keyId, '--grace', '1h', '--yes', '--json'));
+    expect(rotated.previous).to.include({ keyId: created.keyId, status: 'active' });
+    expect(rotated.key.apiKey).to.match(/^pds_/);
+
+    const set = oneJsonLine(await cli('player', 'set', '--workspace', ws, '--user', '42', '--key', 'inv', '--value', '["sword",{"gold":3}]', '--yes', '--json'));
+    expect(set.value).to.deep.equal(['sword', { gold: 3 }]);
+    const exported = oneJsonLine(await cli('player', 'export', '--workspace', ws, '--user', '42', '--json'));
+    expect(exported.data.inv.value).to.deep.equal(['sword', { gold: 3 }]);
+
+    const usage = oneJsonLine(await cli('usage', '--workspace', ws, '--json'));
+    expect(usage.players).to.equal(1);
+    expect(usage.days).to.have.length(30);
+
+    const audit = oneJsonLine(await cli('audit', '--workspace', ws, '--json'));
+    expect(audit.map((e: { action: string }) => e.action)).to.include.members(['workspace.create', 'key.rotate', 'player.export']);
+    expect(audit.every((e: { actor: string }) => e.actor === `cli:${userInfo().username}`)).to.equal(true);
+
+    const deleted = oneJsonLine(await cli('workspace', 'delete', ws, '--yes', '--json'));
+    expect(deleted).to.deep.equal({ workspaceId: ws, keysDeleted: 3, playersDeleted: 1 });
+    expect(await redis.exists(`pds:ws:{${ws}}`)).to.equal(0);
+  });
+
+  it('destructive commands do nothing without --yes, and say so on stderr with a non-zero exit', async () => {
+    const ops = testOps(redis);
+    const ws = await ops.createWorkspace({ name: 'Guarded' });
+    await ops.setPlayerValue(ws.workspaceId, 1, 'coins', 5);
+    for (const args of [
+      ['workspace', 'delete', ws.workspaceId],
+      ['key', 'revoke', ws.keyId, '--json'],
+      ['key', 'rotate', ws.keyId],
+      ['player', 'delete', '--workspace', ws.workspaceId, '--user', '1'],
+      ['player', 'set', '--workspace', ws.workspaceId, '--user', '1', '--key', 'coins', '--value', '9'],
+    ]) {
+      const result = await cli(...args);
+      expect(result.code, args.join(' ')).to.equal(2);
+      expect(result.stdout).to.equal('');
+      expect(result.stderr).to.match(/--yes/);
+    }
+    expect((await ops.listKeys(ws.workspaceId))[0]!.status).to.equal('active');
+    expect((await ops.getPlayerValue(ws.workspaceId, 1, 'coins')).value).to.equal(5);
+  });
+
+  it('errors go to stderr (as JSON with --json) with a non-zero exit; text output is readable', async () => {
+    const missing = await cli('workspace', 'show', 'ws_does_not_exist', '--json');
+    expect(missing.code).to.equal(2);
+    expect(missing.stdout).to.equal('');
+    expect(JSON.parse(missing.stderr)).to.deep.equal({ success: false, error: 'Workspace ws_does_not_exist not found' });
+
+    const badValue = await cli('player', 'set', '--workspace', 'ws_x', '--user', '1', '--key', 'k', '--value', '{oops', '--yes');
+    expect(badValue.code).to.equal(2);
+    expect(badValue.stderr).to.match(/^error: .*JSON/);
+
+    const ws = await testOps(redis).createWorkspace({ name: 'Readable' });
+    const list = await cli('key', 'list', '--workspace', ws.workspaceId);
+    expect(list.code).to.equal(0);
+    expect(list.stdout).to.match(/^KEY ID +PREFIX +SCOPE +STATUS +CREATED +LAST USED +EXPIRES +LABEL\n/);
+    expect(list.stdout).to.include(ws.keyId);
+    expect(list.stdout).not.to.include(ws.apiKey);
+  });
+});

@@ -1,0 +1,155 @@
+// Bad input: every refusal is a 4xx in the standard envelope, names what is wrong, and writes nothing.
+import { expect } from 'chai';
+import { keys } from '../../src/store/keys.js';
+import { call, client, newWorkspace, useService, startTestService } from '../support/service.js';
+
+function expectEnvelope(res: { status: number; body: any }, status: number, message?: RegExp) {
+  expect(res.status).to.equal(status);
+  expect(res.body).to.be.an('object');
+  expect(Object.keys(res.body).sort()).to.deep.equal(['error', 'success']);
+  expect(res.body.success).to.equal(false);
+  expect(res.body.error).to.be.a('string').and.not.be.empty;
+  if (message) expect(res.body.error).to.match(message);
+}
+
+describe('request validation and error envelope', () => {
+  const t = useService();
+  let api: ReturnType<typeof client>;
+  let key: string;
+  let workspaceId: string;
+
+  beforeEach(async () => {
+    const ws = await newWorkspace(t.redis);
+    key = ws.apiKey;
+    workspaceId = ws.workspaceId;
+    api = client(t.service, key);
+  });
+
+  it('userId: refuses negatives, fractions, unsafe integers, bad characters, empty and long strings', async () => {
+    const bad = [-1, 1.5, 2 ** 53, 1e300, '', 'a b', 'a/b', 'x{y}', 'é', 'a'.repeat(65), null, true, [1], { id: 1 }];
+    for (const userId of bad) {
+      expectEnvelope(await api.post('/data/set', { userId, key: 'k', value: 1 }), 400, /userId/);
+    }
+    expectEnvelope(await api.get('/data?userId=a%20b'), 400, /userId/);
+    expectEnvelope(await api.get('/data?userId=' + 'a'.repeat(65)), 400, /userId/);
+    expectEnvelope(await api.get('/data?userId=1&userId=2'), 400, /userId/);
+    expect(await t.redis.keys(keys.playerPattern(workspaceId))).to.deep.equal([]);
+  });
+
+  it('accepts the largest safe integer and 64-character string ids', async () => {
+    expect((await api.post('/data/set', { userId: Number.MAX_SAFE_INTEGER, key: 'k', value: 1 })).status).to.equal(200);
+    expect((await api.post('/data/set', { userId: 'a'.repeat(64), key: 'k', value: 1 })).status).to.equal(200);
+    expect((await api.post('/data/set', { userId: 0, key: 'k', value: 1 })).status).to.equal(200);
+  });
+
+  it('GET /data without userId is 400', async () => {
+    expectEnvelope(await api.get('/data'), 400, /Missing field "userId" in query/);
+    expectEnvelope(await api.get('/data?key=coins'), 400, /userId/);
+  });
+
+  it('key: refuses empty, too long (> 128) and control characters', async () => {
+    for (const k of ['', 'x'.repeat(129), 'a\nb', 'tab\there', '\u0000', 'del\u007f', 5, null, ['a']]) {
+      expectEnvelope(await api.post('/data/set', { userId: 1, key: k, value: 1 }), 400, /key/);
+      expectEnvelope(await api.post('/data/increment', { userId: 1, key: k }), 400, /key/);
+      expectEnvelope(await api.post('/data/delete', { userId: 1, key: k }), 400, /key/);
+    }
+    expectEnvelope(await api.get('/data?userId=1&key='), 400, /key/);
+    expectEnvelope(await api.get(`/data?userId=1&key=${'x'.repeat(129)}`), 400, /key/);
+  });
+
+  it('value: missing or null is 400', async () => {
+    expectEnvelope(await api.post('/data/set', { userId: 1, key: 'k' }), 400, /Missing field "value"/);
+    expectEnvelope(await api.post('/data/set', { userId: 1, key: 'k', value: null }), 400, /value/);
+  });
+
+  it('value: nesting deeper than 32 levels is 400; 32 is fine; the limit is configurable', async () => {
+    const nest = (depth: number): unknown => (depth === 0 ? 1 : [nest(depth - 1)]);
+    expect((await api.post('/data/set', { userId: 1, key: 'deep', value: nest(32) })).status).to.equal(200);
+    expectEnvelope(await api.post('/data/set', { userId: 1, key: 'deeper', value: nest(33) }), 400, /nested deeper than 32/);
+    const objectNest = (depth: number): unknown => (depth === 0 ? 'x' : { a: objectNest(depth - 1) });
+    expectEnvelope(await api.post('/data/set', { userId: 1, key: 'deeper', value: objectNest(40) }), 400, /nested/);
+    const shallow = await startTestService({ MAX_VALUE_DEPTH: '2' });
+    try {
+      const c = client(shallow, key);
+      expect((await c.post('/data/set', { userId: 1, key: 'k', value: [[1]] })).status).to.equal(200);
+      expectEnvelope(await c.post('/data/set', { userId: 1, key: 'k', value: [[[1]]] }), 400, /deeper than 2/);
+    } finally {
+      await shallow.close();
+    }
+  });
+
+  it('value: a number JSON cannot hold (1e400) is 400, not stored as null', async () => {
+    const res = await call(t.service, 'POST', '/data/set', {
+      key,
+      rawBody: '{"userId":1,"key":"huge","value":1e400}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expectEnvelope(res, 400, /too large/);
+    const amount = await call(t.service, 'POST', '/data/increment', {
+      key,
+      rawBody: '{"userId":1,"key":"n","amount":1e400}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expectEnvelope(amount, 400, /amount/);
+    expect((await api.get('/data?userId=1')).status).to.equal(404);
+  });
+
+  it('malformed JSON is 400; a body that is not an object is 400', async () => {
+    for (const rawBody of ['{bad', '{"userId":1,', '[1,2]', '"str"', '12', 'null']) {
+      const res = await call(t.service, 'POST', '/data/set', { key, rawBody, headers: { 'content-type': 'application/json' } });
+      expectEnvelope(res, 400);
+    }
+  });
+
+  it('an empty body is 400; a non-JSON content type is 415', async () => {
+    expectEnvelope(await call(t.service, 'POST', '/data/set', { key, headers: { 'content-type': 'application/json' } }), 400);
+    expectEnvelope(await call(t.service, 'POST', '/data/set', { key }), 400);
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
+      const res = await call(t.service, 'POST', '/data/set', {
+        key,
+        rawBody: '{"userId":1,"key":"k","value":1}',
+        headers: { 'content-type': type },
+      });
+      expectEnvelope(res, 415, /application\/json/);
+    }
+    const noType = await call(t.service, 'POST', '/data/set', { key, rawBody: '{"userId":1,"key":"k","value":1}' });
+    expectEnvelope(noType, 415);
+    expect((await api.get('/data?userId=1')).status).to.equal(404);
+  });
+
+  it('accepts application/json with a charset', async () => {
+    const res = await call(t.service, 'POST', '/data/set', {
+      key,
+      rawBody: '{"userId":1,"key":"k","value":1}',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+    });
+    expect(res.status).to.equal(200);
+  });
+
+  it('a body over the limit (1 MiB by default) is 413 and writes nothing; the limit is configurable', async () => {
+    const big = 'x'.repeat(1024 * 1024);
+    expectEnvelope(await api.post('/data/set', { userId: 1, key: 'big', value: big }), 413, /1048576 bytes/);
+    expect((await api.post('/data/set', { userId: 1, key: 'ok', value: 'x'.repeat(1000 * 1000) })).status).to.equal(200);
+    const small = await startTestService({ MAX_BODY_BYTES: '2048' });
+    try {
+      const c = client(small, key);
+      expectEnvelope(await c.post('/data/set', { userId: 1, key: 'k', value: 'y'.repeat(3000) }), 413, /2048 bytes/);
+    } finally {
+      await small.close();
+    }
+    expect(Object.keys((await api.get('/data?userId=1')).body.data)).to.deep.equal(['ok']);
+  });
+
+  it('unknown routes are 404 and wrong methods 405, in the envelope', async () => {
+    expectEnvelope(await api.get('/nothing-here'), 404, /No such endpoint/);
+    expectEnvelope(await call(t.service, 'GET', '/../../etc/passwd'), 404);
+    expectEnvelope(await api.get('/data/set'), 405);
+    expectEnvelope(await api.post('/ping', {}), 405);
+  });
+
+  it('delete: unknown fields are refused instead of deleting everything by mistake', async () => {
+    await api.post('/data/set', { userId: 1, key: 'k', value: 1 });
+    expectEnvelope(await api.post('/data/delete', { userId: 1, keys: ['k'] }), 400, /Unknown field "keys"/);
+    expect((await api.get('/data?userId=1&key=k')).status).to.equal(200);
+  });
+});

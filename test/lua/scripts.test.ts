@@ -1,0 +1,42 @@
+// Every Lua script is pinned by SHA1, so an edit to a script is always deliberate: update the
+// pin together with the tests of the changed behaviour.
+import { expect } from 'chai';
+import type { Redis } from 'ioredis';
+import { SCRIPTS, preloadScripts, scriptsLoaded } from '../../src/store/scripts.js';
+import { testRedis } from '../support/service.js';
+
+const PINNED: Record<string, string> = {
+  'increment-entry.lua': '08d4110bb04ef7d5775c5e34050861c8a2fc7f72',
+  'set-entry.lua': 'ef6aff7d6dcaca87d963e13b30b45ae482f6337e',
+  'rate-limit.lua': '8746707b91ec7f4186c07510dcae3d99338c17d7',
+  'touch-keys.lua': '5a9558d0d8f1d2f542e40384a70a06df727c2fdd',
+  'hset-existing.lua': '26c6828835cb91bb7e3147e3ffc70a578d2dc09d',
+};
+
+describe('lua scripts', () => {
+  let redis: Redis;
+  before(() => {
+    redis = testRedis();
+  });
+  after(() => redis.disconnect());
+
+  it('are pinned by SHA1', () => {
+    expect(Object.fromEntries(SCRIPTS.map((s) => [s.file, s.sha1]))).to.deep.equal(PINNED);
+  });
+
+  it('each open with a header naming KEYS, ARGV and the output', () => {
+    for (const script of SCRIPTS) {
+      expect(script.lua.startsWith('--[['), script.file).to.equal(true);
+      for (let i = 1; i <= script.numberOfKeys; i++) expect(script.lua, script.file).to.include(`KEYS[${i}]`);
+      expect(script.lua, script.file).to.match(/Output:/);
+    }
+  });
+
+  it('load into Redis under the pinned SHA1', async () => {
+    await preloadScripts(redis);
+    expect(await scriptsLoaded(redis)).to.equal(true);
+    for (const script of SCRIPTS) {
+      expect(await redis.script('LOAD', script.lua)).to.equal(script.sha1);
+    }
+  });
+});
