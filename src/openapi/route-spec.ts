@@ -41,7 +41,7 @@ export interface RouteSpec {
 const ERROR_TEXT: Readonly<Record<number, string>> = {
   400: 'Missing or invalid fields; the message names the part and the field.',
   401: 'Missing, unknown, revoked or expired credentials.',
-  403: 'The credentials do not allow this request.',
+  403: 'The key\'s scope does not allow this request, or the platform-only access gate refused the caller (banned address, failed check, or an editor play-test with a production key).',
   404: 'The resource does not exist.',
   409: 'Conflict with the stored state.',
   413: 'Request body larger than MAX_BODY_BYTES.',
@@ -73,6 +73,8 @@ export function errorResponse(status: number, headers?: Record<string, HeaderSpe
 export interface RouteOptions {
   readonly ok: JsonSchema;
   readonly okDescription?: string;
+  /** Status of the success answer: 200 unless the route creates something (201). */
+  readonly okStatus?: 200 | 201;
   /** Statuses particular to this route; the shared ones are added by the helper. */
   readonly errors?: readonly number[];
   /** Replaces the shared description of an error status for this route. */
@@ -155,7 +157,7 @@ export function adminRoute(method: HttpMethod, path: string, summary: string, op
     auth: 'adminToken',
     ...optional(options),
     responses: {
-      200: { description: options.okDescription ?? 'Success.', schema: dataEnvelope(options.ok) },
+      [options.okStatus ?? 200]: { description: options.okDescription ?? 'Success.', schema: dataEnvelope(options.ok) },
       ...errorsFor(shared, options),
     },
   };

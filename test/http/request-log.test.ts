@@ -89,7 +89,7 @@ describe('request log', () => {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
       body: { name: 'logged' },
     });
-    expect(created.status).to.equal(200);
+    expect(created.status).to.equal(201);
 
     const written = log.lines.slice(before).join('');
     expect(log.lines.length - before).to.be.at.least(6);

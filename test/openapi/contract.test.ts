@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { AdminOperations } from '../../src/admin/operations.js';
 import type { RunningService } from '../../src/server.js';
+import { freshIPv4 } from '../support/gate.js';
 import { ResponseChecker } from '../support/openapi-check.js';
 import { recordedResponses } from '../support/response-recorder.js';
 import { call, client, newWorkspace, startTestService, testRedis, type ApiResponse } from '../support/service.js';
@@ -87,21 +88,75 @@ describe('every documented route answers as the OpenAPI document says', () => {
     const auth = { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } };
     expectDescribed(await call(admin, 'POST', '/workspaces', { body: { name: 'Studio' } }), 401);
     const created = await call(admin, 'POST', '/workspaces', { ...auth, body: { name: 'Studio', plan: 'pro' } });
-    expectDescribed(created, 200);
+    expectDescribed(created, 201);
     const id = created.body.data.workspaceId as string;
     expectDescribed(await call(admin, 'POST', '/workspaces', { ...auth, body: { plan: 'gold' } }), 400);
+    expectDescribed(await call(admin, 'GET', '/workspaces', auth), 200);
     expectDescribed(await call(admin, 'GET', `/workspaces/${id}`, auth), 200);
     expectDescribed(await call(admin, 'GET', '/workspaces/ws_missing', auth), 404);
-    const key = await call(admin, 'POST', `/workspaces/${id}/keys`, auth);
-    expectDescribed(key, 200);
+    expectDescribed(await call(admin, 'PATCH', `/workspaces/${id}`, { ...auth, body: { name: 'Studio 2', plan: 'free' } }), 200);
+    expectDescribed(await call(admin, 'GET', `/workspaces/${id}/usage?days=3`, auth), 200);
+    expectDescribed(await call(admin, 'GET', `/workspaces/${id}/usage?days=0`, auth), 400);
+    const key = await call(admin, 'POST', `/workspaces/${id}/keys`, { ...auth, body: { scope: 'read', label: 'ci' } });
+    expectDescribed(key, 201);
     expectDescribed(await call(admin, 'GET', `/workspaces/${id}/keys`, auth), 200);
     expectDescribed(await call(admin, 'GET', '/workspaces/ws_missing/keys', auth), 404);
-    expectDescribed(await call(admin, 'POST', `/keys/${key.body.data.keyId}/revoke`, auth), 200);
+    expectDescribed(await call(admin, 'POST', `/keys/${key.body.data.keyId}/dev`, { ...auth, body: { dev: true } }), 200);
+    const rotated = await call(admin, 'POST', `/keys/${key.body.data.keyId}/rotate`, { ...auth, body: { grace: '1h' } });
+    expectDescribed(rotated, 201);
+    expectDescribed(await call(admin, 'POST', `/keys/${rotated.body.data.key.keyId}/revoke`, auth), 200);
+    expectDescribed(await call(admin, 'POST', `/keys/${rotated.body.data.key.keyId}/rotate`, auth), 409);
     expectDescribed(await call(admin, 'POST', '/keys/key_missing/revoke', auth), 404);
+
+    const player = `/workspaces/${id}/players/42`;
+    expectDescribed(await call(admin, 'GET', player, auth), 404);
+    expectDescribed(await call(admin, 'PUT', player, { ...auth, body: { key: 'coins', value: { n: 1 } } }), 200);
+    expectDescribed(await call(admin, 'GET', `${player}?key=coins`, auth), 200);
+    expectDescribed(await call(admin, 'GET', player, auth), 200);
+    expectDescribed(await call(admin, 'DELETE', `${player}?key=coins`, auth), 200);
+    expectDescribed(await call(admin, 'GET', `/audit?workspace=${id}&limit=5`, auth), 200);
+    expectDescribed(await call(admin, 'DELETE', `/workspaces/${id}`, auth), 200);
+    expectDescribed(await call(admin, 'DELETE', `/workspaces/${id}`, auth), 404);
 
     const ops = { baseUrl: service.opsUrl };
     expectDescribed(await call(ops, 'GET', '/healthz'), 200);
     expectDescribed(await call(ops, 'GET', '/readyz'), 200);
     expectDescribed(await call(ops, 'GET', '/metrics'), 200);
+  });
+
+  it('admin API of platform-only access', async () => {
+    const admin = { baseUrl: `${service.opsUrl}/admin/v1` };
+    const auth = { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } };
+    const address = freshIPv4();
+    const range = `${address}/32`;
+    expectDescribed(await call(admin, 'POST', '/bans', { ...auth, body: { address, reason: 'contract' } }), 200);
+    expectDescribed(await call(admin, 'POST', '/bans', { ...auth, body: { address } }), 409);
+    expectDescribed(await call(admin, 'GET', '/bans', auth), 200);
+    expectDescribed(await call(admin, 'GET', `/bans/${encodeURIComponent(address)}`, auth), 200);
+    expectDescribed(await call(admin, 'GET', '/bans/not-an-address', auth), 400);
+    expectDescribed(await call(admin, 'POST', '/ban-allow', { ...auth, body: { entry: range, note: 'contract' } }), 200);
+    expectDescribed(await call(admin, 'GET', `/bans/${encodeURIComponent(address)}`, auth), 404);
+    expectDescribed(await call(admin, 'GET', '/ban-allow', auth), 200);
+    expectDescribed(await call(admin, 'DELETE', `/ban-allow/${encodeURIComponent(range)}`, auth), 200);
+    expectDescribed(await call(admin, 'DELETE', `/ban-allow/${encodeURIComponent(range)}`, auth), 404);
+    expectDescribed(await call(admin, 'GET', '/violations?limit=5', auth), 200);
+    expectDescribed(await call(admin, 'GET', '/violations?limit=0', auth), 400);
+    expectDescribed(await call(admin, 'POST', '/keys/key_missing/dev', { ...auth, body: { dev: true } }), 404);
+  });
+});
+
+describe('the OpenAPI document under the platform-only access gate', () => {
+  let service: RunningService;
+  before(async () => {
+    service = await startTestService({ GATE_MODE: 'enforce' });
+  });
+  after(() => service.close());
+
+  it('describes the 403 the gate answers on public paths, the document itself included', async () => {
+    // A loopback caller failing the user-agent check: refused, never banned.
+    const headers = { 'user-agent': 'curl/8.5.0' };
+    expectDescribed(await call(service, 'GET', '/openapi.json', { headers }), 403);
+    expectDescribed(await call(service, 'GET', '/ping', { headers, key: 'pds_' + 'x'.repeat(40) }), 403);
+    expectDescribed(await call(service, 'POST', '/data/set', { headers, body: { userId: 'p', key: 'k', value: 1 } }), 403);
   });
 });

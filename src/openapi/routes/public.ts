@@ -12,7 +12,16 @@ import {
 import { openRoute, publicRoute, type RouteSpec } from '../route-spec.js';
 
 export const publicRoutes: readonly RouteSpec[] = [
-  openRoute('get', '/api/v1/openapi.json', 'This OpenAPI document (no API key needed)', 'meta', { ok: openApiResponse }),
+  openRoute('get', '/api/v1/openapi.json', 'This OpenAPI document (no API key needed)', 'meta', {
+    ok: openApiResponse,
+    // The platform-only access gate runs before every public path, this one included.
+    errors: [401, 403, 503],
+    errorText: {
+      401: 'Gate on, editor play-test user agent: the key it must carry is missing or unknown.',
+      403: 'The platform-only access gate refused the caller.',
+      503: 'Gate on, editor play-test user agent: the key could not be checked, storage unavailable.',
+    },
+  }),
   publicRoute('get', '/ping', 'Verify the connection and the key', { ok: pingResponse }),
   publicRoute('get', '/data', 'Read one value, or every value of a player when key is omitted', {
     query: getDataQuery,
