@@ -2,6 +2,8 @@
 // a bad value stops the start with a message naming the variable.
 import { parseCidrList } from './gate/address.js';
 
+import { availableParallelism } from 'node:os';
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type Plan = 'free' | 'pro';
 export type GateMode = 'off' | 'report' | 'enforce';
@@ -25,6 +27,8 @@ export interface Config {
   readonly redis: {
     readonly commandTimeoutMs: number;
     readonly connectTimeoutMs: number;
+    /** Commands issued in the same tick leave in one write (ioredis enableAutoPipelining). */
+    readonly autoPipelining: boolean;
   };
   readonly keyCache: {
     readonly ttlMs: number;
@@ -42,6 +46,8 @@ export interface Config {
   };
   readonly shutdownGraceMs: number;
   readonly gate: GateConfig;
+  /** Processes serving the shared port (node:cluster); 1 runs in the main process. */
+  readonly workers: number;
 }
 
 /** Platform-only access (src/gate/): see the README, "Platform-only access". */
@@ -149,6 +155,13 @@ function redisUrl(env: Env): string | undefined {
   return raw;
 }
 
+/** WORKERS: a count, or `auto` for one worker per core. */
+function workers(env: Env): number {
+  const raw = env['WORKERS'];
+  if (raw !== undefined && raw.trim() === 'auto') return availableParallelism();
+  return int(env, 'WORKERS', 1, 1, 256);
+}
+
 function adminToken(env: Env): string | undefined {
   const raw = env['ADMIN_TOKEN'];
   if (raw === undefined || raw === '') return undefined;
@@ -186,6 +199,7 @@ export function loadConfig(env: Env = process.env): Config {
     redis: {
       commandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 1000, 50, 60_000),
       connectTimeoutMs: int(env, 'REDIS_CONNECT_TIMEOUT_MS', 1000, 50, 60_000),
+      autoPipelining: oneOf(env, 'REDIS_AUTO_PIPELINING', 'true', ['true', 'false']) === 'true',
     },
     keyCache: {
       ttlMs: int(env, 'KEY_CACHE_TTL_MS', 30_000, 0, 3_600_000),
@@ -200,6 +214,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     gate: gate(env),
+    workers: workers(env),
   };
   return deepFreeze(config);
 }

@@ -1,4 +1,7 @@
 // Boot only: config -> logger -> service -> listen; SIGTERM/SIGINT drain and exit 0.
+// With WORKERS > 1 this process only supervises workers (cluster.ts), each of which boots here.
+import cluster from 'node:cluster';
+import { runPrimary } from './cluster.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { startService } from './server.js';
@@ -15,6 +18,10 @@ async function main(): Promise<void> {
     throw err;
   }
   const logger = createLogger(config);
+  if (config.workers > 1 && cluster.isPrimary) {
+    runPrimary(config, logger);
+    return;
+  }
   let service;
   try {
     service = await startService(config, logger);

@@ -161,6 +161,15 @@ export class ServiceMetrics {
     single('pds_gate_editor_dev_passed_total', 'Editor play-test requests let through with a development key.', (t) => t.editorDevPassed);
   }
 
+  /**
+   * With WORKERS > 1 every worker serves the ops port and keeps its own counts, so a scrape
+   * answers from whichever worker took the connection. The label keeps each worker's series
+   * apart, so none seems to go backwards when the next scrape lands on another worker.
+   */
+  labelWorker(id: string): void {
+    this.registry.setDefaultLabels({ worker: id });
+  }
+
   /** Process metrics (CPU, memory, event loop lag, GC): started once, by the running service. */
   enableDefaultMetrics(): void {
     if (this.defaultsOn) return;

@@ -1,5 +1,6 @@
 // Wires a running service from its config: Redis connections, stores, caches, the app and
 // the HTTP listener. main.ts, the tests and the benchmark all start the service through here.
+import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { buildApp } from './app.js';
@@ -47,6 +48,7 @@ export function redisSettings(config: Config) {
     url: config.redisUrl ?? DEFAULT_REDIS_URL,
     commandTimeoutMs: config.redis.commandTimeoutMs,
     connectTimeoutMs: config.redis.connectTimeoutMs,
+    autoPipelining: config.redis.autoPipelining,
   };
 }
 
@@ -62,6 +64,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     throw new Error(`Cannot reach Redis at ${describeRedis(config)}: ${(err as Error).message}`, { cause: err });
   }
   instrumentRedis(redis, metrics);
+  if (cluster.isWorker && cluster.worker) metrics.labelWorker(String(cluster.worker.id));
   metrics.enableDefaultMetrics();
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
   subscriberConnection.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis subscriber error'));
@@ -80,6 +83,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   }
   const lastUsed = new LastUsedRecorder(new KeyUsageStore(redis), logger);
   lastUsed.start(config.keyLastUsedFlushMs);
+  const limiter = new RateLimiter(redis, config.rateLimit.windowMs);
   // Tracked only once startup can no longer fail, so a failed start leaves nothing registered.
   const untrackKeyCache = metrics.trackKeyCache(authenticator);
   const untrackGate = metrics.trackGate(gate);
@@ -87,7 +91,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     config,
     logger,
     authenticator,
-    limiter: new RateLimiter(redis, config.rateLimit.windowMs),
+    limiter,
     players: new PlayerDataStore(redis, config.limits.maxKeysPerPlayer),
     gate,
     lastUsed,
@@ -143,6 +147,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       untrackKeyCache();
       untrackGate();
       await events.stop();
+      await limiter.stop().catch((err: unknown) => logger.warn({ err }, 'could not write the usage of refused requests'));
       await redis.quit().catch(() => redis.disconnect());
     })();
     return closing;

@@ -52,11 +52,22 @@ export class Authenticator {
     this.keyCache = new LRUCache({ max: options.maxEntries, ttl, ttlAutopurge: false });
     this.workspaceCache = new LRUCache({ max: options.maxEntries, ttl, ttlAutopurge: false });
     this.cachingEnabled = options.ttlMs > 0;
+    this.ttlMs = ttl;
     events?.on('event', (event) => this.invalidate(event));
     events?.on('reset', () => this.clear());
   }
 
   private readonly cachingEnabled: boolean;
+  private readonly ttlMs: number;
+
+  /**
+   * Each entry lives between 80% and 100% of KEY_CACHE_TTL_MS: entries cached together (at
+   * start-up, after a pub/sub reset) would otherwise all expire in the same instant, and every
+   * key would need its Redis lookups at once.
+   */
+  private jitteredTtl(): { ttl: number } {
+    return { ttl: Math.max(1, Math.round(this.ttlMs * (0.8 + Math.random() * 0.2))) };
+  }
 
   private get cacheUsable(): boolean {
     return this.cachingEnabled && this.events !== undefined && this.events.live;
@@ -102,7 +113,7 @@ export class Authenticator {
     this.stats.misses++;
     const epoch = this.epoch;
     const record = await this.apiKeys.findByHash(keyHash);
-    if (usable && epoch === this.epoch) this.keyCache.set(keyHash, { record });
+    if (usable && epoch === this.epoch) this.keyCache.set(keyHash, { record }, this.jitteredTtl());
     return record;
   }
 
@@ -114,7 +125,7 @@ export class Authenticator {
     }
     const epoch = this.epoch;
     const workspace = await this.workspaces.get(id);
-    if (workspace && usable && epoch === this.epoch) this.workspaceCache.set(id, workspace);
+    if (workspace && usable && epoch === this.epoch) this.workspaceCache.set(id, workspace, this.jitteredTtl());
     return workspace;
   }
 }

@@ -1,6 +1,6 @@
 // What an API key looks like, how it is made and how it is hashed. The raw key exists only in
 // the response that creates it; everything else sees its SHA-256 or its id.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { customAlphabet } from 'nanoid';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -33,8 +33,9 @@ export function looksLikeApiKey(raw: string): boolean {
   return API_KEY_SHAPE.test(raw);
 }
 
+/** One-shot crypto.hash: about half the cost of createHash().update().digest() on every request. */
 export function hashApiKey(raw: string): string {
-  return createHash('sha256').update(raw).digest('hex');
+  return hash('sha256', raw, 'hex');
 }
 
 export function visiblePrefix(raw: string): string {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { Registry } from 'prom-client';
 import { HotCounter, HotHistogram } from '../../src/hot-metrics.js';
+import { ServiceMetrics } from '../../src/metrics.js';
 
 function lines(text: string, prefix: string): string[] {
   return text.split('\n').filter((l) => l.startsWith(prefix));
@@ -44,5 +45,17 @@ describe('hot-path metrics', () => {
     registry.resetMetrics();
     held.inc();
     expect(lines(await registry.metrics(), 'r_total')).to.deep.equal(['r_total{k="a"} 1']);
+  });
+
+  it('labels every series, hot-path and prom-client ones alike, with the worker that counted it', async () => {
+    const metrics = new ServiceMetrics();
+    metrics.labelWorker('3');
+    metrics.observeRequest('GET', '/api/v1/ping', 200, 0.001);
+    metrics.rateLimited.inc({ plan: 'free' });
+    const text = await metrics.registry.metrics();
+    expect(lines(text, 'pds_http_requests_total{')).to.deep.equal([
+      'pds_http_requests_total{method="GET",route="/api/v1/ping",status="200",worker="3"} 1',
+    ]);
+    expect(lines(text, 'pds_rate_limited_total{')).to.deep.equal(['pds_rate_limited_total{plan="free",worker="3"} 1']);
   });
 });

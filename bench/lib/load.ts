@@ -1,0 +1,87 @@
+// Runs one autocannon pass against one target and returns what the report needs: throughput,
+// latency, status codes, and the CPU time that the target and Redis spent per request.
+import autocannon from 'autocannon';
+import type { Redis } from 'ioredis';
+import type { Target } from './processes.js';
+import { delta, snapshot } from './redis-stats.js';
+import type { Scenario } from './scenarios.js';
+import type { Seeded } from './seed.js';
+
+export interface LoadSettings {
+  readonly connections: number;
+  readonly durationSeconds: number;
+}
+
+export interface RunResult {
+  readonly requestsPerSecond: number;
+  readonly requests: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+  /** Responses with another status than the scenario expects, plus socket errors and timeouts. */
+  readonly unexpected: number;
+  /** Target CPU (user + system), microseconds per request. */
+  readonly cpuMicrosPerRequest: number;
+  readonly redisCommandsPerRequest: number;
+  readonly redisScriptsPerRequest: number;
+  readonly redisMicrosPerRequest: number;
+  readonly redisCommands: Readonly<Record<string, number>>;
+}
+
+export async function runLoad(
+  target: Target,
+  scenario: Scenario,
+  seeded: Seeded,
+  settings: LoadSettings,
+  redis: Redis,
+): Promise<RunResult> {
+  const cpuBefore = target.cpuSeconds();
+  const redisBefore = await snapshot(redis);
+  // autocannon's own histogram keeps whole milliseconds and only 2xx answers: record every
+  // answer's latency here, to the microsecond, 429s included.
+  const latencies: number[] = [];
+  const result = await new Promise<autocannon.Result>((resolve, reject) => {
+    const instance = autocannon(
+      {
+        url: target.url,
+        connections: settings.connections,
+        duration: settings.durationSeconds,
+        requests: scenario.requests(seeded),
+        timeout: 10,
+      },
+      (err, done) => (err ? reject(err instanceof Error ? err : new Error(String(err))) : resolve(done)),
+    );
+    instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
+  });
+  const redisAfter = await snapshot(redis);
+  const cpu = target.cpuSeconds() - cpuBefore;
+  const requests = Math.max(1, result.requests.total);
+  const byStatus: Record<string, { count?: number }> = result.statusCodeStats ?? {};
+  const expected = byStatus[String(scenario.expectStatus)]?.count ?? 0;
+  const d = delta(redisBefore, redisAfter);
+  return {
+    requestsPerSecond: result.requests.total / result.duration,
+    requests: result.requests.total,
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
+    max: percentile(latencies, 1),
+    unexpected: result.requests.total - expected + result.errors,
+    cpuMicrosPerRequest: (cpu * 1e6) / requests,
+    redisCommandsPerRequest: d.commands / requests,
+    redisScriptsPerRequest: d.scripts / requests,
+    redisMicrosPerRequest: (d.cpuSeconds * 1e6) / requests,
+    redisCommands: Object.fromEntries(Object.entries(d.byCommand).map(([k, v]) => [k, round(v / requests, 3)])),
+  };
+}
+
+/** Nearest-rank percentile, in milliseconds rounded to the microsecond. */
+function percentile(values: number[], q: number): number {
+  if (values.length === 0) return NaN;
+  values.sort((a, b) => a - b);
+  return round(values[Math.min(values.length - 1, Math.ceil(q * values.length) - 1)]!, 3);
+}
+
+function round(n: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}

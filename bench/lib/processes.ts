@@ -1,0 +1,90 @@
+// Starts the processes under test (the built service, the reference servers) as children
+// with their own ports, waits until they answer, and reads their CPU time from /proc.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { freePort } from '../../src/dev/local-redis.js';
+
+export interface Target {
+  readonly name: string;
+  readonly url: string;
+  readonly process: ChildProcess;
+  /** User + system CPU seconds of the process and its children (cluster workers). */
+  cpuSeconds(): number;
+  stop(): Promise<void>;
+}
+
+const TICKS_PER_SECOND = 100;
+
+function cpuOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces) start after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+async function waitForHttp(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${url}: process exited with code ${child.exitCode}`);
+    try {
+      const res = await fetch(url);
+      await res.arrayBuffer();
+      if (res.status < 500) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export interface SpawnOptions {
+  readonly name: string;
+  readonly args: readonly string[];
+  readonly env: Record<string, string>;
+  /** Path probed until it answers below 500, and the base of the target URL. */
+  readonly readyPath: string;
+  readonly port?: number;
+}
+
+export async function spawnTarget(options: SpawnOptions): Promise<Target> {
+  const port = options.port ?? (await freePort());
+  const child = spawn(process.execPath, [...options.args], {
+    env: { ...process.env, ...options.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(url + options.readyPath, child, 20_000);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw err;
+  }
+  const pid = child.pid!;
+  return {
+    name: options.name,
+    url,
+    process: child,
+    cpuSeconds: () => cpuOf(pid) + childrenOf(pid).reduce((sum, p) => sum + cpuOf(p), 0),
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

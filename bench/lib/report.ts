@@ -1,0 +1,100 @@
+// Turns the rounds into medians, ratios to the references, a printed table and the JSON file.
+import type { RunResult } from './load.js';
+
+export function median(values: readonly number[]): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+const NUMERIC: readonly (keyof RunResult)[] = [
+  'requestsPerSecond',
+  'requests',
+  'p50',
+  'p99',
+  'max',
+  'unexpected',
+  'cpuMicrosPerRequest',
+  'redisCommandsPerRequest',
+  'redisScriptsPerRequest',
+  'redisMicrosPerRequest',
+];
+
+export type MedianResult = Omit<RunResult, 'redisCommands'> & { redisCommands: Record<string, number> };
+
+/** Median of each figure on its own over the rounds (the commands map comes from the median-rps round). */
+export function medianOf(runs: readonly RunResult[]): MedianResult {
+  const out: Record<string, unknown> = {};
+  for (const key of NUMERIC) out[key] = round(median(runs.map((r) => r[key] as number)), 2);
+  const byRps = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+  out['redisCommands'] = byRps[byRps.length >> 1]?.redisCommands ?? {};
+  return out as MedianResult;
+}
+
+export function round(n: number, digits = 2): number {
+  const f = 10 ** digits;
+  return Math.round(n * f) / f;
+}
+
+export interface Row {
+  readonly label: string;
+  readonly heavy: MedianResult;
+  readonly light?: MedianResult | undefined;
+}
+
+export const REFERENCES = { bare: 'ref: node:http constant', httpHget: 'ref: node:http + HGET', koaHget: 'ref: Koa + HGET' } as const;
+
+export function ratios(row: Row, rows: readonly Row[]) {
+  const find = (label: string) => rows.find((r) => r.label === label);
+  const ratio = (a: number | undefined, b: number | undefined) => (a && b ? round(a / b) : null);
+  const koa = find(REFERENCES.koaHget);
+  return {
+    rpsVsBare: ratio(row.heavy.requestsPerSecond, find(REFERENCES.bare)?.heavy.requestsPerSecond),
+    rpsVsHttpHget: ratio(row.heavy.requestsPerSecond, find(REFERENCES.httpHget)?.heavy.requestsPerSecond),
+    rpsVsKoaHget: ratio(row.heavy.requestsPerSecond, koa?.heavy.requestsPerSecond),
+    p50LightVsKoaHget: ratio(row.light?.p50, koa?.light?.p50),
+    /** CPU per request of the Koa reference over ours: the throughput ratio if both were CPU-bound. */
+    cpuEfficiencyVsKoaHget: ratio(koa?.heavy.cpuMicrosPerRequest, row.heavy.cpuMicrosPerRequest),
+  };
+}
+
+function pad(text: string, width: number, right = false): string {
+  return right ? text.padStart(width) : text.padEnd(width);
+}
+
+export function table(rows: readonly Row[], connections: number, lightConnections: number): string {
+  const header = [
+    'target', 'req/s', 'x bare', 'x http', 'x koa',
+    `p50/p99/max ms @${connections}`, `p50/p99/max ms @${lightConnections}`, 'p50@4 x koa',
+    'redis cmd/req', 'script/req', 'cpu us/req', 'koa cpu/cpu', 'bad',
+  ];
+  const widths = [30, 8, 7, 7, 7, 20, 20, 11, 13, 10, 10, 11, 5];
+  const lines = [header.map((h, i) => pad(h, widths[i]!, i > 0)).join(' ')];
+  for (const row of rows) {
+    const r = ratios(row, rows);
+    const h = row.heavy;
+    const l = row.light;
+    const cells = [
+      row.label,
+      String(Math.round(h.requestsPerSecond)),
+      fmt(r.rpsVsBare),
+      fmt(r.rpsVsHttpHget),
+      fmt(r.rpsVsKoaHget),
+      `${h.p50}/${h.p99}/${h.max}`,
+      l ? `${l.p50}/${l.p99}/${l.max}` : '-',
+      fmt(r.p50LightVsKoaHget),
+      h.redisCommandsPerRequest.toFixed(2),
+      h.redisScriptsPerRequest.toFixed(2),
+      String(Math.round(h.cpuMicrosPerRequest)),
+      fmt(r.cpuEfficiencyVsKoaHget),
+      String(Math.round(h.unexpected)),
+    ];
+    lines.push(cells.map((c, i) => pad(c, widths[i]!, i > 0)).join(' '));
+  }
+  return lines.join('\n');
+}
+
+function fmt(n: number | null): string {
+  return n === null ? '-' : n.toFixed(2);
+}

@@ -1,0 +1,60 @@
+// `npm run bench:profile`: the production build under the mixed load with --cpu-prof, then a
+// summary of where its CPU went (self time by module and by function). The raw profile is
+// left in bench/results/profile/ for Chrome DevTools or speedscope.
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { startLocalRedis } from '../src/dev/local-redis.js';
+import { defineScripts, preloadScripts } from '../src/store/scripts.js';
+import { runLoad } from './lib/load.js';
+import { spawnTarget } from './lib/processes.js';
+import { summarize } from './lib/profile-summary.js';
+import { SCENARIOS } from './lib/scenarios.js';
+import { seed } from './lib/seed.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const SCENARIO = process.env['BENCH_SCENARIO'] ?? 'mix';
+const SECONDS = Number(process.env['BENCH_DURATION'] ?? 10);
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'pds-profile-'));
+  const outDir = join(ROOT, 'bench/results/profile');
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  const redisServer = await startLocalRedis({ dataDir });
+  const redis = new Redis(redisServer.url);
+  defineScripts(redis);
+  try {
+    await preloadScripts(redis);
+    const seeded = await seed(redis, 2000);
+    const service = await spawnTarget({
+      name: 'service',
+      args: ['--cpu-prof', `--cpu-prof-dir=${outDir}`, join(ROOT, 'dist/main.js')],
+      env: { REDIS_URL: redisServer.url, HOST: '127.0.0.1', ADMIN_PORT: '0', LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+      readyPath: '/api/v1/ping',
+    });
+    const scenario = SCENARIOS.find((s) => s.name === SCENARIO);
+    if (!scenario) throw new Error(`no scenario ${SCENARIO}`);
+    const result = await runLoad(service, scenario, seeded, { connections: 50, durationSeconds: SECONDS }, redis);
+    await service.stop();
+    const file = readdirSync(outDir).find((f) => f.endsWith('.cpuprofile'));
+    if (!file) throw new Error('the service wrote no profile');
+    const summary = summarize(join(outDir, file));
+    writeFileSync(join(outDir, 'summary.json'), JSON.stringify({ scenario: SCENARIO, result, summary }, null, 2) + '\n');
+    process.stdout.write(`${SCENARIO}: ${Math.round(result.requestsPerSecond)} req/s under --cpu-prof\n\nself time by module:\n`);
+    for (const m of summary.byModule) process.stdout.write(`  ${String(m.percent).padStart(5)}%  ${m.module}\n`);
+    process.stdout.write('\nself time by function:\n');
+    for (const f of summary.byFunction) process.stdout.write(`  ${String(f.percent).padStart(5)}%  ${f.fn}\n`);
+  } finally {
+    redis.disconnect();
+    await redisServer.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`profile failed: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,201 @@
+// `npm run bench`: starts a private Redis (AOF everysec), the production build of the service
+// (one process, WORKERS=2, and one with auto-pipelining off) and three reference servers;
+// seeds many workspaces; then runs every target in interleaved rounds with the same load
+// settings and reports medians, ratios to the references, Redis commands and CPU per request,
+// and Redis memory per stored entry.
+//
+// Options (environment, all optional): BENCH_ROUNDS (5), BENCH_DURATION seconds at
+// BENCH_CONNECTIONS (2 s at 50), BENCH_LIGHT_DURATION at 4 connections (1 s), BENCH_WORKSPACES
+// (2000), BENCH_MEMORY_PLAYERS (100000), BENCH_ONLY (comma-separated target labels or parts
+// of them). Many short rounds rather than a few long ones: on a shared machine the median of
+// many side-by-side samples is steadier than any single long run.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Redis } from 'ioredis';
+import { startLocalRedis } from '../src/dev/local-redis.js';
+import { defineScripts, preloadScripts } from '../src/store/scripts.js';
+import { runLoad, type LoadSettings, type RunResult } from './lib/load.js';
+import { measureMemory, type MemoryResult } from './lib/memory.js';
+import { spawnTarget, type Target } from './lib/processes.js';
+import { ceilingCommands, redisBenchmark, redisBenchmarkAvailable } from './lib/redis-bench.js';
+import { median, medianOf, ratios, REFERENCES, round, table, type Row } from './lib/report.js';
+import { REFERENCE_SCENARIO, SCENARIOS, type Scenario } from './lib/scenarios.js';
+import { seed } from './lib/seed.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const env = process.env;
+const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
+
+const ROUNDS = num('BENCH_ROUNDS', 5);
+const HEAVY: LoadSettings = { connections: num('BENCH_CONNECTIONS', 50), durationSeconds: num('BENCH_DURATION', 2) };
+const LIGHT: LoadSettings = { connections: 4, durationSeconds: num('BENCH_LIGHT_DURATION', 1) };
+const WORKSPACES = num('BENCH_WORKSPACES', 2000);
+const MEMORY_PLAYERS = num('BENCH_MEMORY_PLAYERS', 100_000);
+const ONLY = (env['BENCH_ONLY'] ?? '').split(',').filter(Boolean);
+
+interface Job {
+  readonly label: string;
+  readonly target: Target;
+  readonly scenario: Scenario;
+}
+
+function log(message: string): void {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+const serviceEnv = (redisUrl: string, extra: Record<string, string> = {}) => ({
+  REDIS_URL: redisUrl,
+  HOST: '127.0.0.1',
+  ADMIN_PORT: '0',
+  LOG_LEVEL: 'warn',
+  NODE_ENV: 'production',
+  ...extra,
+});
+
+async function main(): Promise<void> {
+  const started = Date.now();
+  const loadAtStart = loadavg()[0]!;
+  const dataDir = mkdtempSync(join(tmpdir(), 'pds-bench-'));
+  const redisServer = await startLocalRedis({ dataDir, appendfsync: 'everysec' });
+  const redis = new Redis(redisServer.url);
+  defineScripts(redis);
+  const targets: Target[] = [];
+  try {
+    await preloadScripts(redis);
+    log(`redis ${redisServer.url} (AOF everysec); seeding ${WORKSPACES} workspaces`);
+    const seeded = await seed(redis, WORKSPACES);
+
+    const spawnService = async (name: string, extra: Record<string, string> = {}) =>
+      spawnTarget({ name, args: [join(ROOT, 'dist/main.js')], env: serviceEnv(redisServer.url, extra), readyPath: '/api/v1/ping' });
+    const spawnReference = async (name: string, file: string) =>
+      spawnTarget({
+        name,
+        args: ['--import', 'tsx', join(ROOT, 'bench/references', file)],
+        env: { REDIS_URL: redisServer.url },
+        readyPath: '/',
+      });
+
+    const service = await spawnService('service');
+    const workers = await spawnService('service WORKERS=2', { WORKERS: '2' });
+    const unpipelined = await spawnService('service REDIS_AUTO_PIPELINING=false', { REDIS_AUTO_PIPELINING: 'false' });
+    const bare = await spawnReference(REFERENCES.bare, 'bare-http.ts');
+    const httpHget = await spawnReference(REFERENCES.httpHget, 'http-hget.ts');
+    const koaHget = await spawnReference(REFERENCES.koaHget, 'koa-hget.ts');
+    targets.push(service, workers, unpipelined, bare, httpHget, koaHget);
+
+    let jobs: Job[] = [
+      ...SCENARIOS.map((scenario) => ({ label: scenario.name, target: service, scenario })),
+      ...['get', 'mix'].map((name) => ({
+        label: `${name} (WORKERS=2)`,
+        target: workers,
+        scenario: SCENARIOS.find((s) => s.name === name)!,
+      })),
+      ...['get', 'mix'].map((name) => ({
+        label: `${name} (auto-pipelining off)`,
+        target: unpipelined,
+        scenario: SCENARIOS.find((s) => s.name === name)!,
+      })),
+      { label: REFERENCES.bare, target: bare, scenario: REFERENCE_SCENARIO },
+      { label: REFERENCES.httpHget, target: httpHget, scenario: REFERENCE_SCENARIO },
+      { label: REFERENCES.koaHget, target: koaHget, scenario: REFERENCE_SCENARIO },
+    ];
+    if (ONLY.length > 0) jobs = jobs.filter((j) => ONLY.some((o) => j.label.includes(o)));
+
+    log(`warming up ${jobs.length} targets`);
+    for (const job of jobs) await runLoad(job.target, job.scenario, seeded, { connections: HEAVY.connections, durationSeconds: 1 }, redis);
+
+    const heavy = new Map<string, RunResult[]>();
+    const light = new Map<string, RunResult[]>();
+    const ceilings = new Map<string, number[]>();
+    const canRedisBenchmark = await redisBenchmarkAvailable();
+    for (let round = 1; round <= ROUNDS; round++) {
+      log(`round ${round}/${ROUNDS}`);
+      for (const job of jobs) {
+        const h = await runLoad(job.target, job.scenario, seeded, HEAVY, redis);
+        const l = await runLoad(job.target, job.scenario, seeded, LIGHT, redis);
+        (heavy.get(job.label) ?? heavy.set(job.label, []).get(job.label)!).push(h);
+        (light.get(job.label) ?? light.set(job.label, []).get(job.label)!).push(l);
+        log(`  ${job.label}: ${Math.round(h.requestsPerSecond)} req/s, p50 ${h.p50} ms @${HEAVY.connections}; p50 ${l.p50} ms @4`);
+      }
+      if (canRedisBenchmark && ONLY.length === 0) {
+        for (const [name, command] of Object.entries(ceilingCommands())) {
+          const rps = await redisBenchmark(redisServer.port, command, {
+            connections: HEAVY.connections,
+            requests: 20_000,
+            keyspace: WORKSPACES,
+          });
+          (ceilings.get(name) ?? ceilings.set(name, []).get(name)!).push(rps);
+        }
+      }
+    }
+
+    const rows: Row[] = jobs.map((job) => ({
+      label: job.label,
+      heavy: medianOf(heavy.get(job.label)!),
+      light: medianOf(light.get(job.label)!),
+    }));
+    const redisCeilings = Object.fromEntries([...ceilings].map(([name, values]) => [name, Math.round(median(values))]));
+
+    let memory: MemoryResult | undefined;
+    if (ONLY.length === 0 && MEMORY_PLAYERS > 0) {
+      log(`memory: ${MEMORY_PLAYERS} players`);
+      memory = await measureMemory(redis, MEMORY_PLAYERS);
+    }
+
+    const printed = table(rows, HEAVY.connections, LIGHT.connections);
+    if (loadAtStart > cpus().length * 0.5) {
+      log(`the machine was busy (load average ${round(loadAtStart)} on ${cpus().length} cores at the start): figures are noisy`);
+    }
+    process.stdout.write(`\n${printed}\n`);
+    if (Object.keys(redisCeilings).length > 0) {
+      process.stdout.write(`\nredis-benchmark (req/s, ${HEAVY.connections} connections): ${JSON.stringify(redisCeilings)}\n`);
+    }
+    if (memory) {
+      process.stdout.write(
+        `memory per small entry (${memory.players} players): service ${memory.serviceBytesPerEntry} B, bare HSET ${memory.bareHsetBytesPerEntry} B, ratio ${memory.ratio}\n`,
+      );
+    }
+
+    const report = {
+      date: new Date(started).toISOString(),
+      durationSeconds: Math.round((Date.now() - started) / 1000),
+      machine: {
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model,
+        memoryGb: round(totalmem() / 2 ** 30, 1),
+        node: process.version,
+        redis: (await redis.info('server')).match(/redis_version:(\S+)/)?.[1],
+        loadAverageAtStart: round(loadAtStart),
+        loadAverageAtEnd: loadavg().map((n) => round(n)),
+        /** Other work was competing for the cores: figures are noisy, ratios less so. */
+        busy: loadAtStart > cpus().length * 0.5,
+      },
+      settings: { rounds: ROUNDS, heavy: HEAVY, light: LIGHT, workspaces: WORKSPACES, only: ONLY },
+      results: rows.map((row) => ({
+        ...row,
+        ratios: ratios(row, rows),
+        ceiling: jobs.find((j) => j.label === row.label)?.scenario.redisCeiling,
+      })),
+      redisBenchmark: redisCeilings,
+      memory,
+      table: printed,
+    };
+    const outDir = join(ROOT, 'bench/results');
+    mkdirSync(outDir, { recursive: true });
+    const file = join(outDir, ONLY.length > 0 ? 'partial.tmp.json' : 'latest.json');
+    writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
+    log(`wrote ${file} in ${report.durationSeconds} s`);
+  } finally {
+    await Promise.all(targets.map((t) => t.stop()));
+    redis.disconnect();
+    await redisServer.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});
