@@ -8,12 +8,15 @@ import type { Config } from './config.js';
 import type { Gate } from './gate/gate.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errors.js';
+import { observeRequests } from './http/middleware/metrics.js';
 import { rateLimit } from './http/middleware/rate-limit.js';
 import { requestLog } from './http/middleware/request-log.js';
 import { dataRoutes } from './http/routes/data.js';
+import { openApiRouter } from './http/routes/openapi.js';
 import { pingRoutes } from './http/routes/ping.js';
 import type { AppState } from './http/state.js';
 import type { Logger } from './logger.js';
+import { metrics as processMetrics, type ServiceMetrics } from './metrics.js';
 import type { PlayerDataStore } from './store/player-data.js';
 import type { RateLimiter } from './store/rate-limiter.js';
 
@@ -25,6 +28,8 @@ export interface AppDeps {
   readonly authenticator: Authenticator;
   readonly limiter: RateLimiter;
   readonly players: PlayerDataStore;
+  /** Defaults to the process-wide registry. */
+  readonly metrics?: ServiceMetrics;
   /** Platform-only access; runs before the router, so it covers every path. */
   readonly gate?: Gate;
   /** Records each key's last use in memory, for batched writes; optional in tests. */
@@ -38,8 +43,11 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   app.on('error', (err: unknown) => logger.debug({ err }, 'connection error'));
 
   app.use(requestLog(logger));
+  app.use(observeRequests(deps.metrics ?? processMetrics));
   app.use(errorHandler(logger, config.limits.maxBodyBytes));
   if (deps.gate) app.use(deps.gate.middleware());
+
+  app.use(openApiRouter(API_PREFIX).routes());
 
   const api = new Router<AppState>({ prefix: API_PREFIX });
   api.use(authenticate(deps.authenticator, deps.lastUsed));

@@ -23,14 +23,14 @@ export function createLogger(config: Pick<Config, 'logLevel' | 'nodeEnv'>, desti
     timestamp: pino.stdTimeFunctions.isoTime,
   };
   if (destination) return pino(options, destination);
-  if (config.nodeEnv === 'development' && process.stdout.isTTY && prettyAvailable()) {
+  if (config.nodeEnv === 'development' && process.stdout.isTTY && prettyInstalled()) {
     return pino({ ...options, transport: { target: 'pino-pretty', options: { colorize: true } } });
   }
   return pino(options);
 }
 
-/** pino-pretty is a development dependency: absent from a production install. */
-function prettyAvailable(): boolean {
+/** pino-pretty is a dev dependency: a production image without it still logs, as JSON. */
+function prettyInstalled(): boolean {
   try {
     createRequire(import.meta.url).resolve('pino-pretty');
     return true;

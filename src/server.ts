@@ -1,5 +1,6 @@
 // Wires a running service from its config: Redis connections, stores, caches, the app and
 // the HTTP listener. main.ts, the tests and the benchmark all start the service through here.
+import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { buildApp } from './app.js';
@@ -7,6 +8,8 @@ import { Authenticator } from './auth/authenticator.js';
 import { LastUsedRecorder } from './auth/last-used.js';
 import { DEFAULT_REDIS_URL, type Config } from './config.js';
 import type { Logger } from './logger.js';
+import { metrics } from './metrics.js';
+import { instrumentRedis } from './store/instrument.js';
 import { ApiKeyStore } from './store/api-keys.js';
 import { EventSubscriber } from './store/events.js';
 import { KeyUsageStore } from './store/key-usage.js';
@@ -60,6 +63,9 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     subscriberConnection.disconnect();
     throw new Error(`Cannot reach Redis at ${describeRedis(config)}: ${(err as Error).message}`, { cause: err });
   }
+  instrumentRedis(redis, metrics);
+  if (cluster.isWorker && cluster.worker) metrics.labelWorker(String(cluster.worker.id));
+  metrics.enableDefaultMetrics();
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
   subscriberConnection.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis subscriber error'));
 
@@ -78,6 +84,9 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const lastUsed = new LastUsedRecorder(new KeyUsageStore(redis), logger);
   lastUsed.start(config.keyLastUsedFlushMs);
   const limiter = new RateLimiter(redis, config.rateLimit.windowMs);
+  // Tracked only once startup can no longer fail, so a failed start leaves nothing registered.
+  const untrackKeyCache = metrics.trackKeyCache(authenticator);
+  const untrackGate = metrics.trackGate(gate);
   const app = buildApp({
     config,
     logger,
@@ -135,6 +144,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       await gate.stop();
       // After the last request, so the final uses are in the last batch.
       await lastUsed.stop();
+      untrackKeyCache();
+      untrackGate();
       await events.stop();
       await limiter.stop().catch((err: unknown) => logger.warn({ err }, 'could not write the usage of refused requests'));
       await redis.quit().catch(() => redis.disconnect());

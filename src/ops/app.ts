@@ -1,5 +1,5 @@
 // The operator's listener, separate from the public API and bound to 127.0.0.1 by default:
-// health probes, and (when ADMIN_TOKEN is set) the admin API under /admin/v1.
+// health probes, Prometheus metrics, and (when ADMIN_TOKEN is set) the admin API under /admin/v1.
 // Public API keys never open anything here.
 import Router from '@koa/router';
 import Koa from 'koa';
@@ -7,26 +7,34 @@ import { adminRouter } from '../admin/http/router.js';
 import type { AdminOperations } from '../admin/operations.js';
 import type { Config } from '../config.js';
 import { errorHandler } from '../http/middleware/errors.js';
+import { observeRequests } from '../http/middleware/metrics.js';
 import { requestLog } from '../http/middleware/request-log.js';
 import type { AppState } from '../http/state.js';
 import type { Logger } from '../logger.js';
+import { metrics as processMetrics, type ServiceMetrics } from '../metrics.js';
 import { healthRoutes, type Readiness } from './health.js';
+import { metricsRoutes } from './metrics.js';
 
 export interface OpsDeps {
   readonly config: Config;
   readonly logger: Logger;
   readonly readiness: Readiness;
   readonly ops: AdminOperations;
+  /** Defaults to the process-wide registry. */
+  readonly metrics?: ServiceMetrics;
 }
 
 export function buildOpsApp(deps: OpsDeps): Koa<AppState> {
   const app = new Koa<AppState>();
   app.on('error', (err: unknown) => deps.logger.debug({ err }, 'ops connection error'));
-  app.use(requestLog(deps.logger));
+  const metrics = deps.metrics ?? processMetrics;
+  app.use(requestLog(deps.logger, Date.now, { quietRoutes: new Set(['/healthz', '/readyz', '/metrics']) }));
+  app.use(observeRequests(metrics));
   app.use(errorHandler(deps.logger, deps.config.limits.maxBodyBytes));
 
   const root = new Router<AppState>();
   healthRoutes(root, deps.readiness);
+  metricsRoutes(root, metrics.registry);
   app.use(root.routes());
 
   if (deps.config.admin.token) {

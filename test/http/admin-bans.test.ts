@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import type { RunningService } from '../../src/server.js';
 import { CURL_UA, freshIPv4, freshIPv6, PLATFORM, via, waitFor } from '../support/gate.js';
+import { adminCall } from '../support/admin.js';
 import { call, newWorkspace, startTestService, testRedis } from '../support/service.js';
 
 const TOKEN = 'test-admin-token-0123456789';
@@ -11,12 +12,8 @@ describe('admin API: bans, allow-list, violations, development keys', () => {
   let service: RunningService;
   let redis: Redis;
   const admin = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${service.opsUrl}/admin/v1${path}`, {
-      method,
-      headers: { authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: (await res.json()) as any };
+    const res = await adminCall(service, method, path, { token: TOKEN, body });
+    return { status: res.status, body: res.body as any };
   };
 
   before(async () => {

@@ -3,6 +3,7 @@
 import type { Redis } from 'ioredis';
 import { AdminOperations, type AdminOptions } from '../../src/admin/operations.js';
 import type { RunningService } from '../../src/server.js';
+import { recordResponse } from './response-recorder.js';
 import type { ApiResponse } from './service.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
@@ -11,7 +12,7 @@ export function testOps(redis: Redis, options: AdminOptions = {}): AdminOperatio
   return new AdminOperations(redis, { actor: 'test', ...options });
 }
 
-/** Calls the admin API; `path` is relative to /admin/v1. `token: null` sends no header. */
+/** Calls the admin API; `path` is relative to /admin/v1. `token: null` sends no header. The answer is recorded for the OpenAPI check. */
 export async function adminCall(
   service: Pick<RunningService, 'opsUrl'>,
   method: string,
@@ -26,8 +27,11 @@ export async function adminCall(
     body = JSON.stringify(options.body);
     headers['content-type'] = 'application/json';
   }
-  const res = await fetch(`${service.opsUrl}/admin/v1${path}`, { method, headers, body });
+  const url = `${service.opsUrl}/admin/v1${path}`;
+  const res = await fetch(url, { method, headers, body });
   const text = await res.text();
+  // Checked against the OpenAPI document at the end of the run, like call()'s answers.
+  recordResponse(url, method, res, text);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -7,6 +7,7 @@ import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/server.js';
 import { defineScripts } from '../../src/store/scripts.js';
 import { testRedisUrl } from './hooks.js';
+import { recordResponse } from './response-recorder.js';
 
 export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({ REDIS_URL: testRedisUrl(), PORT: '0', HOST: '127.0.0.1', ADMIN_PORT: '0', LOG_LEVEL: 'silent', ...env });
@@ -43,7 +44,10 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** Calls the service; `path` is relative to the base URL (/api/v1). */
+/**
+ * Calls the service; `path` is relative to the base URL (/api/v1). Every response is recorded
+ * and checked against the OpenAPI document at the end of the run (hooks.ts).
+ */
 export async function call(
   service: Pick<RunningService, 'baseUrl'>,
   method: string,
@@ -58,8 +62,10 @@ export async function call(
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(service.baseUrl + path, { method, headers, body: body as BodyInit | undefined });
+  const url = service.baseUrl + path;
+  const res = await fetch(url, { method, headers, body: body as BodyInit | undefined });
   const text = await res.text();
+  recordResponse(url, method, res, text);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

@@ -3,11 +3,22 @@
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from '../../logger.js';
+import { routeOf } from '../route-of.js';
 import type { AppState } from '../state.js';
 
 const REQUEST_ID = /^[\w.:/=+-]{1,128}$/;
 
-export function requestLog(logger: Logger, now: () => number = Date.now): Middleware<AppState> {
+export interface RequestLogOptions {
+  /** Routes whose successes are logged at debug rather than info: probes and scrapes. */
+  readonly quietRoutes?: ReadonlySet<string>;
+}
+
+export function requestLog(
+  logger: Logger,
+  now: () => number = Date.now,
+  options: RequestLogOptions = {},
+): Middleware<AppState> {
+  const quiet = options.quietRoutes ?? new Set<string>();
   return async function logRequest(ctx, next) {
     const given = ctx.get('x-request-id');
     ctx.state.requestId = REQUEST_ID.test(given) ? given : randomUUID();
@@ -16,12 +27,14 @@ export function requestLog(logger: Logger, now: () => number = Date.now): Middle
     try {
       await next();
     } finally {
-      if (logger.isLevelEnabled('info')) {
-        logger.info(
+      const route = routeOf(ctx);
+      const level = ctx.status < 400 && route !== null && quiet.has(route) ? 'debug' : 'info';
+      if (logger.isLevelEnabled(level)) {
+        logger[level](
           {
             requestId: ctx.state.requestId,
             method: ctx.method,
-            route: (ctx as { _matchedRoute?: string })._matchedRoute ?? null,
+            route,
             path: ctx.path,
             status: ctx.status,
             ms: now() - ctx.state.startedAt,

@@ -1,0 +1,149 @@
+// Builds the OpenAPI 3.1 document from the route tables, whose request schemas are the very
+// objects ajv compiles, so the document and the validation cannot disagree.
+import { readFileSync } from 'node:fs';
+import { errorEnvelope } from '../schemas/responses.js';
+import type { JsonSchema, ResponseSpec, RouteSpec } from './route-spec.js';
+import { adminRoutes } from './routes/admin.js';
+import { opsRoutes } from './routes/ops.js';
+import { publicRoutes } from './routes/public.js';
+
+export const ALL_ROUTES: readonly RouteSpec[] = [...publicRoutes, ...adminRoutes, ...opsRoutes];
+
+type Json = Record<string, unknown>;
+
+const ERROR_REF = { $ref: '#/components/schemas/Error' };
+
+const OPS_SERVER = {
+  url: 'http://{opsHost}:{opsPort}',
+  description: 'The ops listener (ADMIN_HOST:ADMIN_PORT), not the public port.',
+  variables: { opsHost: { default: '127.0.0.1' }, opsPort: { default: '8081' } },
+};
+
+function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+/** `/workspaces/:id` -> `/workspaces/{id}` */
+export function toOpenApiPath(routerPath: string): string {
+  return routerPath.replace(/:(\w+)/g, '{$1}');
+}
+
+function clone(schema: JsonSchema): Json {
+  return schema === errorEnvelope ? { ...ERROR_REF } : (structuredClone(schema) as Json);
+}
+
+function operationId(route: RouteSpec): string {
+  const words = route.path
+    .split(/[/.]/)
+    .filter((w) => w && w !== 'api' && w !== 'admin' && w !== 'v1')
+    .map((w) => (w.startsWith(':') ? `By${w.slice(1)}` : w))
+    .map((w) => w.replace(/^\w/, (c) => c.toUpperCase()));
+  const prefix = route.path.startsWith('/admin/') ? 'admin' : '';
+  const name = route.method + (prefix ? 'Admin' : '') + words.join('');
+  return name;
+}
+
+function parameters(route: RouteSpec): Json[] {
+  const out: Json[] = [];
+  for (const [, name] of route.path.matchAll(/:(\w+)/g)) {
+    out.push({ name, in: 'path', required: true, schema: clone(route.params?.[name!] ?? { type: 'string' }) });
+  }
+  const query = route.query as { properties?: Record<string, JsonSchema>; required?: readonly string[] } | undefined;
+  for (const [name, schema] of Object.entries(query?.properties ?? {})) {
+    const { description, ...rest } = clone(schema);
+    out.push({
+      name,
+      in: 'query',
+      required: query?.required?.includes(name) ?? false,
+      ...(description ? { description } : {}),
+      schema: rest,
+    });
+  }
+  return out;
+}
+
+/** Every answer of both listeners carries it (http/middleware/request-log.ts). */
+const REQUEST_ID_HEADER = {
+  'X-Request-Id': {
+    description: "The request's id: the caller's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 _ . : / = + -, a new UUID otherwise.",
+    required: true,
+    schema: { type: 'string', pattern: '^[\\w.:/=+-]{1,128}$' },
+  },
+};
+
+function response(spec: ResponseSpec): Json {
+  const headers = Object.entries({ ...REQUEST_ID_HEADER, ...spec.headers }).map(([name, h]) => [
+    name,
+    { description: h.description, required: h.required, schema: clone(h.schema) },
+  ]);
+  return {
+    description: spec.description,
+    headers: Object.fromEntries(headers),
+    content: { [spec.contentType ?? 'application/json']: { schema: clone(spec.schema) } },
+  };
+}
+
+function operation(route: RouteSpec): Json {
+  const params = parameters(route);
+  return {
+    operationId: operationId(route),
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    tags: [route.tag],
+    security: route.auth === 'apiKey' ? [{ ApiKey: [] }] : route.auth === 'adminToken' ? [{ AdminToken: [] }] : [],
+    ...(params.length ? { parameters: params } : {}),
+    ...(route.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: clone(route.body) } } } }
+      : {}),
+    responses: Object.fromEntries(Object.entries(route.responses).map(([status, spec]) => [status, response(spec)])),
+  };
+}
+
+function onOpsListener(path: string): boolean {
+  return !path.startsWith('/api/');
+}
+
+export function buildOpenApiDocument(routes: readonly RouteSpec[] = ALL_ROUTES): Json {
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    const path = toOpenApiPath(route.path);
+    const item = (paths[path] ??= onOpsListener(path) ? { servers: [OPS_SERVER] } : {});
+    if (item[route.method]) throw new Error(`Route declared twice: ${route.method.toUpperCase()} ${route.path}`);
+    item[route.method] = operation(route);
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Player data service',
+      version: packageVersion(),
+      description:
+        'Per-player key-value data for game servers, organised in workspaces. The public API lives under /api/v1 ' +
+        'and needs an x-api-key; the admin API (/admin/v1), the probes and /metrics live on the ops listener ' +
+        '(ADMIN_PORT, 127.0.0.1 by default), the admin API only when ADMIN_TOKEN is set.',
+    },
+    tags: [
+      { name: 'meta', description: 'About the API itself.' },
+      { name: 'ping', description: 'Connection and key check.' },
+      { name: 'data', description: 'Player data.' },
+      { name: 'admin', description: 'Workspaces and API keys (ops listener, needs ADMIN_TOKEN).' },
+      { name: 'ops', description: 'Probes and metrics (ops listener).' },
+    ],
+    paths,
+    components: {
+      schemas: { Error: structuredClone(errorEnvelope) },
+      securitySchemes: {
+        ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The workspace API key.' },
+        AdminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN, for the admin API.' },
+      },
+    },
+  };
+}
+
+let cached: string | undefined;
+
+/** The document as JSON text, built once. */
+export function openApiJson(): string {
+  cached ??= JSON.stringify(buildOpenApiDocument());
+  return cached;
+}

@@ -1,0 +1,151 @@
+// The admin API's routes (ops listener, /admin/v1, only when ADMIN_TOKEN is set) as the
+// OpenAPI document describes them. Adding an admin route: one adminRoute(...) line here with
+// the schema its handler validates with and the schema of its answer's `data`.
+import {
+  allowEntryList,
+  allowedEntry,
+  apiKeyRecord,
+  auditEntryList,
+  banList,
+  banRecord,
+  createdKeyRecord,
+  createdWorkspaceRecord,
+  deletedCount,
+  deletedWorkspace,
+  keyView,
+  keyViewList,
+  playerEntry,
+  playerRead,
+  removedAllowEntry,
+  rotatedKey,
+  usageReport,
+  violationList,
+  workspaceDetails,
+  workspaceList,
+  workspaceRecord,
+} from '../../schemas/admin-responses.js';
+import {
+  auditQuery,
+  createKeyBody,
+  createWorkspaceBody,
+  deleteWorkspaceQuery,
+  playerQuery,
+  rotateKeyBody,
+  setPlayerBody,
+  updateWorkspaceBody,
+  usageQuery,
+} from '../../schemas/admin.js';
+import { addBanBody, allowBody, keyDevBody, violationsQuery } from '../../schemas/gate-admin.js';
+import { adminRoute, type RouteSpec } from '../route-spec.js';
+
+const PLAYER = '/workspaces/:id/players/:userId';
+const addressParam = {
+  address: { type: 'string', description: 'An IPv4 or IPv6 address, URL-encoded.' },
+} as const;
+const entryParam = {
+  entry: { type: 'string', description: 'An address or range, URL-encoded (a range\'s slash as %2F).' },
+} as const;
+
+const workspaceRoutes = [
+  adminRoute('get', '/workspaces', 'List workspaces', { ok: workspaceList }),
+  adminRoute('post', '/workspaces', 'Create a workspace and its first API key', {
+    body: createWorkspaceBody,
+    ok: createdWorkspaceRecord,
+    okStatus: 201,
+    errors: [409],
+    errorText: { 409: 'A workspace with this id exists.' },
+  }),
+  adminRoute('get', '/workspaces/:id', 'Read a workspace and its keys', { ok: workspaceDetails, errors: [404] }),
+  adminRoute('patch', '/workspaces/:id', 'Rename a workspace or change its plan', {
+    body: updateWorkspaceBody,
+    ok: workspaceRecord,
+    errors: [404],
+  }),
+  adminRoute('delete', '/workspaces/:id', 'Delete a workspace, its keys and every player\'s data', {
+    query: deleteWorkspaceQuery,
+    ok: deletedWorkspace,
+    errors: [400, 404],
+    errorText: { 404: 'The workspace does not exist (force=true sweeps its leftovers anyway).' },
+  }),
+  adminRoute('get', '/workspaces/:id/usage', 'Requests and 429s per day, players, and keys\' last use', {
+    query: usageQuery,
+    ok: usageReport,
+    errors: [400, 404],
+  }),
+];
+
+const keyRoutes = [
+  adminRoute('get', '/workspaces/:id/keys', 'List the API keys of a workspace', { ok: keyViewList, errors: [404] }),
+  adminRoute('post', '/workspaces/:id/keys', 'Create an API key for a workspace (no body: a write key that never expires)', {
+    body: createKeyBody,
+    ok: createdKeyRecord,
+    okStatus: 201,
+    errors: [404],
+  }),
+  adminRoute('post', '/keys/:keyId/revoke', 'Revoke an API key, at once on every instance', { ok: keyView, errors: [404] }),
+  adminRoute('post', '/keys/:keyId/rotate', 'Replace an API key, the old one working for a grace period', {
+    body: rotateKeyBody,
+    ok: rotatedKey,
+    okStatus: 201,
+    errors: [404, 409],
+    errorText: { 409: 'The key is revoked or expired: create a new key instead.' },
+  }),
+];
+
+const playerRoutes = [
+  adminRoute('get', PLAYER, 'Read one value of a player (?key=), or export all of them', {
+    query: playerQuery,
+    ok: playerRead,
+    errors: [400, 404],
+    errorText: { 404: 'The workspace, the player or the key does not exist.' },
+  }),
+  adminRoute('put', PLAYER, 'Overwrite one value of a player', {
+    body: setPlayerBody,
+    ok: playerEntry,
+    errors: [404, 409],
+    errorText: { 409: 'The player already has the maximum number of keys.' },
+  }),
+  adminRoute('delete', PLAYER, 'Delete one value of a player (?key=), or all of them', {
+    query: playerQuery,
+    ok: deletedCount,
+    errors: [400, 404],
+  }),
+];
+
+const auditRoutes = [
+  adminRoute('get', '/audit', 'The newest audit entries, optionally of one workspace', {
+    query: auditQuery,
+    ok: auditEntryList,
+    errors: [400],
+  }),
+];
+
+const gateRoutes = [
+  adminRoute('get', '/bans', 'List banned addresses', { ok: banList }),
+  adminRoute('post', '/bans', 'Ban an address by hand', {
+    body: addBanBody,
+    ok: banRecord,
+    errors: [409],
+    errorText: { 409: 'The address is already banned, or allow-listed.' },
+  }),
+  adminRoute('get', '/bans/:address', 'Read one ban', { params: addressParam, ok: banRecord, errors: [400, 404] }),
+  adminRoute('delete', '/bans/:address', 'Lift a ban on every instance', { params: addressParam, ok: banRecord, errors: [400, 404] }),
+  adminRoute('get', '/ban-allow', 'The allow-list: addresses and ranges never banned', { ok: allowEntryList }),
+  adminRoute('post', '/ban-allow', 'Allow-list an address or range, lifting the bans it covers', {
+    body: allowBody,
+    ok: allowedEntry,
+  }),
+  adminRoute('delete', '/ban-allow/:entry', 'Remove an allow-list entry', {
+    params: entryParam,
+    ok: removedAllowEntry,
+    errors: [400, 404],
+  }),
+  adminRoute('get', '/violations', 'Recent gate violations, newest first', { query: violationsQuery, ok: violationList, errors: [400] }),
+  adminRoute('post', '/keys/:keyId/dev', 'Mark an API key as a development key, or back to production', {
+    body: keyDevBody,
+    ok: apiKeyRecord,
+    errors: [404],
+  }),
+];
+
+export const adminRoutes: readonly RouteSpec[] = [...workspaceRoutes, ...keyRoutes, ...playerRoutes, ...auditRoutes, ...gateRoutes];

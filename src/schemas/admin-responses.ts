@@ -1,0 +1,291 @@
+// JSON Schemas of the admin API's answers (bodies inside the success envelope's `data`),
+// following the return types of AdminOperations and BanOperations. Closed objects: a new
+// field in an admin answer fails the build until it is described here.
+
+const planSchema = { type: 'string', enum: ['free', 'pro'] } as const;
+const timeSchema = { type: 'string', format: 'date-time' } as const;
+const nullableTime = { type: ['string', 'null'], format: 'date-time' } as const;
+const scopeSchema = { type: 'string', enum: ['read', 'write'] } as const;
+const count = { type: 'integer', minimum: 0 } as const;
+const anyValue = { description: 'Any JSON value, as stored.' } as const;
+
+export const workspaceRecord = {
+  type: 'object',
+  required: ['id', 'name', 'plan', 'createdAt'],
+  additionalProperties: false,
+  properties: { id: { type: 'string' }, name: { type: 'string' }, plan: planSchema, createdAt: timeSchema },
+} as const;
+
+export const workspaceList = { type: 'array', items: workspaceRecord } as const;
+
+/** A key as operators see it (KeyView): never the raw key. */
+export const keyView = {
+  type: 'object',
+  required: ['keyId', 'workspaceId', 'prefix', 'label', 'scope', 'status', 'createdAt', 'expiresAt', 'lastUsedAt'],
+  additionalProperties: false,
+  properties: {
+    keyId: { type: 'string' },
+    workspaceId: { type: 'string' },
+    prefix: { type: 'string', description: 'The first characters of the key, safe to show.' },
+    label: { type: ['string', 'null'] },
+    scope: scopeSchema,
+    status: {
+      type: 'string',
+      enum: ['active', 'revoked', 'expired'],
+      description: '`expired`: an active key past its expiry, refused like a revoked one.',
+    },
+    createdAt: timeSchema,
+    expiresAt: nullableTime,
+    lastUsedAt: { ...nullableTime, description: 'Written in batches (KEY_LAST_USED_FLUSH_MS), so a few seconds behind.' },
+  },
+} as const;
+
+export const keyViewList = { type: 'array', items: keyView } as const;
+
+export const workspaceDetails = {
+  type: 'object',
+  required: [...workspaceRecord.required, 'keys'],
+  additionalProperties: false,
+  properties: { ...workspaceRecord.properties, keys: keyViewList },
+} as const;
+
+/** A key just issued (CreatedKey): the only answer that carries the raw key. */
+export const createdKeyRecord = {
+  type: 'object',
+  required: ['keyId', 'apiKey', 'workspaceId', 'prefix', 'scope', 'label', 'expiresAt'],
+  additionalProperties: false,
+  properties: {
+    keyId: { type: 'string' },
+    apiKey: { type: 'string', description: 'The raw key: shown once, here, and never stored.' },
+    workspaceId: { type: 'string' },
+    prefix: { type: 'string' },
+    scope: scopeSchema,
+    label: { type: ['string', 'null'] },
+    expiresAt: nullableTime,
+  },
+} as const;
+
+export const createdWorkspaceRecord = {
+  type: 'object',
+  required: ['workspaceId', 'name', 'plan', 'keyId', 'apiKey'],
+  additionalProperties: false,
+  properties: {
+    workspaceId: { type: 'string' },
+    name: { type: 'string' },
+    plan: planSchema,
+    keyId: { type: 'string' },
+    apiKey: createdKeyRecord.properties.apiKey,
+  },
+} as const;
+
+export const rotatedKey = {
+  type: 'object',
+  required: ['key', 'previous'],
+  additionalProperties: false,
+  properties: {
+    key: { ...createdKeyRecord, description: 'The new key, with the old one\'s scope and label.' },
+    previous: { ...keyView, description: 'The old key after the rotation: revoked, or active until its new expiry.' },
+  },
+} as const;
+
+/** The stored key record (ApiKeyRecord), as the development-key switch answers it. */
+export const apiKeyRecord = {
+  type: 'object',
+  required: ['keyId', 'workspaceId', 'status', 'scope', 'prefix', 'createdAt'],
+  additionalProperties: false,
+  properties: {
+    keyId: { type: 'string' },
+    workspaceId: { type: 'string' },
+    status: { type: 'string', enum: ['active', 'revoked'] },
+    scope: scopeSchema,
+    prefix: { type: 'string', description: 'The first characters of the key, safe to show.' },
+    createdAt: timeSchema,
+    expiresAt: timeSchema,
+    label: { type: 'string' },
+    dev: { type: 'boolean', description: 'A development key: the editor\'s play-tests may use it.' },
+  },
+} as const;
+
+export const deletedWorkspace = {
+  type: 'object',
+  required: ['workspaceId', 'keysDeleted', 'playersDeleted'],
+  additionalProperties: false,
+  properties: { workspaceId: { type: 'string' }, keysDeleted: count, playersDeleted: count },
+} as const;
+
+export const usageReport = {
+  type: 'object',
+  required: ['workspaceId', 'name', 'plan', 'days', 'totals', 'players', 'keys'],
+  additionalProperties: false,
+  properties: {
+    workspaceId: { type: 'string' },
+    name: { type: 'string' },
+    plan: planSchema,
+    days: {
+      type: 'array',
+      description: 'Newest first, one entry per UTC day, days without traffic as zeros.',
+      items: {
+        type: 'object',
+        required: ['date', 'requests', 'limited'],
+        additionalProperties: false,
+        properties: {
+          date: { type: 'string', format: 'date' },
+          requests: count,
+          limited: { ...count, description: 'Requests refused with 429.' },
+        },
+      },
+    },
+    totals: {
+      type: 'object',
+      required: ['requests', 'limited'],
+      additionalProperties: false,
+      properties: { requests: count, limited: count },
+    },
+    players: { ...count, description: 'Players with data, counted by SCAN when asked.' },
+    keys: keyViewList,
+  },
+} as const;
+
+export const playerEntry = {
+  type: 'object',
+  required: ['key', 'value', 'updated_at'],
+  additionalProperties: false,
+  properties: { key: { type: 'string' }, value: anyValue, updated_at: timeSchema },
+} as const;
+
+export const playerExport = {
+  type: 'object',
+  required: ['workspaceId', 'userId', 'exportedAt', 'data'],
+  additionalProperties: false,
+  properties: {
+    workspaceId: { type: 'string' },
+    userId: { type: 'string' },
+    exportedAt: timeSchema,
+    data: {
+      type: 'object',
+      description: 'Every key of the player with its value and the time it was last written.',
+      additionalProperties: {
+        type: 'object',
+        required: ['value', 'updated_at'],
+        additionalProperties: false,
+        properties: { value: anyValue, updated_at: timeSchema },
+      },
+    },
+  },
+} as const;
+
+/** GET answers one entry with ?key=, the whole export without. */
+export const playerRead = { oneOf: [playerEntry, playerExport] } as const;
+
+export const deletedCount = {
+  type: 'object',
+  required: ['deleted'],
+  additionalProperties: false,
+  properties: { deleted: count },
+} as const;
+
+export const auditEntryList = {
+  type: 'array',
+  description: 'Newest first.',
+  items: {
+    type: 'object',
+    required: ['at', 'actor', 'action', 'target'],
+    additionalProperties: false,
+    properties: {
+      at: timeSchema,
+      actor: { type: 'string', description: '`cli:<os user>` or `admin-api`.' },
+      action: { type: 'string', description: 'e.g. `workspace.delete`, `key.rotate`, `player.export`.' },
+      target: { type: 'string', description: 'e.g. `workspace:ws_x`, `key:key_y`, `player:ws_x/42`.' },
+      workspaceId: { type: 'string' },
+      details: { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean', 'null'] } },
+    },
+  },
+} as const;
+
+// --- platform-only access ---
+
+const evidence = {
+  type: 'object',
+  description: 'What the request looked like: enough to judge a ban later, never an API key.',
+  required: ['method', 'path', 'headerNames', 'headers'],
+  additionalProperties: false,
+  properties: {
+    method: { type: 'string' },
+    path: { type: 'string' },
+    userAgent: { type: 'string' },
+    robloxId: { type: 'string' },
+    headerNames: { type: 'array', items: { type: 'string' } },
+    headers: { type: 'object', additionalProperties: { type: 'string' } },
+    workspaceId: { type: 'string' },
+    keyId: { type: 'string' },
+    instance: { type: 'string' },
+  },
+} as const;
+
+const violationReason = {
+  type: 'string',
+  enum: ['user-agent', 'roblox-id', 'address', 'address-unknown', 'editor-production-key'],
+} as const;
+
+export const banRecord = {
+  type: 'object',
+  required: ['address', 'bannedAt', 'source', 'reasons'],
+  additionalProperties: false,
+  properties: {
+    address: { type: 'string' },
+    bannedAt: timeSchema,
+    source: { type: 'string', enum: ['gate', 'operator'], description: '`gate`: banned automatically on a violation.' },
+    reasons: { type: 'array', items: { type: 'string' } },
+    note: { type: 'string' },
+    evidence,
+  },
+} as const;
+
+export const banList = { type: 'array', items: banRecord } as const;
+
+const allowEntryProperties = {
+  entry: { type: 'string', description: 'An address or a range, canonical `network/bits`.' },
+  addedAt: timeSchema,
+  note: { type: 'string' },
+} as const;
+
+export const allowEntryList = {
+  type: 'array',
+  items: { type: 'object', required: ['entry', 'addedAt'], additionalProperties: false, properties: allowEntryProperties },
+} as const;
+
+export const allowedEntry = {
+  type: 'object',
+  required: ['entry', 'addedAt', 'lifted'],
+  additionalProperties: false,
+  properties: {
+    ...allowEntryProperties,
+    lifted: { type: 'array', items: { type: 'string' }, description: 'Bans the entry covered, now lifted.' },
+  },
+} as const;
+
+export const removedAllowEntry = {
+  type: 'object',
+  required: ['entry'],
+  additionalProperties: false,
+  properties: { entry: { type: 'string' } },
+} as const;
+
+export const violationList = {
+  type: 'array',
+  description: 'Newest first.',
+  items: {
+    type: 'object',
+    required: ['at', 'reasons', 'mode', 'outcome', 'evidence'],
+    additionalProperties: false,
+    properties: {
+      at: timeSchema,
+      address: { type: 'string', description: 'Absent when the client address could not be determined.' },
+      reasons: { type: 'array', items: violationReason },
+      mode: { type: 'string', enum: ['off', 'report', 'enforce'] },
+      outcome: { type: 'string', enum: ['reported', 'banned', 'refused'] },
+      notBanned: { type: 'string', description: 'Why the violation did not lead to a ban.' },
+      evidence,
+    },
+  },
+} as const;

@@ -1,0 +1,68 @@
+import { expect } from 'chai';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AdminOperations } from '../../src/admin/operations.js';
+import { startLocalRedis, type LocalRedis } from '../../src/dev/local-redis.js';
+import type { RunningService } from '../../src/server.js';
+import { call, startTestService, testRedis, type ApiResponse } from '../support/service.js';
+
+/** Polls until `done` holds for the answer, for at most `timeoutMs`. */
+async function until(probe: () => Promise<ApiResponse>, done: (res: ApiResponse) => boolean, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await probe();
+    if (done(res) || Date.now() > deadline) return res;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('health probes', () => {
+  let dataDir: string;
+  let redis: LocalRedis;
+  let service: RunningService;
+  const ops = () => ({ baseUrl: service.opsUrl });
+
+  before(async function () {
+    this.timeout(30_000);
+    // A private Redis: this test stops it, which the shared test Redis must never be.
+    dataDir = mkdtempSync(join(tmpdir(), 'pds-health-'));
+    redis = await startLocalRedis({ dataDir });
+    service = await startTestService({ REDIS_URL: redis.url });
+  });
+  after(async () => {
+    await service?.close();
+    await redis?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('/readyz flips to 503 when Redis goes away and back to 200 when it returns; /healthz stays 200', async function () {
+    this.timeout(40_000);
+    const admin = testRedis(redis.url);
+    const ws = await new AdminOperations(admin).createWorkspace({ name: 'health', plan: 'pro' });
+    admin.disconnect();
+
+    expect((await call(ops(), 'GET', '/healthz')).status).to.equal(200);
+    const ready = await call(ops(), 'GET', '/readyz');
+    expect(ready.status).to.equal(200);
+    expect(ready.body).to.deep.equal({ success: true, status: 'ready' });
+
+    await redis.stop();
+    const down = await until(() => call(ops(), 'GET', '/readyz'), (res) => res.status === 503);
+    expect(down.status).to.equal(503);
+    expect(down.body.success).to.equal(false);
+    expect(down.body.error).to.match(/Redis/);
+    expect((await call(ops(), 'GET', '/healthz')).status).to.equal(200);
+    const refused = await call(service, 'GET', '/ping', { key: ws.apiKey });
+    expect(refused.status).to.equal(503);
+    expect(refused.body).to.deep.equal({ success: false, error: 'Storage unavailable' });
+
+    // The same port and data folder, as a restarted Redis would be: the AOF brings the data back.
+    redis = await startLocalRedis({ dataDir, port: redis.port });
+    const back = await until(() => call(ops(), 'GET', '/readyz'), (res) => res.status === 200);
+    expect(back.status).to.equal(200);
+    const ping = await call(service, 'GET', '/ping', { key: ws.apiKey });
+    expect(ping.status).to.equal(200);
+    expect(ping.body.workspaceId).to.equal(ws.workspaceId);
+  });
+});
