@@ -3,8 +3,7 @@
 import type { Redis } from 'ioredis';
 import { AdminOperations, type AdminOptions } from '../../src/admin/operations.js';
 import type { RunningService } from '../../src/server.js';
-import { recordResponse } from './response-recorder.js';
-import type { ApiResponse } from './service.js';
+import { fetchRecorded, type ApiResponse } from './service.js';
 
 export const ADMIN_TOKEN = 'test-admin-token-0123456789';
 
@@ -27,16 +26,5 @@ export async function adminCall(
     body = JSON.stringify(options.body);
     headers['content-type'] = 'application/json';
   }
-  const url = `${service.opsUrl}/admin/v1${path}`;
-  const res = await fetch(url, { method, headers, body });
-  const text = await res.text();
-  // Checked against the OpenAPI document at the end of the run, like call()'s answers.
-  recordResponse(url, method, res, text);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  return { status: res.status, headers: res.headers, body: parsed, text };
+  return fetchRecorded(`${service.opsUrl}/admin/v1${path}`, method, headers, body);
 }

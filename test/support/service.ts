@@ -62,7 +62,19 @@ export async function call(
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const url = service.baseUrl + path;
+  return fetchRecorded(service.baseUrl + path, method, headers, body);
+}
+
+/**
+ * Sends one request and parses its JSON answer. Every answer is recorded, to be checked
+ * against the OpenAPI document at the end of the run.
+ */
+export async function fetchRecorded(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: string | Uint8Array | undefined,
+): Promise<ApiResponse> {
   const res = await fetch(url, { method, headers, body: body as BodyInit | undefined });
   const text = await res.text();
   recordResponse(url, method, res, text);
