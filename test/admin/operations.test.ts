@@ -1,8 +1,12 @@
 // AdminOperations on a real Redis: every workspace and key transition, input checks, the audit
 // trail, support access to one player's data.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { AppError } from '../../src/errors.js';
+import { startLocalRedis } from '../../src/dev/local-redis.js';
 import { keys } from '../../src/store/keys.js';
 import { testOps } from '../support/admin.js';
 import { newWorkspace, testRedis } from '../support/service.js';
@@ -138,13 +142,23 @@ describe('AdminOperations', () => {
     });
 
     it('keeps at most AUDIT_MAX_ENTRIES entries', async () => {
-      // A private list length bound: appends through a store with a tiny maximum.
-      const ops = testOps(redis, { auditMaxEntries: 10 });
-      const ws = await newWorkspace(redis);
-      for (let i = 0; i < 15; i++) await ops.renameWorkspace(ws.workspaceId, `name ${i}`);
-      expect(await redis.llen(keys.auditLog())).to.equal(10);
-      const newest = await ops.readAudit({ limit: 1 });
-      expect(newest[0]!.details).to.deep.equal({ from: 'name 13', to: 'name 14' });
+      // The trail is one list for the whole Redis: trim it only on a private server, never on
+      // a shared one that REDIS_URL may name.
+      const dataDir = mkdtempSync(join(tmpdir(), 'pds-audit-'));
+      const server = await startLocalRedis({ dataDir, appendonly: false });
+      const own = testRedis(server.url);
+      try {
+        const ops = testOps(own, { auditMaxEntries: 10 });
+        const ws = await newWorkspace(own);
+        for (let i = 0; i < 15; i++) await ops.renameWorkspace(ws.workspaceId, `name ${i}`);
+        expect(await own.llen(keys.auditLog())).to.equal(10);
+        const newest = await ops.readAudit({ limit: 1 });
+        expect(newest[0]!.details).to.deep.equal({ from: 'name 13', to: 'name 14' });
+      } finally {
+        own.disconnect();
+        await server.stop();
+        rmSync(dataDir, { recursive: true, force: true });
+      }
     });
   });
 
