@@ -10,7 +10,7 @@ import { ApiKeyStore } from './store/api-keys.js';
 import { EventSubscriber } from './store/events.js';
 import { PlayerDataStore } from './store/player-data.js';
 import { RateLimiter } from './store/rate-limiter.js';
-import { connectRedis, createRedis, type RedisClient } from './store/redis.js';
+import { connectRedis, createRedis, createSubscriberConnection, type RedisClient } from './store/redis.js';
 import { preloadScripts, scriptsLoaded } from './store/scripts.js';
 import { AdminOperations } from './admin/operations.js';
 import { buildOpsApp } from './ops/app.js';
@@ -35,6 +35,7 @@ export interface RunningService {
 export function redisSettings(config: Config) {
   return {
     url: config.redisUrl ?? DEFAULT_REDIS_URL,
+    clusterNodes: config.redisClusterNodes,
     commandTimeoutMs: config.redis.commandTimeoutMs,
     connectTimeoutMs: config.redis.connectTimeoutMs,
   };
@@ -43,7 +44,7 @@ export function redisSettings(config: Config) {
 export async function startService(config: Config, logger: Logger): Promise<RunningService> {
   const settings = redisSettings(config);
   const redis = createRedis(settings);
-  const subscriberConnection = createRedis({ ...settings, autoPipelining: false });
+  const subscriberConnection = createSubscriberConnection(settings, redis);
   try {
     await connectRedis(redis, Math.max(settings.connectTimeoutMs, 2000));
     await preloadScripts(redis);
@@ -82,10 +83,16 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   };
   const opsApp = buildOpsApp({ config, logger, readiness, ops: new AdminOperations(redis) });
 
-  const server = createServer(app.callback());
-  // A request that trickles in is cut off rather than holding a socket for ever.
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 10_000;
+  // A request that trickles in is cut off rather than holding a socket for ever. Node checks
+  // these timeouts every connectionsCheckingInterval (30 s by default): check more often.
+  const server = createServer(
+    {
+      requestTimeout: config.http.requestTimeoutMs,
+      headersTimeout: config.http.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, config.http.headersTimeoutMs),
+    },
+    app.callback(),
+  );
   server.keepAliveTimeout = 65_000;
   const opsServer = createServer(opsApp.callback());
   await listen(server, config.port, config.host);
@@ -140,6 +147,9 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 
 /** The Redis address for messages, without any password in the URL. */
 export function describeRedis(config: Config): string {
+  if (config.redisClusterNodes) {
+    return `the Redis Cluster at ${config.redisClusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
+  }
   const url = new URL(config.redisUrl ?? DEFAULT_REDIS_URL);
   url.password = '';
   url.username = '';

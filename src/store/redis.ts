@@ -49,6 +49,42 @@ export function createRedis(settings: RedisSettings): RedisClient {
   return client;
 }
 
+/**
+ * The connection that carries the cache-invalidation subscription (store/events.ts).
+ *
+ * On a single server it is a plain client like the others. On a cluster it is a plain client
+ * to one node too, not the cluster client's own subscriber: PUBLISH reaches every node of a
+ * cluster, so any node will do, and a plain client tells us when it loses the subscription
+ * ('close'), which the cluster client's internal subscriber does not. When its node goes away
+ * it moves on to the next node the cluster client knows of, so a failed-over master does not
+ * leave the caches bypassed for ever.
+ */
+export function createSubscriberConnection(settings: RedisSettings, main: RedisClient): Redis {
+  const seeds = settings.clusterNodes;
+  if (!seeds || seeds.length === 0 || !(main instanceof Cluster)) {
+    return createRedis({ ...settings, autoPipelining: false }) as Redis;
+  }
+  const candidates = () => {
+    const known = main.nodes('all').map((node) => ({ host: node.options.host!, port: node.options.port! }));
+    return known.length > 0 ? known : [...seeds];
+  };
+  const options = baseOptions(settings);
+  const connection: Redis = new Redis({
+    ...options,
+    host: seeds[0]!.host,
+    port: seeds[0]!.port,
+    retryStrategy: (attempt) => {
+      const list = candidates();
+      const next = list[attempt % list.length]!;
+      // ioredis reads host and port from these options on every reconnection.
+      connection.options.host = next.host;
+      connection.options.port = next.port;
+      return Math.min(50 * attempt, 500);
+    },
+  });
+  return connection;
+}
+
 /** Connects, and rejects with a clear message when Redis does not answer in time. */
 export async function connectRedis(client: RedisClient, timeoutMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
