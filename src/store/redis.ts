@@ -37,6 +37,13 @@ export function createRedis(settings: RedisSettings): RedisClient {
       enableAutoPipelining: settings.autoPipelining ?? true,
       lazyConnect: true,
       clusterRetryStrategy: (attempt) => Math.min(100 * attempt, 1000),
+      // While a master is down (until its replica is promoted, about node-timeout + 1 s), each
+      // command is retried every 100 ms with a fresh slot map. 8 tries bound that wait to
+      // about a second, so callers get a quick 503 rather than hanging; once the replica has
+      // taken over, the next refresh finds it and writes resume. (The default is 16.)
+      retryDelayOnFailover: 100,
+      retryDelayOnClusterDown: 100,
+      maxRedirections: 8,
       redisOptions: options,
     });
   } else {
@@ -102,7 +109,9 @@ export async function connectRedis(client: RedisClient, timeoutMs: number): Prom
   }
 }
 
-const UNAVAILABLE_REPLY = /^(LOADING|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|READONLY|BUSY|NOREPLICAS)\b/;
+// MOVED and ASK reach us only when a slot moved while an auto-pipelined batch was in flight
+// (ioredis follows them for single commands): the command was not run, so the caller may retry.
+const UNAVAILABLE_REPLY = /^(LOADING|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|READONLY|BUSY|NOREPLICAS|MOVED|ASK)\b/;
 
 /**
  * Whether an error from ioredis means "Redis cannot serve right now" (503, worth a retry)
@@ -113,7 +122,7 @@ export function isUnavailableError(err: unknown): boolean {
   if (err.name === 'ReplyError') return UNAVAILABLE_REPLY.test(err.message);
   return (
     err.name === 'MaxRetriesPerRequestError' ||
-    /Command timed out|Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Failed to refresh slots cache|None of startup nodes is available|Cluster isn't ready|enableOfflineQueue/i.test(
+    /Command timed out|Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Failed to refresh slots cache|None of startup nodes is available|Cluster isn't ready|enableOfflineQueue|Too many Cluster redirections/i.test(
       err.message,
     )
   );
