@@ -3,6 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { buildApp } from './app.js';
+import { answerClientErrors } from './http/client-error.js';
 import { Authenticator } from './auth/authenticator.js';
 import { DEFAULT_REDIS_URL, type Config } from './config.js';
 import type { Logger } from './logger.js';
@@ -94,6 +95,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     app.callback(),
   );
   server.keepAliveTimeout = 65_000;
+  answerClientErrors(server);
   const opsServer = createServer(opsApp.callback());
   await listen(server, config.port, config.host);
   await listen(opsServer, config.admin.port, config.admin.host);

@@ -32,6 +32,9 @@ export function toAppError(err: unknown, maxBodyBytes: number): AppError {
   if (err instanceof AppError) return err;
   if (isUnavailableError(err)) return storageUnavailable(err);
   const status = (err as { status?: unknown } | null)?.status;
+  // The router answers a method it does not know at all (PROPFIND, ...) with 501; to the
+  // caller that is the same mistake as any other method the endpoint does not take.
+  if (status === 501) return new AppError(ErrorCode.METHOD_NOT_ALLOWED, 'Method not allowed');
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return fromHttpError(err as { status: number; message: string; type?: string }, maxBodyBytes);
   }
