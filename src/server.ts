@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { buildApp } from './app.js';
 import { answerClientErrors } from './http/client-error.js';
+import { closeSilentConnections } from './http/silent-connections.js';
 import { Authenticator } from './auth/authenticator.js';
 import { DEFAULT_REDIS_URL, type Config } from './config.js';
 import type { Logger } from './logger.js';
@@ -91,10 +92,14 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       requestTimeout: config.http.requestTimeoutMs,
       headersTimeout: config.http.headersTimeoutMs,
       connectionsCheckingInterval: Math.min(1000, config.http.headersTimeoutMs),
+      // Node would answer a request without Host with a bare 400 of its own; the API has no use
+      // for Host, so such a request is served (or refused) like any other, in the envelope.
+      requireHostHeader: false,
     },
     app.callback(),
   );
   server.keepAliveTimeout = 65_000;
+  closeSilentConnections(server, config.http.headersTimeoutMs);
   answerClientErrors(server);
   const opsServer = createServer(opsApp.callback());
   await listen(server, config.port, config.host);

@@ -18,7 +18,7 @@ describe('two service processes on one Redis', function () {
   it('10,000 concurrent increments of one key end exact', async () => {
     const redis = testRedis();
     const ws = await newWorkspace(redis, 'pro');
-    const env = { REDIS_URL: testRedisUrl(), RATE_LIMIT_PRO: '1000000000', LOG_LEVEL: 'warn' };
+    const env = { REDIS_URL: testRedisUrl(), RATE_LIMIT_PRO: '1000000000' };
     children.push(...(await Promise.all([spawnService(env), spawnService(env)])));
     const result = await incrementOneKey(children.map((c) => c.baseUrl), ws.apiKey, 10_000, 200);
     const stored = decodeEntry((await redis.hget(keys.player(ws.workspaceId, 'shared'), 'count'))!);

@@ -2,7 +2,6 @@
 // request line or headers, headers too large, a request that trickled in past its timeout),
 // in the same JSON envelope as every other error, instead of Node's bare status line.
 import type { Server } from 'node:http';
-import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 
 const ANSWERS: Record<string, [number, string, string]> = {
@@ -13,20 +12,19 @@ const MALFORMED: [number, string, string] = [400, 'Bad Request', 'Malformed HTTP
 
 export function answerClientErrors(server: Server): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
-    // Answer only on a socket nothing was written to yet. A parse error while an earlier
-    // request on the socket is still being served (garbage pipelined after it) is not answered:
-    // its own response would follow ours. A timeout is answered even then, as Node does.
-    const pending = (socket as { _httpMessage?: unknown })._httpMessage !== undefined && (socket as { _httpMessage?: unknown })._httpMessage !== null;
-    const untouched = (socket as Socket).bytesWritten === 0;
-    if (err.code === 'ECONNRESET' || !socket.writable || !untouched || (pending && err.code !== 'ERR_HTTP_REQUEST_TIMEOUT')) {
+    // Node's own rule: answer unless a response already started on this socket (the peer would
+    // get two); a response still being prepared for an earlier request is abandoned.
+    const inFlight = (socket as { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+    if (err.code === 'ECONNRESET' || !socket.writable || inFlight?.headersSent) {
       socket.destroy();
       return;
     }
     const [status, reason, message] = ANSWERS[err.code ?? ''] ?? MALFORMED;
     const body = JSON.stringify({ success: false, error: message });
-    socket.end(
+    socket.write(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
     );
+    socket.destroy();
   });
 }

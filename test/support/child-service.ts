@@ -12,6 +12,7 @@ export interface ChildService {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** LOG_LEVEL must leave `info` on: the start-up line is how the URL is found. */
 export async function spawnService(env: Record<string, string>, timeoutMs = 20_000): Promise<ChildService> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     env: {

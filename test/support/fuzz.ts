@@ -53,7 +53,7 @@ const nasty = fc.constantFrom(
 const text = fc.oneof(nasty, fc.string({ maxLength: 40 }), fc.string({ unit: 'grapheme', maxLength: 20 }), fc.stringMatching(/^[A-Za-z0-9_.-]{1,70}$/));
 const smallUsers = fc.constantFrom('1', '2', 'alice', 'u-1', '42');
 const userIdField = fc.oneof(
-  smallUsers,
+  { weight: 6, arbitrary: smallUsers },
   fc.integer({ min: 0, max: 5 }),
   fc.integer(),
   fc.double(),
@@ -63,7 +63,7 @@ const userIdField = fc.oneof(
   fc.boolean(),
   fc.array(smallUsers, { maxLength: 2 }),
 );
-const keyField = fc.oneof(fc.constantFrom('coins', 'level', 'inv', '__proto__', 'constructor', 'prototype'), text, fc.integer(), fc.constant(null));
+const keyField = fc.oneof({ weight: 4, arbitrary: fc.constantFrom('coins', 'level', 'inv', '__proto__', 'constructor', 'prototype') }, text, fc.integer(), fc.constant(null));
 const numberField = fc.oneof(fc.integer(), fc.double({ noNaN: false }), fc.constantFrom('1', 'NaN', 'Infinity', '1e309'), fc.constant(null), fc.boolean());
 
 /** JSON values, including keys that are special in JavaScript objects. */
@@ -146,10 +146,10 @@ const query = fc
   );
 
 const contentType = fc.option(
-  fc.constantFrom(
+  fc.oneof({ weight: 6, arbitrary: fc.constant('application/json') }, fc.constantFrom(
     'application/json', 'application/json; charset=utf-8', 'application/json; charset=latin1', 'text/plain',
     'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/vnd.api+json', 'application/json;;', '*/*', 'garbage',
-  ),
+  )),
   { nil: undefined },
 );
 const headerText = fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: 60 });
@@ -171,7 +171,12 @@ export function fuzzRequest(apiKey: string): fc.Arbitrary<FuzzRequest> {
   );
   return fc
     .record({
-      method: fc.oneof({ weight: 8, arbitrary: fc.constantFrom('GET', 'POST') }, fc.constantFrom('PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND', 'get')),
+      // Mostly the method the path takes, so most cases reach the handlers.
+      method: fc.oneof(
+        { weight: 6, arbitrary: fc.constant(undefined) },
+        { weight: 2, arbitrary: fc.constantFrom('GET', 'POST') },
+        fc.constantFrom('PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS', 'TRACE', 'PROPFIND', 'get'),
+      ),
       path,
       query,
       key,
@@ -183,7 +188,8 @@ export function fuzzRequest(apiKey: string): fc.Arbitrary<FuzzRequest> {
       const headers: Record<string, string> = { ...r.extra };
       if (r.key !== undefined) headers['x-api-key'] = r.key;
       if (r.contentType !== undefined) headers['content-type'] = r.contentType;
-      return { method: r.method, path: r.path + r.query, headers, body: r.body };
+      const method = r.method ?? (/\/data\/(set|increment|delete)/.test(r.path) ? 'POST' : 'GET');
+      return { method, path: r.path + r.query, headers, body: r.body };
     });
 }
 
