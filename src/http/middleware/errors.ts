@@ -1,6 +1,7 @@
 // Outermost handler: every failure below becomes a status and the standard error envelope.
 // 4xx messages are shown; 5xx messages are replaced (and logged) so no internals leak.
 import type { Middleware } from 'koa';
+import { redactApiKeys } from '../../domain/api-key.js';
 import { AppError, ErrorCode, errorBody, storageUnavailable } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { isUnavailableError } from '../../store/redis.js';
@@ -46,7 +47,7 @@ export function errorHandler(logger: Logger, maxBodyBytes: number): Middleware<A
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
-        throw new AppError(ErrorCode.NOT_FOUND, `No such endpoint: ${ctx.method} ${ctx.path}`);
+        throw new AppError(ErrorCode.NOT_FOUND, `No such endpoint: ${ctx.method} ${redactApiKeys(ctx.path)}`);
       }
     } catch (err) {
       const appError = toAppError(err, maxBodyBytes);
