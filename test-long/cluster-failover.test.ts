@@ -2,7 +2,7 @@
 // Writes to its slots must resume within 5 s (the replica is promoted after the 2 s node
 // timeout), and every write the service acknowledged, before, during and after, must be there.
 import { expect } from 'chai';
-import { Cluster } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { AdminOperations } from '../src/admin/operations.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
@@ -11,6 +11,14 @@ import { keys } from '../src/store/keys.js';
 import { startCluster, type TestCluster } from '../test/support/cluster.js';
 import { startWriteLoad, verifyWrites } from '../test/support/write-load.js';
 import { report } from './report.js';
+
+/** Clients in subscriber mode on one node. */
+async function pubsubClients(cluster: TestCluster, port: number): Promise<number> {
+  const probe = new Redis({ port, host: '127.0.0.1' });
+  const list = (await probe.client('LIST')) as string;
+  probe.disconnect();
+  return list.split('\n').filter((line) => / sub=[1-9]/.test(line)).length;
+}
 
 describe('Redis Cluster failover under write load', function () {
   this.timeout(120_000);
@@ -40,7 +48,10 @@ describe('Redis Cluster failover under write load', function () {
   it('resumes writes within 5 s of kill -9 of a master and loses no acknowledged write', async () => {
     const ws = await new AdminOperations(admin).createWorkspace({ name: 'failover', plan: 'pro' });
     const users = Array.from({ length: 60 }, (_, i) => `u${i}`);
-    const victimPort = await cluster.masterOf(keys.player(ws.workspaceId, users[0]!));
+    // The first seed: a master, and the node the service's cache-invalidation subscription is on.
+    const masters = await cluster.masters();
+    const victimPort = masters.includes(cluster.nodes[0]!.port) ? cluster.nodes[0]!.port : masters[0]!;
+    const subscribedBefore = await pubsubClients(cluster, victimPort);
     const owner = new Map<string, number>();
     for (const user of users) owner.set(user, await cluster.masterOf(keys.player(ws.workspaceId, user)));
     const victimUsers = new Set(users.filter((u) => owner.get(u) === victimPort));
@@ -96,6 +107,17 @@ describe('Redis Cluster failover under write load', function () {
       missingIncrements: verification.missingIncrements,
       overcountedCounters: verification.overcounted,
     };
+    // The subscription moved to a live node, and a revocation reaches the service's cache again.
+    const key = await new AdminOperations(admin).createKey(ws.workspaceId);
+    const ping = () => fetch(service.baseUrl + '/ping', { headers: { 'x-api-key': key.apiKey } }).then((r) => r.status);
+    expect(await ping()).to.equal(200);
+    await new AdminOperations(admin).revokeKey(key.keyId);
+    const revokedAt = Date.now();
+    while ((await ping()) !== 401) {
+      expect(Date.now() - revokedAt, 'a revocation did not reach the service after the failover').to.be.below(1000);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    Object.assign(figures, { subscriptionsOnVictimBefore: subscribedBefore, revocationSeenAfterFailoverMs: Date.now() - revokedAt });
     report('cluster-failover', figures);
     if (process.env['FAILOVER_TRACE']) {
       for (const o of after.filter((o) => victimUsers.has(o.user)).slice(0, 400)) {
