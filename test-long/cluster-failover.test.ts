@@ -52,6 +52,9 @@ describe('Redis Cluster failover under write load', function () {
     const masters = await cluster.masters();
     const victimPort = masters.includes(cluster.nodes[0]!.port) ? cluster.nodes[0]!.port : masters[0]!;
     const subscribedBefore = await pubsubClients(cluster, victimPort);
+    // Every request also counts against the workspace's rate-limit window, in the {ws} slot:
+    // when that slot is on the victim, all of the workspace's requests wait for the failover.
+    const workspaceSlotOnVictim = (await cluster.masterOf(keys.rateLimit(ws.workspaceId))) === victimPort;
     const owner = new Map<string, number>();
     for (const user of users) owner.set(user, await cluster.masterOf(keys.player(ws.workspaceId, user)));
     const victimUsers = new Set(users.filter((u) => owner.get(u) === victimPort));
@@ -96,6 +99,7 @@ describe('Redis Cluster failover under write load', function () {
     await cluster.waitHealthy();
     const verification = await verifyWrites(admin, ws.workspaceId, result);
     const figures = {
+      workspaceSlotOnVictim,
       requests: result.outcomes.length,
       acknowledgedWrites: verification.acknowledged,
       failedRequests: failed.length,
@@ -120,6 +124,7 @@ describe('Redis Cluster failover under write load', function () {
     Object.assign(figures, { subscriptionsOnVictimBefore: subscribedBefore, revocationSeenAfterFailoverMs: Date.now() - revokedAt });
     report('cluster-failover', figures);
     if (process.env['FAILOVER_TRACE']) {
+      for (const o of failedOthers) process.stdout.write(`other ${o.sentAt - killedAt} -> ${o.at - killedAt} ${o.status}\n`);
       for (const o of after.filter((o) => victimUsers.has(o.user)).slice(0, 400)) {
         process.stdout.write(`${o.sentAt - killedAt} -> ${o.at - killedAt} ${o.status}\n`);
       }
