@@ -10,6 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
+import { scanKeys } from '../../src/store/scan.js';
 import { usageDay } from '../../src/store/rate-limiter.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { call, client } from '../support/service.js';
@@ -134,6 +135,18 @@ describe('on a Redis Cluster (3 masters + 3 replicas)', function () {
     );
     expect(answers.filter((r) => r.status === 200)).to.have.length(20);
     expect(answers.filter((r) => r.status === 429)).to.have.length(10);
+  });
+
+  it('walks every key of a workspace across all masters', async () => {
+    const created = await admin(services[0]!, 'POST', '/workspaces', { name: 'walk', plan: 'pro' });
+    const ws = created.body.data as { workspaceId: string; apiKey: string };
+    const users = Array.from({ length: 60 }, (_, i) => `p${i}`);
+    for (const user of users) await client(services[0]!, ws.apiKey).post('/data/set', { userId: user, key: 'k', value: 1 });
+    const owners = new Set(await Promise.all(users.map((u) => cluster.masterOf(keys.player(ws.workspaceId, u)))));
+    expect(owners.size).to.equal(3);
+    const found: string[] = [];
+    for await (const batch of scanKeys(redis, keys.playerPattern(ws.workspaceId))) found.push(...batch);
+    expect(found.map((k) => keys.playerKeyUserId(ws.workspaceId, k)).sort()).to.deep.equal([...users].sort());
   });
 
   it('gives every script keys of one hash slot, for any workspace and user id', async () => {

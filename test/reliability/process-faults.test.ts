@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { decodeEntry } from '../../src/domain/entry.js';
 import { keys } from '../../src/store/keys.js';
+import { scanKeys } from '../../src/store/scan.js';
 import { incrementOneKey, spawnService, type ChildService } from '../support/child-service.js';
 import { testRedisUrl } from '../support/hooks.js';
 import { newWorkspace, testRedis } from '../support/service.js';
@@ -47,12 +48,9 @@ function valueFor(n: number) {
 
 async function scanPlayers(redis: Redis, workspaceId: string): Promise<Map<string, Record<string, string>>> {
   const players = new Map<string, Record<string, string>>();
-  let cursor = '0';
-  do {
-    const [next, found] = await redis.scan(cursor, 'MATCH', keys.playerPattern(workspaceId), 'COUNT', 1000);
-    cursor = next;
-    for (const key of found) players.set(key, await redis.hgetall(key));
-  } while (cursor !== '0');
+  for await (const batch of scanKeys(redis, keys.playerPattern(workspaceId))) {
+    for (const key of batch) players.set(key, await redis.hgetall(key));
+  }
   return players;
 }
 
