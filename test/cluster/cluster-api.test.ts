@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import fc from 'fast-check';
 import { Cluster, Redis } from 'ioredis';
 import { loadConfig } from '../../src/config.js';
+import { hashApiKey } from '../../src/domain/api-key.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
@@ -135,6 +136,23 @@ describe('on a Redis Cluster (3 masters + 3 replicas)', function () {
     );
     expect(answers.filter((r) => r.status === 200)).to.have.length(20);
     expect(answers.filter((r) => r.status === 429)).to.have.length(10);
+  });
+
+  it('drops the key caches when a subscriber connection is cut, so a missed revocation still applies', async () => {
+    const created = await admin(services[0]!, 'POST', '/workspaces', { name: 'sub', plan: 'pro' });
+    const key = created.body.data.apiKey as string;
+    for (const service of services) expect((await call(service, 'GET', '/ping', { key })).status).to.equal(200);
+    let killed = 0;
+    for (const node of cluster.nodes) {
+      const direct = new Redis({ port: node.port, host: '127.0.0.1' });
+      killed += Number(await direct.call('CLIENT', 'KILL', 'TYPE', 'pubsub'));
+      direct.disconnect();
+    }
+    expect(killed).to.be.at.least(services.length);
+    await new Promise((r) => setTimeout(r, 300));
+    // Revoked behind the services' backs: no invalidation is published.
+    await redis.hset(keys.apiKey(hashApiKey(key)), 'status', 'revoked');
+    for (const service of services) expect((await call(service, 'GET', '/ping', { key })).status).to.equal(401);
   });
 
   it('walks every key of a workspace across all masters', async () => {
