@@ -189,10 +189,11 @@ describe('the service process under faults', function () {
 
   it('two processes on one Redis never let a workspace past its plan limit in a window', async () => {
     const ws = await newWorkspace(redis, 'free');
-    const env = { RATE_LIMIT_FREE: '25', RATE_LIMIT_WINDOW_MS: '2000' };
+    const env = { RATE_LIMIT_FREE: '25', RATE_LIMIT_WINDOW_MS: '4000' };
     const [a, b] = await Promise.all([start(env), start(env)]);
-    // Three windows: in each, 120 requests spread over both processes at once; exactly 25 pass.
-    for (let window = 0; window < 3; window++) {
+    // Two windows: in each, 120 requests spread over both processes at once; exactly 25 pass.
+    // (A burst takes well under the 4 s window, even on a loaded machine.)
+    for (let window = 0; window < 2; window++) {
       const answers = await Promise.all(
         Array.from({ length: 120 }, (_, i) =>
           fetch((i % 2 === 0 ? a : b).baseUrl + '/ping', { headers: { 'x-api-key': ws.apiKey } }).then(async (res) => {
