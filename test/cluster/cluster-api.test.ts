@@ -141,7 +141,13 @@ describe('on a Redis Cluster (3 masters + 3 replicas)', function () {
   it('drops the key caches when a subscriber connection is cut, so a missed revocation still applies', async () => {
     const created = await admin(services[0]!, 'POST', '/workspaces', { name: 'sub', plan: 'pro' });
     const key = created.body.data.apiKey as string;
-    for (const service of services) expect((await call(service, 'GET', '/ping', { key })).status).to.equal(200);
+    await new Promise((r) => setTimeout(r, 150)); // the invalidations of the creation arrive first
+    for (const service of services) {
+      expect((await call(service, 'GET', '/ping', { key })).status).to.equal(200);
+      const hits = service.authenticator.stats.hits;
+      expect((await call(service, 'GET', '/ping', { key })).status).to.equal(200);
+      expect(service.authenticator.stats.hits, 'served from the cache').to.equal(hits + 1);
+    }
     let killed = 0;
     for (const node of cluster.nodes) {
       const direct = new Redis({ port: node.port, host: '127.0.0.1' });
