@@ -7,6 +7,7 @@ import { AdminOperations } from '../src/admin/operations.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { startService, type RunningService } from '../src/server.js';
+import { hashApiKey } from '../src/domain/api-key.js';
 import { keys } from '../src/store/keys.js';
 import { startCluster, type TestCluster } from '../test/support/cluster.js';
 import { startWriteLoad, verifyWrites } from '../test/support/write-load.js';
@@ -55,6 +56,9 @@ describe('Redis Cluster failover under write load', function () {
     // Every request also counts against the workspace's rate-limit window, in the {ws} slot:
     // when that slot is on the victim, all of the workspace's requests wait for the failover.
     const workspaceSlotOnVictim = (await cluster.masterOf(keys.rateLimit(ws.workspaceId))) === victimPort;
+    // The kill also cuts the invalidation subscription, so the key cache is dropped and every
+    // request reads the key's record again: its slot matters too until the failover is done.
+    const apiKeySlotOnVictim = (await cluster.masterOf(keys.apiKey(hashApiKey(ws.apiKey)))) === victimPort;
     const owner = new Map<string, number>();
     for (const user of users) owner.set(user, await cluster.masterOf(keys.player(ws.workspaceId, user)));
     const victimUsers = new Set(users.filter((u) => owner.get(u) === victimPort));
@@ -100,6 +104,7 @@ describe('Redis Cluster failover under write load', function () {
     const verification = await verifyWrites(admin, ws.workspaceId, result);
     const figures = {
       workspaceSlotOnVictim,
+      apiKeySlotOnVictim,
       requests: result.outcomes.length,
       acknowledgedWrites: verification.acknowledged,
       failedRequests: failed.length,
