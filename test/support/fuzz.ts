@@ -248,9 +248,21 @@ export async function checkCase(ctx: FuzzContext, req: FuzzRequest): Promise<Fuz
       if (!isDeepStrictEqualJson(JSON.parse(entry.valueJson), aim.parsed['value'])) {
         throw new Error(`stored ${entry.valueJson.slice(0, 100)} is not what was sent`);
       }
-      for (const field of new Set([...Object.keys(before!), ...Object.keys(after)])) {
-        if (field !== aim.key && before![field] !== after[field]) throw new Error(`a set of ${aim.key} changed ${field}`);
-      }
+      onlyChanged(before!, after, aim.key);
+    } else if (path === '/api/v1/data/increment') {
+      // The entry holds the value answered, which is the old one (or the default) plus the amount.
+      const entry = after[aim.key] === undefined ? undefined : decodeEntry(after[aim.key]!);
+      const answered = (JSON.parse(answer.text) as { value: number }).value;
+      if (!entry || Number(entry.valueJson) !== answered) throw new Error(`increment answered ${answered} but stored ${entry?.valueJson}`);
+      const old = before![aim.key] === undefined ? undefined : decodeEntry(before![aim.key]!);
+      const base = old ? Number(old.valueJson) : ((aim.parsed['defaultValue'] as number | undefined) ?? 0);
+      const amount = (aim.parsed['amount'] as number | undefined) ?? 1;
+      if (answered !== base + amount) throw new Error(`increment of ${base} by ${amount} answered ${answered}`);
+      onlyChanged(before!, after, aim.key);
+    } else if (path === '/api/v1/data/delete') {
+      const gone = aim.parsed['key'] === undefined ? Object.keys(before!) : [aim.key];
+      for (const field of gone) if (field in after) throw new Error(`a delete left ${field}`);
+      if (aim.parsed['key'] !== undefined) onlyChanged(before!, after, aim.key);
     }
     for (const [field, stored] of Object.entries(after)) {
       const entry = decodeEntry(stored);
@@ -259,6 +271,13 @@ export async function checkCase(ctx: FuzzContext, req: FuzzRequest): Promise<Fuz
     }
   }
   return answer;
+}
+
+/** Throws when any field other than `key` differs between the two snapshots of a player. */
+function onlyChanged(before: Record<string, string>, after: Record<string, string>, key: string): void {
+  for (const field of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    if (field !== key && before[field] !== after[field]) throw new Error(`a write of ${key} changed ${field}`);
+  }
 }
 
 function isDeepStrictEqualJson(a: unknown, b: unknown): boolean {
