@@ -46,15 +46,15 @@ export function redisSettings(config: Config) {
 export async function startService(config: Config, logger: Logger): Promise<RunningService> {
   const settings = redisSettings(config);
   const redis = createRedis(settings);
-  const subscriberConnection = createSubscriberConnection(settings, redis);
   try {
     await connectRedis(redis, Math.max(settings.connectTimeoutMs, 2000));
     await preloadScripts(redis);
   } catch (err) {
-    subscriberConnection.disconnect();
     throw new Error(`Cannot reach Redis at ${describeRedis(config)}: ${(err as Error).message}`, { cause: err });
   }
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
+  // Made once the main client is up, so that on a cluster it starts on a node known to be alive.
+  const subscriberConnection = createSubscriberConnection(settings, redis);
   subscriberConnection.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis subscriber error'));
 
   const events = new EventSubscriber(subscriberConnection, logger);

@@ -67,6 +67,7 @@ export function createRedis(settings: RedisSettings): RedisClient {
  * leave the caches bypassed for ever.
  */
 export function createSubscriberConnection(settings: RedisSettings, main: RedisClient): Redis {
+  // (Call it once `main` is connected: on a cluster it starts on a node `main` knows.)
   const seeds = settings.clusterNodes;
   if (!seeds || seeds.length === 0 || !(main instanceof Cluster)) {
     return createRedis({ ...settings, autoPipelining: false }) as Redis;
@@ -76,10 +77,11 @@ export function createSubscriberConnection(settings: RedisSettings, main: RedisC
     return known.length > 0 ? known : [...seeds];
   };
   const options = baseOptions(settings);
+  const first = candidates()[0]!;
   const connection: Redis = new Redis({
     ...options,
-    host: seeds[0]!.host,
-    port: seeds[0]!.port,
+    host: first.host,
+    port: first.port,
     retryStrategy: (attempt) => {
       const list = candidates();
       const next = list[attempt % list.length]!;

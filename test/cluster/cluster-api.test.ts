@@ -13,6 +13,7 @@ import { startService, type RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
 import { scanKeys } from '../../src/store/scan.js';
 import { usageDay } from '../../src/store/rate-limiter.js';
+import { freePort } from '../../src/dev/local-redis.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { call, client } from '../support/service.js';
 
@@ -159,6 +160,30 @@ describe('on a Redis Cluster (3 masters + 3 replicas)', function () {
     // Revoked behind the services' backs: no invalidation is published.
     await redis.hset(keys.apiKey(hashApiKey(key)), 'status', 'revoked');
     for (const service of services) expect((await call(service, 'GET', '/ping', { key })).status).to.equal(401);
+  });
+
+  it('starts when the first seed is down, and its caches follow invalidations', async () => {
+    const config = loadConfig({
+      REDIS_CLUSTER_NODES: `127.0.0.1:${await freePort()},${cluster.seeds}`,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ADMIN_PORT: '0',
+      LOG_LEVEL: 'silent',
+    });
+    const third = await startService(config, createLogger(config));
+    try {
+      const created = await admin(services[0]!, 'POST', '/workspaces', { name: 'seeds', plan: 'pro' });
+      const { apiKey, keyId } = created.body.data as { apiKey: string; keyId: string };
+      expect((await call(third, 'GET', '/ping', { key: apiKey })).status).to.equal(200);
+      await admin(services[0]!, 'POST', `/keys/${keyId}/revoke`);
+      const revokedAt = Date.now();
+      while ((await call(third, 'GET', '/ping', { key: apiKey })).status !== 401) {
+        expect(Date.now() - revokedAt).to.be.below(1000);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    } finally {
+      await third.close();
+    }
   });
 
   it('walks every key of a workspace across all masters', async () => {
