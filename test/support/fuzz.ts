@@ -242,7 +242,7 @@ export async function checkCase(ctx: FuzzContext, req: FuzzRequest): Promise<Fuz
       if (JSON.stringify(after) !== JSON.stringify(before)) throw new Error(`a refused request (${answer.status}) changed ${hash}`);
     } else if (path === '/api/v1/data/set') {
       // Only the one entry changed, and it holds exactly the value sent.
-      const stored = after[aim.key];
+      const stored = own(after, aim.key);
       const entry = stored === undefined ? undefined : decodeEntry(stored);
       if (!entry) throw new Error(`an accepted set left no well-formed entry for ${aim.key}`);
       if (!isDeepStrictEqualJson(JSON.parse(entry.valueJson), aim.parsed['value'])) {
@@ -251,17 +251,19 @@ export async function checkCase(ctx: FuzzContext, req: FuzzRequest): Promise<Fuz
       onlyChanged(before!, after, aim.key);
     } else if (path === '/api/v1/data/increment') {
       // The entry holds the value answered, which is the old one (or the default) plus the amount.
-      const entry = after[aim.key] === undefined ? undefined : decodeEntry(after[aim.key]!);
+      const stored = own(after, aim.key);
+      const entry = stored === undefined ? undefined : decodeEntry(stored);
       const answered = (JSON.parse(answer.text) as { value: number }).value;
       if (!entry || Number(entry.valueJson) !== answered) throw new Error(`increment answered ${answered} but stored ${entry?.valueJson}`);
-      const old = before![aim.key] === undefined ? undefined : decodeEntry(before![aim.key]!);
+      const previous = own(before!, aim.key);
+      const old = previous === undefined ? undefined : decodeEntry(previous);
       const base = old ? Number(old.valueJson) : ((aim.parsed['defaultValue'] as number | undefined) ?? 0);
       const amount = (aim.parsed['amount'] as number | undefined) ?? 1;
       if (answered !== base + amount) throw new Error(`increment of ${base} by ${amount} answered ${answered}`);
       onlyChanged(before!, after, aim.key);
     } else if (path === '/api/v1/data/delete') {
       const gone = aim.parsed['key'] === undefined ? Object.keys(before!) : [aim.key];
-      for (const field of gone) if (field in after) throw new Error(`a delete left ${field}`);
+      for (const field of gone) if (Object.hasOwn(after, field)) throw new Error(`a delete left ${field}`);
       if (aim.parsed['key'] !== undefined) onlyChanged(before!, after, aim.key);
     }
     for (const [field, stored] of Object.entries(after)) {
@@ -273,10 +275,15 @@ export async function checkCase(ctx: FuzzContext, req: FuzzRequest): Promise<Fuz
   return answer;
 }
 
+/** A field of a player's hash; never an inherited property, whatever the field is called ("__proto__"). */
+function own(fields: Record<string, string>, field: string): string | undefined {
+  return Object.hasOwn(fields, field) ? fields[field] : undefined;
+}
+
 /** Throws when any field other than `key` differs between the two snapshots of a player. */
 function onlyChanged(before: Record<string, string>, after: Record<string, string>, key: string): void {
   for (const field of new Set([...Object.keys(before), ...Object.keys(after)])) {
-    if (field !== key && before[field] !== after[field]) throw new Error(`a write of ${key} changed ${field}`);
+    if (field !== key && own(before, field) !== own(after, field)) throw new Error(`a write of ${key} changed ${field}`);
   }
 }
 
