@@ -49,7 +49,8 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
 
   app.use(openApiRouter(API_PREFIX).routes());
 
-  const api = new Router<AppState>({ prefix: API_PREFIX });
+  // Case-sensitive: otherwise /API/V1/... matches the routes but not the prefix of the auth middleware.
+  const api = new Router<AppState>({ prefix: API_PREFIX, sensitive: true });
   api.use(authenticate(deps.authenticator, deps.lastUsed));
   api.use(rateLimit(deps.limiter, config));
   pingRoutes(api);

@@ -13,6 +13,10 @@ export interface Config {
   readonly host: string;
   /** `REDIS_URL` as given, or undefined when unset (callers pick their own default). */
   readonly redisUrl: string | undefined;
+  /** `REDIS_CLUSTER_NODES` seeds; when set, the service talks to a Redis Cluster instead of REDIS_URL. */
+  readonly redisClusterNodes: readonly RedisNode[] | undefined;
+  /** appendfsync of the redis-server the quick start runs itself (not applied to other Redis). */
+  readonly redisAppendfsync: 'always' | 'everysec' | 'no';
   readonly logLevel: LogLevel;
   readonly nodeEnv: string;
   readonly limits: {
@@ -44,6 +48,12 @@ export interface Config {
     readonly port: number;
     readonly host: string;
   };
+  readonly http: {
+    /** A request whose headers have not all arrived by then is cut off (408). */
+    readonly headersTimeoutMs: number;
+    /** A request not fully received by then (headers and body) is cut off (408). */
+    readonly requestTimeoutMs: number;
+  };
   readonly shutdownGraceMs: number;
   readonly gate: GateConfig;
   /** Processes serving the shared port (node:cluster); 1 runs in the main process. */
@@ -63,6 +73,11 @@ export interface GateConfig {
   readonly trustedProxyCidrs: readonly string[];
   /** Full reload of the ban list, the bound on staleness should a ban event be lost. */
   readonly banReloadMs: number;
+}
+
+export interface RedisNode {
+  readonly host: string;
+  readonly port: number;
 }
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -162,6 +177,21 @@ function workers(env: Env): number {
   return int(env, 'WORKERS', 1, 1, 256);
 }
 
+function clusterNodes(env: Env): RedisNode[] | undefined {
+  const raw = env['REDIS_CLUSTER_NODES'];
+  if (raw === undefined || raw.trim() === '') return undefined;
+  return raw.split(',').map((part) => {
+    const seed = part.trim();
+    // host:port, or [v6-address]:port
+    const match = /^(?:\[([^\]]+)\]|([^:\s]+)):(\d{1,5})$/.exec(seed);
+    const port = match ? Number(match[3]) : NaN;
+    if (!match || port < 1 || port > 65535) {
+      throw new ConfigError(`REDIS_CLUSTER_NODES must be comma-separated host:port seeds, got "${seed}"`);
+    }
+    return { host: (match[1] ?? match[2])!, port };
+  });
+}
+
 function adminToken(env: Env): string | undefined {
   const raw = env['ADMIN_TOKEN'];
   if (raw === undefined || raw === '') return undefined;
@@ -174,6 +204,8 @@ export function loadConfig(env: Env = process.env): Config {
     port: int(env, 'PORT', 8080, 0, 65535),
     host: str(env, 'HOST', '0.0.0.0'),
     redisUrl: redisUrl(env),
+    redisClusterNodes: clusterNodes(env),
+    redisAppendfsync: oneOf(env, 'REDIS_APPENDFSYNC', 'everysec', ['always', 'everysec', 'no'] as const),
     logLevel: oneOf<LogLevel>(env, 'LOG_LEVEL', 'info', [
       'fatal',
       'error',
@@ -212,10 +244,17 @@ export function loadConfig(env: Env = process.env): Config {
       port: int(env, 'ADMIN_PORT', 8081, 0, 65535),
       host: str(env, 'ADMIN_HOST', '127.0.0.1'),
     },
+    http: {
+      headersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+      requestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    },
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     gate: gate(env),
     workers: workers(env),
   };
+  if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
+    throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS must not be greater than HTTP_REQUEST_TIMEOUT_MS');
+  }
   return deepFreeze(config);
 }
 

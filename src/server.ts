@@ -4,6 +4,8 @@ import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { buildApp } from './app.js';
+import { answerClientErrors } from './http/client-error.js';
+import { closeSilentConnections } from './http/silent-connections.js';
 import { Authenticator } from './auth/authenticator.js';
 import { LastUsedRecorder } from './auth/last-used.js';
 import { DEFAULT_REDIS_URL, type Config } from './config.js';
@@ -15,7 +17,7 @@ import { EventSubscriber } from './store/events.js';
 import { KeyUsageStore } from './store/key-usage.js';
 import { PlayerDataStore } from './store/player-data.js';
 import { RateLimiter } from './store/rate-limiter.js';
-import { connectRedis, createRedis, type RedisClient } from './store/redis.js';
+import { connectRedis, createRedis, createSubscriberConnection, type RedisClient } from './store/redis.js';
 import { preloadScripts, scriptsLoaded } from './store/scripts.js';
 import { AdminOperations } from './admin/operations.js';
 import { buildOpsApp } from './ops/app.js';
@@ -46,6 +48,7 @@ export interface RunningService {
 export function redisSettings(config: Config) {
   return {
     url: config.redisUrl ?? DEFAULT_REDIS_URL,
+    clusterNodes: config.redisClusterNodes,
     commandTimeoutMs: config.redis.commandTimeoutMs,
     connectTimeoutMs: config.redis.connectTimeoutMs,
     autoPipelining: config.redis.autoPipelining,
@@ -55,18 +58,18 @@ export function redisSettings(config: Config) {
 export async function startService(config: Config, logger: Logger): Promise<RunningService> {
   const settings = redisSettings(config);
   const redis = createRedis(settings);
-  const subscriberConnection = createRedis({ ...settings, autoPipelining: false });
   try {
     await connectRedis(redis, Math.max(settings.connectTimeoutMs, 2000));
     await preloadScripts(redis);
   } catch (err) {
-    subscriberConnection.disconnect();
     throw new Error(`Cannot reach Redis at ${describeRedis(config)}: ${(err as Error).message}`, { cause: err });
   }
   instrumentRedis(redis, metrics);
   if (cluster.isWorker && cluster.worker) metrics.labelWorker(String(cluster.worker.id));
   metrics.enableDefaultMetrics();
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
+  // Made once the main client is up, so that on a cluster it starts on a node known to be alive.
+  const subscriberConnection = createSubscriberConnection(settings, redis);
   subscriberConnection.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis subscriber error'));
 
   const events = new EventSubscriber(subscriberConnection, logger);
@@ -119,11 +122,22 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   });
   const opsApp = buildOpsApp({ config, logger, readiness, ops });
 
-  const server = createServer(app.callback());
-  // A request that trickles in is cut off rather than holding a socket for ever.
-  server.requestTimeout = 30_000;
-  server.headersTimeout = 10_000;
+  // A request that trickles in is cut off rather than holding a socket for ever. Node checks
+  // these timeouts every connectionsCheckingInterval (30 s by default): check more often.
+  const server = createServer(
+    {
+      requestTimeout: config.http.requestTimeoutMs,
+      headersTimeout: config.http.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, config.http.headersTimeoutMs),
+      // Node would answer a request without Host with a bare 400 of its own; the API has no use
+      // for Host, so such a request is served (or refused) like any other, in the envelope.
+      requireHostHeader: false,
+    },
+    app.callback(),
+  );
   server.keepAliveTimeout = 65_000;
+  closeSilentConnections(server, config.http.headersTimeoutMs);
+  answerClientErrors(server);
   const opsServer = createServer(opsApp.callback());
   await listen(server, config.port, config.host);
   await listen(opsServer, config.admin.port, config.admin.host);
@@ -185,6 +199,9 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 
 /** The Redis address for messages, without any password in the URL. */
 export function describeRedis(config: Config): string {
+  if (config.redisClusterNodes) {
+    return `the Redis Cluster at ${config.redisClusterNodes.map((n) => `${n.host}:${n.port}`).join(',')}`;
+  }
   const url = new URL(config.redisUrl ?? DEFAULT_REDIS_URL);
   url.password = '';
   url.username = '';

@@ -59,7 +59,7 @@ export async function run<T>(
     try {
       await connectRedis(redis, 3000);
     } catch (err) {
-      throw new Error(`Cannot reach Redis at ${describeRedis(config)} (set REDIS_URL): ${(err as Error).message}`);
+      throw new Error(`Cannot reach Redis at ${describeRedis(config)} (set REDIS_URL or REDIS_CLUSTER_NODES): ${(err as Error).message}`);
     }
     const ops = new AdminOperations(redis, {
       actor: cliActor(),

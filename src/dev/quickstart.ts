@@ -27,10 +27,11 @@ async function portIsFree(port: number): Promise<boolean> {
 async function main(): Promise<void> {
   let localRedis: LocalRedis | undefined;
   if (!process.env['REDIS_URL']) {
+    const { redisAppendfsync: appendfsync } = loadConfig();
     const port = (await portIsFree(PREFERRED_REDIS_PORT)) ? PREFERRED_REDIS_PORT : await freePort();
-    localRedis = await startLocalRedis({ dataDir: resolve(DATA_DIR, 'redis'), port, appendfsync: 'everysec' });
+    localRedis = await startLocalRedis({ dataDir: resolve(DATA_DIR, 'redis'), port, appendfsync });
     process.env['REDIS_URL'] = localRedis.url;
-    process.stderr.write(`Started a private redis-server (AOF, everysec) on ${localRedis.url}, data in .data/redis\n`);
+    process.stderr.write(`Started a private redis-server (AOF, appendfsync ${appendfsync}) on ${localRedis.url}, data in .data/redis\n`);
   }
   const config = loadConfig();
   const logger = createLogger(config);

@@ -33,6 +33,13 @@ export function looksLikeApiKey(raw: string): boolean {
   return API_KEY_SHAPE.test(raw);
 }
 
+const API_KEY_ANYWHERE = /pds_[0-9A-Za-z]{32,128}/g;
+
+/** Text with anything shaped like an API key cut to its visible prefix: for paths that end up in logs or messages. */
+export function redactApiKeys(text: string): string {
+  return text.replace(API_KEY_ANYWHERE, (key) => `${visiblePrefix(key)}...[redacted]`);
+}
+
 /** One-shot crypto.hash: about half the cost of createHash().update().digest() on every request. */
 export function hashApiKey(raw: string): string {
   return hash('sha256', raw, 'hex');

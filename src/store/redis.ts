@@ -37,6 +37,13 @@ export function createRedis(settings: RedisSettings): RedisClient {
       enableAutoPipelining: settings.autoPipelining ?? true,
       lazyConnect: true,
       clusterRetryStrategy: (attempt) => Math.min(100 * attempt, 1000),
+      // While a master is down (until its replica is promoted, about node-timeout + 1 s), each
+      // command is retried every 100 ms with a fresh slot map. 8 tries bound that wait to
+      // about a second, so callers get a quick 503 rather than hanging; once the replica has
+      // taken over, the next refresh finds it and writes resume. (The default is 16.)
+      retryDelayOnFailover: 100,
+      retryDelayOnClusterDown: 100,
+      maxRedirections: 8,
       redisOptions: options,
     });
   } else {
@@ -47,6 +54,44 @@ export function createRedis(settings: RedisSettings): RedisClient {
   }
   defineScripts(client);
   return client;
+}
+
+/**
+ * The connection that carries the cache-invalidation subscription (store/events.ts).
+ *
+ * On a single server it is a plain client like the others. On a cluster it is a plain client
+ * to one node too, not the cluster client's own subscriber: PUBLISH reaches every node of a
+ * cluster, so any node will do, and a plain client tells us when it loses the subscription
+ * ('close'), which the cluster client's internal subscriber does not. When its node goes away
+ * it moves on to the next node the cluster client knows of, so a failed-over master does not
+ * leave the caches bypassed for ever.
+ */
+export function createSubscriberConnection(settings: RedisSettings, main: RedisClient): Redis {
+  // (Call it once `main` is connected: on a cluster it starts on a node `main` knows.)
+  const seeds = settings.clusterNodes;
+  if (!seeds || seeds.length === 0 || !(main instanceof Cluster)) {
+    return createRedis({ ...settings, autoPipelining: false }) as Redis;
+  }
+  const candidates = () => {
+    const known = main.nodes('all').map((node) => ({ host: node.options.host!, port: node.options.port! }));
+    return known.length > 0 ? known : [...seeds];
+  };
+  const options = baseOptions(settings);
+  const first = candidates()[0]!;
+  const connection: Redis = new Redis({
+    ...options,
+    host: first.host,
+    port: first.port,
+    retryStrategy: (attempt) => {
+      const list = candidates();
+      const next = list[attempt % list.length]!;
+      // ioredis reads host and port from these options on every reconnection.
+      connection.options.host = next.host;
+      connection.options.port = next.port;
+      return Math.min(50 * attempt, 500);
+    },
+  });
+  return connection;
 }
 
 /** Connects, and rejects with a clear message when Redis does not answer in time. */
@@ -66,7 +111,9 @@ export async function connectRedis(client: RedisClient, timeoutMs: number): Prom
   }
 }
 
-const UNAVAILABLE_REPLY = /^(LOADING|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|READONLY|BUSY|NOREPLICAS)\b/;
+// MOVED and ASK reach us only when a slot moved while an auto-pipelined batch was in flight
+// (ioredis follows them for single commands): the command was not run, so the caller may retry.
+const UNAVAILABLE_REPLY = /^(LOADING|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|READONLY|BUSY|NOREPLICAS|MOVED|ASK)\b/;
 
 /**
  * Whether an error from ioredis means "Redis cannot serve right now" (503, worth a retry)
@@ -77,7 +124,7 @@ export function isUnavailableError(err: unknown): boolean {
   if (err.name === 'ReplyError') return UNAVAILABLE_REPLY.test(err.message);
   return (
     err.name === 'MaxRetriesPerRequestError' ||
-    /Command timed out|Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Failed to refresh slots cache|None of startup nodes is available|Cluster isn't ready|enableOfflineQueue/i.test(
+    /Command timed out|Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Failed to refresh slots cache|None of startup nodes is available|Cluster isn't ready|enableOfflineQueue|Too many Cluster redirections/i.test(
       err.message,
     )
   );

@@ -8,7 +8,7 @@ import { keys } from '../../src/store/keys.js';
 import { KeyUsageStore } from '../../src/store/key-usage.js';
 import { connectRedis, createRedis } from '../../src/store/redis.js';
 import { masters } from '../../src/store/scan.js';
-import { clusterToolsAvailable, startTestCluster, type TestCluster } from '../support/cluster.js';
+import { startCluster, type TestCluster } from '../support/cluster.js';
 
 async function countOnNode(node: ReturnType<Cluster['nodes']>[number], pattern: string): Promise<number> {
   let cursor = '0';
@@ -27,9 +27,8 @@ describe('admin operations on Redis Cluster', function () {
   let redis: Cluster;
 
   before(async function () {
-    if (!(await clusterToolsAvailable())) return this.skip();
-    cluster = await startTestCluster();
-    redis = createRedis({ clusterNodes: cluster.nodes, commandTimeoutMs: 5000, connectTimeoutMs: 5000 }) as Cluster;
+    cluster = await startCluster();
+    redis = createRedis({ clusterNodes: cluster.nodes.map((n) => ({ host: '127.0.0.1', port: n.port })), commandTimeoutMs: 5000, connectTimeoutMs: 5000 }) as Cluster;
     await connectRedis(redis, 10_000);
   });
   after(async () => {

@@ -19,6 +19,8 @@ describe('rate limit middleware: reads alongside, writes after', () => {
     service = await startTestService({ REDIS_URL: proxy.url });
     redis = testRedis();
     apiKey = (await newWorkspace(redis, 'pro')).apiKey;
+    // Let the key's own creation event pass before warming the cache, so the lookup stays cached.
+    await new Promise((r) => setTimeout(r, 200));
     await call(service, 'POST', '/data/set', { key: apiKey, body: { userId: 1, key: 'coins', value: 5 } });
   });
   after(async () => {
@@ -34,6 +36,7 @@ describe('rate limit middleware: reads alongside, writes after', () => {
     const pending = send();
     await new Promise((r) => setTimeout(r, 300));
     const sentBeforeAnyReply = proxy.sent().toLowerCase();
+    expect(sentBeforeAnyReply, 'the key lookup should come from the cache').to.not.include('hgetall');
     proxy.release();
     return { sentBeforeAnyReply, res: await pending };
   };

@@ -1,7 +1,9 @@
-// A throwaway three-master Redis Cluster on free ports, each node with its own temp folder,
-// for tests that must prove something works across masters. Needs redis-server and redis-cli.
+// Starts a local Redis Cluster of real redis-server processes for tests: N masters with one
+// replica each, on free ports at or below 55535 (the cluster bus listens on port + 10000),
+// each node with a temp folder of its own. It never touches any other Redis.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,70 +12,157 @@ import { startLocalRedis, type LocalRedis } from '../../src/dev/local-redis.js';
 
 const run = promisify(execFile);
 
+export interface ClusterNode {
+  readonly port: number;
+  readonly dataDir: string;
+  redis: LocalRedis;
+}
+
 export interface TestCluster {
-  readonly nodes: readonly { host: string; port: number }[];
+  readonly nodes: ClusterNode[];
+  /** `host:port,...` for REDIS_CLUSTER_NODES. */
+  readonly seeds: string;
+  /** Ports of the nodes that are masters now, as the cluster itself reports. */
+  masters(): Promise<number[]>;
+  /** Port of the master that now serves the slot of `key`. */
+  masterOf(key: string): Promise<number>;
+  /** Resolves once every live node reports cluster_state:ok and every replica's link is up. */
+  waitHealthy(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
-/** Whether this machine can run a throwaway cluster (redis-server and redis-cli on the PATH). */
-export async function clusterToolsAvailable(): Promise<boolean> {
-  try {
-    await run('redis-server', ['--version']);
-    await run('redis-cli', ['--version']);
-    return true;
-  } catch {
-    return false;
-  }
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
 }
 
-async function waitForClusterOk(ports: readonly number[], timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const states = await Promise.all(
-      ports.map(async (port) => {
-        const probe = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0 });
-        try {
-          return /cluster_state:ok/.test(await probe.cluster('INFO'));
-        } finally {
-          probe.disconnect();
-        }
-      }),
-    );
-    if (states.every(Boolean)) return;
-    if (Date.now() > deadline) throw new Error('the test cluster did not reach cluster_state:ok');
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-export async function startTestCluster(masters = 3): Promise<TestCluster> {
-  const root = mkdtempSync(join(tmpdir(), 'pds-test-cluster-'));
-  const servers: LocalRedis[] = [];
-  try {
-    for (let i = 0; i < masters; i++) {
-      servers.push(
-        await startLocalRedis({
-          dataDir: join(root, `node${i}`),
-          appendonly: false,
-          extraArgs: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '2000'],
-        }),
-      );
+/** `count` consecutive ports, each free together with its bus port (+10000). */
+async function freePortBlock(count: number): Promise<number[]> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * (55_535 - 20_000 - count));
+    const ports = Array.from({ length: count }, (_, i) => base + i);
+    let ok = true;
+    for (const port of ports) {
+      if (!(await portFree(port)) || !(await portFree(port + 10_000))) {
+        ok = false;
+        break;
+      }
     }
-    const addresses = servers.map((s) => `127.0.0.1:${s.port}`);
-    await run('redis-cli', ['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes']);
-    await waitForClusterOk(
-      servers.map((s) => s.port),
-      15_000,
-    );
-  } catch (err) {
-    await Promise.all(servers.map((s) => s.kill()));
+    if (ok) return ports;
+  }
+  throw new Error('no block of free ports for a test cluster');
+}
+
+async function info(port: number, section: string): Promise<string> {
+  const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  probe.on('error', () => {});
+  try {
+    await probe.connect();
+    return section === 'cluster' ? await probe.cluster('INFO') : await probe.info(section);
+  } finally {
+    probe.disconnect();
+  }
+}
+
+async function clusterNodesTable(port: number): Promise<string[][]> {
+  const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
+  probe.on('error', () => {});
+  try {
+    await probe.connect();
+    const text = (await probe.cluster('NODES')) as string;
+    return text.trim().split('\n').map((line) => line.split(' '));
+  } finally {
+    probe.disconnect();
+  }
+}
+
+export interface ClusterOptions {
+  readonly masters?: number;
+  readonly appendfsync?: 'always' | 'everysec' | 'no';
+}
+
+export async function startCluster(options: ClusterOptions = {}): Promise<TestCluster> {
+  const masters = options.masters ?? 3;
+  const ports = await freePortBlock(masters * 2);
+  const root = mkdtempSync(join(tmpdir(), 'pds-test-cluster-'));
+  const nodes: ClusterNode[] = [];
+  const stop = async () => {
+    await Promise.all(nodes.map((n) => n.redis.kill()));
     rmSync(root, { recursive: true, force: true });
+  };
+  try {
+    for (const port of ports) {
+      const dataDir = join(root, String(port));
+      const redis = await startLocalRedis({
+        dataDir,
+        port,
+        appendfsync: options.appendfsync ?? 'everysec',
+        extraArgs: ['--cluster-enabled', 'yes', '--cluster-node-timeout', '2000', '--repl-diskless-sync-delay', '0'],
+      });
+      nodes.push({ port, dataDir, redis });
+    }
+    await run('redis-cli', [
+      '--cluster', 'create',
+      ...ports.map((p) => `127.0.0.1:${p}`),
+      '--cluster-replicas', '1',
+      '--cluster-yes',
+    ]);
+  } catch (err) {
+    await stop();
     throw err;
   }
-  return {
-    nodes: servers.map((s) => ({ host: '127.0.0.1', port: s.port })),
-    async stop() {
-      await Promise.all(servers.map((s) => s.stop()));
-      rmSync(root, { recursive: true, force: true });
+
+  const live = () => nodes.filter((n) => n.redis.process.exitCode === null && n.redis.process.signalCode === null);
+  const cluster: TestCluster = {
+    nodes,
+    seeds: ports.map((p) => `127.0.0.1:${p}`).join(','),
+    async masters() {
+      const table = await clusterNodesTable(live()[0]!.port);
+      return table
+        .filter((f) => f[2]!.includes('master') && !f[2]!.includes('fail'))
+        .map((f) => Number(f[1]!.split('@')[0]!.split(':').at(-1)));
     },
+    async masterOf(key: string) {
+      const probe = new Redis({ port: live()[0]!.port, host: '127.0.0.1', maxRetriesPerRequest: 0 });
+      try {
+        const slot = (await probe.cluster('KEYSLOT', key)) as number;
+        const slots = (await probe.cluster('SLOTS')) as unknown as Array<[number, number, [string, number]]>;
+        const range = slots.find(([from, to]) => slot >= from && slot <= to);
+        if (!range) throw new Error(`slot ${slot} is not served`);
+        return range[2][1];
+      } finally {
+        probe.disconnect();
+      }
+    },
+    async waitHealthy(timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        let healthy = true;
+        try {
+          for (const node of live()) {
+            if (!/cluster_state:ok/.test(await info(node.port, 'cluster'))) healthy = false;
+            const replication = await info(node.port, 'replication');
+            if (/role:slave/.test(replication) && !/master_link_status:up/.test(replication)) healthy = false;
+            if (!healthy) break;
+          }
+        } catch {
+          healthy = false;
+        }
+        if (healthy) return;
+        if (Date.now() > deadline) throw new Error(`the test cluster was not healthy within ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    },
+    stop,
   };
+  try {
+    await cluster.waitHealthy();
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return cluster;
 }

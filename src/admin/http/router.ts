@@ -32,7 +32,8 @@ export function bearerAuth(token: string): Middleware<AppState> {
 }
 
 export function adminRouter(token: string, ops: AdminOperations, config: Config): Router<AppState> {
-  const router = new Router<AppState>({ prefix: ADMIN_PREFIX });
+  // Case-sensitive: otherwise /ADMIN/v1/... matches the routes but skips the bearer check.
+  const router = new Router<AppState>({ prefix: ADMIN_PREFIX, sensitive: true });
   router.use(bearerAuth(token));
   workspaceAdminRoutes(router, ops, config);
   keyAdminRoutes(router, ops, config);

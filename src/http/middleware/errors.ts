@@ -1,6 +1,7 @@
 // Outermost handler: every failure below becomes a status and the standard error envelope.
 // 4xx messages are shown; 5xx messages are replaced (and logged) so no internals leak.
 import type { Middleware } from 'koa';
+import { redactApiKeys } from '../../domain/api-key.js';
 import { AppError, ErrorCode, errorBody, storageUnavailable } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { isUnavailableError } from '../../store/redis.js';
@@ -32,6 +33,9 @@ export function toAppError(err: unknown, maxBodyBytes: number): AppError {
   if (err instanceof AppError) return err;
   if (isUnavailableError(err)) return storageUnavailable(err);
   const status = (err as { status?: unknown } | null)?.status;
+  // The router answers a method it does not know at all (PROPFIND, ...) with 501; to the
+  // caller that is the same mistake as any other method the endpoint does not take.
+  if (status === 501) return new AppError(ErrorCode.METHOD_NOT_ALLOWED, 'Method not allowed');
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return fromHttpError(err as { status: number; message: string; type?: string }, maxBodyBytes);
   }
@@ -43,7 +47,7 @@ export function errorHandler(logger: Logger, maxBodyBytes: number): Middleware<A
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
-        throw new AppError(ErrorCode.NOT_FOUND, `No such endpoint: ${ctx.method} ${ctx.path}`);
+        throw new AppError(ErrorCode.NOT_FOUND, `No such endpoint: ${ctx.method} ${redactApiKeys(ctx.path)}`);
       }
     } catch (err) {
       const appError = toAppError(err, maxBodyBytes);

@@ -2,6 +2,7 @@
 // echoes it back, and writes one log line per request. The line never holds the API key.
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
+import { redactApiKeys } from '../../domain/api-key.js';
 import type { Logger } from '../../logger.js';
 import { routeOf } from '../route-of.js';
 import type { AppState } from '../state.js';
@@ -35,7 +36,8 @@ export function requestLog(
             requestId: ctx.state.requestId,
             method: ctx.method,
             route,
-            path: ctx.path,
+            // A caller may put a key in the path by mistake; it must not reach the logs.
+            path: redactApiKeys(ctx.path),
             status: ctx.status,
             ms: now() - ctx.state.startedAt,
             workspaceId: ctx.state.principal?.workspace.id,
