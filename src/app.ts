@@ -12,7 +12,7 @@ import { observeRequests } from './http/middleware/metrics.js';
 import { rateLimit } from './http/middleware/rate-limit.js';
 import { requestLog } from './http/middleware/request-log.js';
 import { dataRoutes } from './http/routes/data.js';
-import { openApiRouter } from './http/routes/openapi.js';
+import { openApiRoutes } from './http/routes/openapi.js';
 import { pingRoutes } from './http/routes/ping.js';
 import type { AppState } from './http/state.js';
 import type { Logger } from './logger.js';
@@ -47,7 +47,7 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   app.use(errorHandler(logger, config.limits.maxBodyBytes));
   if (deps.gate) app.use(deps.gate.middleware());
 
-  app.use(openApiRouter(API_PREFIX).routes());
+  app.use(openApiRoutes(API_PREFIX));
 
   // Case-sensitive: otherwise /API/V1/... matches the routes but not the prefix of the auth middleware.
   const api = new Router<AppState>({ prefix: API_PREFIX, sensitive: true });

@@ -1,4 +1,5 @@
 // Bad input: every refusal is a 4xx in the standard envelope, names what is wrong, and writes nothing.
+import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { keys } from '../../src/store/keys.js';
 import { call, client, newWorkspace, useService, startTestService } from '../support/service.js';
@@ -124,6 +125,38 @@ describe('request validation and error envelope', () => {
       headers: { 'content-type': 'application/json; charset=utf-8' },
     });
     expect(res.status).to.equal(200);
+  });
+
+  it('reads a body with a byte order mark, a gzip body and a chunked body; a JSON scalar is 400', async () => {
+    const text = '{"userId":1,"key":"bom","value":1}';
+    const bom = await call(t.service, 'POST', '/data/set', {
+      key,
+      rawBody: '\uFEFF' + text,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(bom.status).to.equal(200);
+    const gzipped = await call(t.service, 'POST', '/data/set', {
+      key,
+      rawBody: gzipSync('{"userId":1,"key":"gz","value":2}'),
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
+    expect(gzipped.status).to.equal(200);
+    const chunked = await fetch(`${t.service.baseUrl}/data/set`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: new Blob(['{"userId":1,"key":"chunked","value":3}']).stream(),
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).to.equal(200);
+    for (const scalar of ['1', '"x"', 'null', '{"userId":1', '{"userId":1}x']) {
+      const res = await call(t.service, 'POST', '/data/set', {
+        key,
+        rawBody: scalar,
+        headers: { 'content-type': 'application/json' },
+      });
+      expectEnvelope(res, 400);
+    }
+    expect(Object.keys((await api.get('/data?userId=1')).body.data).sort()).to.deep.equal(['bom', 'chunked', 'gz']);
   });
 
   it('a body over the limit (1 MiB by default) is 413 and writes nothing; the limit is configurable', async () => {

@@ -22,9 +22,11 @@ export function rateLimit(limiter: RateLimiter, config: Pick<Config, 'rateLimit'
   const apply = (ctx: Context & { state: AppState }, result: RateLimitResult): boolean => {
     ctx.state.rateLimit = result;
     const resetSeconds = String(Math.max(1, Math.ceil(result.resetMs / 1000)));
-    ctx.set('X-RateLimit-Limit', String(result.limit));
-    ctx.set('X-RateLimit-Remaining', String(result.remaining));
-    ctx.set('X-RateLimit-Reset', resetSeconds);
+    // On the response itself: koa's ctx.set (delegate, type checks) showed in the profile.
+    const res = ctx.res;
+    res.setHeader('X-RateLimit-Limit', String(result.limit));
+    res.setHeader('X-RateLimit-Remaining', String(result.remaining));
+    res.setHeader('X-RateLimit-Reset', resetSeconds);
     if (result.allowed) return true;
     const plan = ctx.state.principal!.workspace.plan;
     ctx.set('Retry-After', resetSeconds);

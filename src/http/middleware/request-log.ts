@@ -24,7 +24,7 @@ export function requestLog(
     const given = ctx.get('x-request-id');
     ctx.state.requestId = REQUEST_ID.test(given) ? given : randomUUID();
     ctx.state.startedAt = now();
-    ctx.set('X-Request-Id', ctx.state.requestId);
+    ctx.res.setHeader('X-Request-Id', ctx.state.requestId);
     try {
       await next();
     } finally {
