@@ -13,6 +13,7 @@ import { publishEvent } from '../store/events.js';
 import { KeyUsageStore } from '../store/key-usage.js';
 import { PlayerDataStore } from '../store/player-data.js';
 import type { RedisClient } from '../store/redis.js';
+import { ensureScripts } from '../store/scripts.js';
 import { WorkspaceStore } from '../store/workspaces.js';
 import type { AdminContext, AuditFacts } from './context.js';
 import { parseName, parsePlan, parsePositiveInt } from './inputs.js';
@@ -66,6 +67,8 @@ export class AdminOperations implements AdminContext {
     readonly redis: RedisClient,
     options: AdminOptions = {},
   ) {
+    // The stores below call Lua commands; a caller may hand in a client made without them.
+    ensureScripts(redis);
     this.workspaces = new WorkspaceStore(redis);
     this.apiKeys = new ApiKeyStore(redis);
     this.keyUsage = new KeyUsageStore(redis);

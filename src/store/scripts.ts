@@ -60,6 +60,12 @@ export function defineScripts(client: Redis | Cluster): void {
   }
 }
 
+/** Defines the scripts on a client that does not have them yet (one made outside createRedis). */
+export function ensureScripts(client: Redis | Cluster): void {
+  const commands = client as unknown as Record<string, unknown>;
+  if (SCRIPTS.some((s) => typeof commands[s.name] !== 'function')) defineScripts(client);
+}
+
 /** Loads every script into the script cache of every node, so the first calls need no EVAL. */
 export async function preloadScripts(client: Redis | Cluster): Promise<void> {
   const nodes = 'nodes' in client && typeof client.nodes === 'function' ? client.nodes('master') : [client];
