@@ -5,9 +5,8 @@ import type { Redis } from 'ioredis';
 import { hashApiKey } from '../../src/domain/api-key.js';
 import { encodeEntry } from '../../src/domain/entry.js';
 import { keys } from '../../src/store/keys.js';
-import type { RunningService } from '../../src/server.js';
 import { testOps } from '../support/admin.js';
-import { call, client, newWorkspace, startTestService, testRedis } from '../support/service.js';
+import { call, client, newWorkspace, useService } from '../support/service.js';
 
 /** Writes `count` players with two keys each, in pipelined batches. */
 export async function seedPlayers(redis: Redis, workspaceId: string, count: number): Promise<void> {
@@ -33,33 +32,24 @@ export async function keysMentioning(redis: Redis, workspaceId: string): Promise
 }
 
 describe('workspace deletion', () => {
-  let service: RunningService;
-  let redis: Redis;
-  before(async () => {
-    service = await startTestService();
-    redis = testRedis();
-  });
-  after(async () => {
-    await service.close();
-    redis.disconnect();
-  });
+  const t = useService();
 
   it('erases thousands of players, every key and record, and leaves other workspaces alone', async function () {
     this.timeout(60_000);
-    const ops = testOps(redis);
-    const doomed = await newWorkspace(redis);
-    const other = await newWorkspace(redis);
+    const ops = testOps(t.redis);
+    const doomed = await newWorkspace(t.redis);
+    const other = await newWorkspace(t.redis);
     // A workspace whose id starts with the doomed one's must not match its patterns.
     const lookalike = await ops.createWorkspace({ name: 'lookalike', id: `${doomed.workspaceId}x` });
     const second = await ops.createKey(doomed.workspaceId, { scope: 'read' });
-    await seedPlayers(redis, doomed.workspaceId, 3000);
-    await seedPlayers(redis, other.workspaceId, 50);
-    await seedPlayers(redis, lookalike.workspaceId, 20);
+    await seedPlayers(t.redis, doomed.workspaceId, 3000);
+    await seedPlayers(t.redis, other.workspaceId, 50);
+    await seedPlayers(t.redis, lookalike.workspaceId, 20);
     // Traffic leaves usage, rate-limit and last-use records behind.
-    await client(service, doomed.apiKey).post('/data/set', { userId: 'u1', key: 'extra', value: 1 });
-    await service.lastUsed.flush();
-    expect(await redis.exists(keys.keyLastUsed(doomed.workspaceId))).to.equal(1);
-    const otherBefore = (await keysMentioning(redis, other.workspaceId)).sort();
+    await client(t.service, doomed.apiKey).post('/data/set', { userId: 'u1', key: 'extra', value: 1 });
+    await t.service.lastUsed.flush();
+    expect(await t.redis.exists(keys.keyLastUsed(doomed.workspaceId))).to.equal(1);
+    const otherBefore = (await keysMentioning(t.redis, other.workspaceId)).sort();
 
     const progress: number[] = [];
     const result = await ops.deleteWorkspace(doomed.workspaceId, {
@@ -68,32 +58,32 @@ describe('workspace deletion', () => {
     expect(result).to.deep.equal({ workspaceId: doomed.workspaceId, keysDeleted: 2, playersDeleted: 3000 });
     expect(progress.length).to.be.greaterThan(1);
 
-    expect(await keysMentioning(redis, doomed.workspaceId).then((k) => k.filter((n) => !n.includes(lookalike.workspaceId)))).to.deep.equal([]);
+    expect(await keysMentioning(t.redis, doomed.workspaceId).then((k) => k.filter((n) => !n.includes(lookalike.workspaceId)))).to.deep.equal([]);
     for (const apiKey of [doomed.apiKey, second.apiKey]) {
-      expect(await redis.exists(keys.apiKey(hashApiKey(apiKey)))).to.equal(0);
+      expect(await t.redis.exists(keys.apiKey(hashApiKey(apiKey)))).to.equal(0);
     }
-    expect(await redis.exists(keys.apiKeyId(doomed.keyId), keys.apiKeyId(second.keyId))).to.equal(0);
-    expect(await redis.sismember(keys.workspaceIndex(), doomed.workspaceId)).to.equal(0);
+    expect(await t.redis.exists(keys.apiKeyId(doomed.keyId), keys.apiKeyId(second.keyId))).to.equal(0);
+    expect(await t.redis.sismember(keys.workspaceIndex(), doomed.workspaceId)).to.equal(0);
     expect((await ops.listWorkspaces()).map((w) => w.id)).not.to.include(doomed.workspaceId);
 
-    expect((await keysMentioning(redis, other.workspaceId)).sort()).to.deep.equal(otherBefore);
+    expect((await keysMentioning(t.redis, other.workspaceId)).sort()).to.deep.equal(otherBefore);
     expect((await ops.usage(other.workspaceId)).players).to.equal(50);
     expect((await ops.usage(lookalike.workspaceId)).players).to.equal(20);
-    expect((await call(service, 'GET', '/ping', { key: other.apiKey })).status).to.equal(200);
-    expect((await call(service, 'GET', '/ping', { key: lookalike.apiKey })).status).to.equal(200);
+    expect((await call(t.service, 'GET', '/ping', { key: other.apiKey })).status).to.equal(200);
+    expect((await call(t.service, 'GET', '/ping', { key: lookalike.apiKey })).status).to.equal(200);
   });
 
   it('stops the workspace’s keys at once, even when an instance had them cached', async () => {
-    const ws = await newWorkspace(redis);
-    expect((await call(service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(200);
-    await testOps(redis).deleteWorkspace(ws.workspaceId);
-    expect((await call(service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(401);
+    const ws = await newWorkspace(t.redis);
+    expect((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(200);
+    await testOps(t.redis).deleteWorkspace(ws.workspaceId);
+    expect((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(401);
   });
 
   it('can be run again after an interruption and finishes the job', async () => {
-    const ops = testOps(redis);
-    const ws = await newWorkspace(redis);
-    await seedPlayers(redis, ws.workspaceId, 2500);
+    const ops = testOps(t.redis);
+    const ws = await newWorkspace(t.redis);
+    await seedPlayers(t.redis, ws.workspaceId, 2500);
     const interrupted = await ops
       .deleteWorkspace(ws.workspaceId, {
         onProgress: (p) => {
@@ -102,36 +92,36 @@ describe('workspace deletion', () => {
       })
       .catch((e: unknown) => e);
     expect((interrupted as Error).message).to.equal('interrupted');
-    const left = (await keysMentioning(redis, ws.workspaceId)).length;
+    const left = (await keysMentioning(t.redis, ws.workspaceId)).length;
     expect(left).to.be.greaterThan(0).and.lessThan(2500);
     // The workspace is still found, so the operator can simply run the command again.
     expect((await ops.listWorkspaces()).map((w) => w.id)).to.include(ws.workspaceId);
 
     const second = await ops.deleteWorkspace(ws.workspaceId);
     expect(second.playersDeleted).to.be.greaterThan(0).and.lessThan(2500);
-    expect(await keysMentioning(redis, ws.workspaceId)).to.deep.equal([]);
+    expect(await keysMentioning(t.redis, ws.workspaceId)).to.deep.equal([]);
     const again = await ops.deleteWorkspace(ws.workspaceId).catch((e: unknown) => e);
     expect((again as { status?: number }).status).to.equal(404);
   });
 
   it('with force, sweeps what a late request wrote after the workspace was gone', async () => {
-    const ops = testOps(redis);
-    const ws = await newWorkspace(redis);
+    const ops = testOps(t.redis);
+    const ws = await newWorkspace(t.redis);
     await ops.deleteWorkspace(ws.workspaceId);
     // What a request authenticated just before the deletion could still write after it.
-    await seedPlayers(redis, ws.workspaceId, 3);
+    await seedPlayers(t.redis, ws.workspaceId, 3);
     expect((await ops.deleteWorkspace(ws.workspaceId).catch((e: { status?: number }) => e) as { status?: number }).status).to.equal(404);
     const swept = await ops.deleteWorkspace(ws.workspaceId, { force: true });
     expect(swept).to.deep.equal({ workspaceId: ws.workspaceId, keysDeleted: 0, playersDeleted: 3 });
-    expect(await keysMentioning(redis, ws.workspaceId)).to.deep.equal([]);
+    expect(await keysMentioning(t.redis, ws.workspaceId)).to.deep.equal([]);
   });
 
   it('a last-use flush after the deletion writes nothing back', async () => {
-    const ws = await newWorkspace(redis);
-    await call(service, 'GET', '/ping', { key: ws.apiKey });
-    expect(service.lastUsed.size).to.be.greaterThan(0);
-    await testOps(redis).deleteWorkspace(ws.workspaceId);
-    await service.lastUsed.flush();
-    expect(await keysMentioning(redis, ws.workspaceId)).to.deep.equal([]);
+    const ws = await newWorkspace(t.redis);
+    await call(t.service, 'GET', '/ping', { key: ws.apiKey });
+    expect(t.service.lastUsed.size).to.be.greaterThan(0);
+    await testOps(t.redis).deleteWorkspace(ws.workspaceId);
+    await t.service.lastUsed.flush();
+    expect(await keysMentioning(t.redis, ws.workspaceId)).to.deep.equal([]);
   });
 });

@@ -1,10 +1,8 @@
 // The Luau PlayerData module, run as shipped in a Luau VM against the real service and Redis.
 import { expect } from 'chai';
-import type { Redis } from 'ioredis';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
-import type { RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
-import { call, newWorkspace, startTestService, testRedis } from '../support/service.js';
+import { call, newWorkspace, useService } from '../support/service.js';
 import { unreachableBaseUrl } from './unreachable.js';
 import { startLuauVm, type LuauVm } from './luau-vm.js';
 
@@ -18,39 +16,31 @@ async function luauError(vm: LuauVm, body: string, ...args: Array<string | numbe
 }
 
 describe('Luau PlayerData module (in a Luau VM, against the service)', () => {
-  let service: RunningService;
-  let redis: Redis;
+  const t = useService();
   let ws: CreatedWorkspace;
   let vm: LuauVm;
-
   before(async () => {
-    service = await startTestService();
-    redis = testRedis();
     vm = await startLuauVm();
   });
-  after(async () => {
-    await service.close();
-    redis.disconnect();
-  });
   beforeEach(async () => {
-    ws = await newWorkspace(redis, 'pro', 'Luau Studio');
+    ws = await newWorkspace(t.redis, 'pro', 'Luau Studio');
     await vm.reset();
   });
 
-  const init = () => vm.run(INIT, service.baseUrl, ws.apiKey);
+  const init = () => vm.run(INIT, t.service.baseUrl, ws.apiKey);
   /** The value as the server stores it, read over plain HTTP (independent of the Luau JSON). */
   const stored = async (userId: string, key: string) =>
-    (await call(service, 'GET', `/data?userId=${userId}&key=${encodeURIComponent(key)}`, { key: ws.apiKey })).body;
+    (await call(t.service, 'GET', `/data?userId=${userId}&key=${encodeURIComponent(key)}`, { key: ws.apiKey })).body;
 
   describe('init and ping', () => {
     it('init pings once with the key and returns the workspace; ping returns it again', async () => {
       await vm.run(
         'local baseUrl, apiKey = ...; PlayerData.init({ baseUrl = baseUrl .. "/", apiKey = apiKey })',
-        service.baseUrl,
+        t.service.baseUrl,
         ws.apiKey,
       );
       expect(vm.requests).to.have.length(1);
-      expect(vm.requests[0]).to.include({ method: 'GET', url: `${service.baseUrl}/ping` });
+      expect(vm.requests[0]).to.include({ method: 'GET', url: `${t.service.baseUrl}/ping` });
       expect(vm.requests[0]!.headers).to.deep.equal({ 'x-api-key': ws.apiKey });
       const [id, name, plan] = await vm.run('local w = PlayerData.ping() return w.workspaceId, w.workspaceName, w.plan');
       expect([id, name, plan]).to.deep.equal([ws.workspaceId, 'Luau Studio', 'pro']);
@@ -59,20 +49,20 @@ describe('Luau PlayerData module (in a Luau VM, against the service)', () => {
 
     it('init fails loudly with the server message on a bad key, and the module stays unusable', async () => {
       const revoked = 'pds_' + 'x'.repeat(40);
-      const server = await call(service, 'GET', '/ping', { key: revoked });
-      const err = await luauError(vm, INIT.replace('return ', ''), service.baseUrl, revoked);
+      const server = await call(t.service, 'GET', '/ping', { key: revoked });
+      const err = await luauError(vm, INIT.replace('return ', ''), t.service.baseUrl, revoked);
       expect(err).to.equal(`PlayerData.init: HTTP 401: ${server.body.error}`);
       expect(await luauError(vm, 'PlayerData.get(1, "coins")')).to.match(/^PlayerData\.get: call PlayerData\.init/);
     });
 
     it('a failed init after a good one leaves the module refusing, not on the old key', async () => {
       await init();
-      await luauError(vm, INIT.replace('return ', ''), service.baseUrl, 'wrong');
+      await luauError(vm, INIT.replace('return ', ''), t.service.baseUrl, 'wrong');
       expect(await luauError(vm, 'PlayerData.ping()')).to.match(/^PlayerData\.ping: call PlayerData\.init/);
     });
 
     it('init names a wrong base URL instead of failing later', async () => {
-      const err = await luauError(vm, INIT.replace('return ', ''), service.baseUrl.replace('/api/v1', ''), ws.apiKey);
+      const err = await luauError(vm, INIT.replace('return ', ''), t.service.baseUrl.replace('/api/v1', ''), ws.apiKey);
       expect(err).to.match(/^PlayerData\.init: HTTP 404: No such endpoint: GET \/ping$/);
     });
 
@@ -190,7 +180,7 @@ describe('Luau PlayerData module (in a Luau VM, against the service)', () => {
 
     it('increment of a value that is not a number raises with 409 and the server message', async () => {
       await vm.run('PlayerData.set(5, "name", "Ann")');
-      const server = await call(service, 'POST', '/data/increment', { key: ws.apiKey, body: { userId: 5, key: 'name' } });
+      const server = await call(t.service, 'POST', '/data/increment', { key: ws.apiKey, body: { userId: 5, key: 'name' } });
       expect(server.status).to.equal(409);
       const err = await luauError(vm, 'PlayerData.increment(5, "name", 1)');
       expect(err).to.equal(`PlayerData.increment: HTTP 409: ${server.body.error}`);
@@ -237,14 +227,14 @@ describe('Luau PlayerData module (in a Luau VM, against the service)', () => {
 
     it('a refused request raises with the operation, the status and the server message', async () => {
       const key = 'k'.repeat(129);
-      const server = await call(service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 1, key, value: 1 } });
+      const server = await call(t.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 1, key, value: 1 } });
       expect(server.status).to.equal(400);
       const err = await luauError(vm, 'PlayerData.set(1, ..., 1)', key);
       expect(err).to.equal(`PlayerData.set: HTTP 400: ${server.body.error}`);
     });
 
     it('a 500 raises with its status; the value is not mistaken for nil', async () => {
-      await redis.hset(keys.player(ws.workspaceId, '4'), 'broken', 'not an entry');
+      await t.redis.hset(keys.player(ws.workspaceId, '4'), 'broken', 'not an entry');
       expect(await luauError(vm, 'PlayerData.get(4, "broken")')).to.equal('PlayerData.get: HTTP 500: Internal server error');
       expect(await luauError(vm, 'PlayerData.getAll(4)')).to.equal('PlayerData.getAll: HTTP 500: Internal server error');
     });
@@ -252,23 +242,15 @@ describe('Luau PlayerData module (in a Luau VM, against the service)', () => {
 });
 
 describe('Luau PlayerData module over the rate limit', () => {
-  let service: RunningService;
-  let redis: Redis;
+  const t = useService({ RATE_LIMIT_FREE: '3' });
   let vm: LuauVm;
-
   before(async () => {
-    service = await startTestService({ RATE_LIMIT_FREE: '3' });
-    redis = testRedis();
     vm = await startLuauVm();
-  });
-  after(async () => {
-    await service.close();
-    redis.disconnect();
   });
 
   it('a 429 raises with the server message and when the window resets, after exactly one request', async () => {
-    const ws = await newWorkspace(redis, 'free');
-    await vm.run(INIT, service.baseUrl, ws.apiKey);
+    const ws = await newWorkspace(t.redis, 'free');
+    await vm.run(INIT, t.service.baseUrl, ws.apiKey);
     await vm.run('PlayerData.set(1, "a", 1) PlayerData.set(1, "b", 2)');
     const before = vm.requests.length;
     const err = await luauError(vm, 'PlayerData.set(1, "c", 3)');

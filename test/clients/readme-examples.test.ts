@@ -6,11 +6,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Redis } from 'ioredis';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
-import type { RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
-import { call, newWorkspace, startTestService, testRedis } from '../support/service.js';
+import { call, newWorkspace, startTestService, useService } from '../support/service.js';
 import { startLuauVm, type LuauVm } from './luau-vm.js';
 
 const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
@@ -30,37 +28,29 @@ function withPlaceholders(code: string | undefined, replacements: Record<string,
 }
 
 describe('README client examples (against the service)', () => {
-  let service: RunningService;
-  let redis: Redis;
+  const t = useService();
   let ws: CreatedWorkspace;
   let vm: LuauVm;
-
   before(async () => {
-    service = await startTestService();
-    redis = testRedis();
     vm = await startLuauVm();
   });
-  after(async () => {
-    await service.close();
-    redis.disconnect();
-  });
   beforeEach(async () => {
-    ws = await newWorkspace(redis);
+    ws = await newWorkspace(t.redis);
     await vm.reset();
   });
 
   const stored = async (userId: number) => {
-    const res = await call(service, 'GET', `/data?userId=${userId}`, { key: ws.apiKey });
+    const res = await call(t.service, 'GET', `/data?userId=${userId}`, { key: ws.apiKey });
     return res.status === 404 ? undefined : res.body.data;
   };
   const setsFor = (userId: number) =>
     vm.requests.filter((r) => r.url.endsWith('/data/set') && JSON.parse(r.body!).userId === String(userId)).length;
 
   it('the Luau server script loads on join, increments on purchase, saves once on leave and on close', async () => {
-    await call(service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 101, key: 'level', value: 5 } });
-    await call(service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 101, key: 'inventory', value: ['axe'] } });
+    await call(t.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 101, key: 'level', value: 5 } });
+    await call(t.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 101, key: 'inventory', value: ['axe'] } });
     await vm.run(
-      withPlaceholders(SERVER_SCRIPT, { 'https://pds.example.com/api/v1': service.baseUrl, YOUR_API_KEY: ws.apiKey }),
+      withPlaceholders(SERVER_SCRIPT, { 'https://pds.example.com/api/v1': t.service.baseUrl, YOUR_API_KEY: ws.apiKey }),
     );
 
     const [granted, unknown] = await vm.run(`
@@ -85,9 +75,9 @@ describe('README client examples (against the service)', () => {
   });
 
   it('a player whose data cannot be loaded gets no session, so nothing is saved over it', async () => {
-    await redis.hset(keys.player(ws.workspaceId, '105'), 'broken', 'not an entry');
+    await t.redis.hset(keys.player(ws.workspaceId, '105'), 'broken', 'not an entry');
     await vm.run(
-      withPlaceholders(SERVER_SCRIPT, { 'https://pds.example.com/api/v1': service.baseUrl, YOUR_API_KEY: ws.apiKey }),
+      withPlaceholders(SERVER_SCRIPT, { 'https://pds.example.com/api/v1': t.service.baseUrl, YOUR_API_KEY: ws.apiKey }),
     );
     const [errors, first] = await vm.run(`
       local Players = game:GetService("Players")
@@ -99,9 +89,9 @@ describe('README client examples (against the service)', () => {
   });
 
   it('a failed purchase increment is not granted, and is warned about', async () => {
-    await call(service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 104, key: 'coins', value: 'not a number' } });
+    await call(t.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 104, key: 'coins', value: 'not a number' } });
     await vm.run(
-      withPlaceholders(SERVER_SCRIPT, { 'https://pds.example.com/api/v1': service.baseUrl, YOUR_API_KEY: ws.apiKey }),
+      withPlaceholders(SERVER_SCRIPT, { 'https://pds.example.com/api/v1': t.service.baseUrl, YOUR_API_KEY: ws.apiKey }),
     );
     const [decision, warning] = await vm.run(`
       local decision = game:GetService("MarketplaceService").ProcessReceipt({ PlayerId = 104, ProductId = 1234567 })
@@ -114,7 +104,7 @@ describe('README client examples (against the service)', () => {
     const helper = () => `${RETRY_HELPER}\nreturn incrementWithRetry(...)`;
 
     it('returns the new value, and gives up at once on a 4xx', async () => {
-      await vm.run('local baseUrl, apiKey = ...; PlayerData.init({ baseUrl = baseUrl, apiKey = apiKey })', service.baseUrl, ws.apiKey);
+      await vm.run('local baseUrl, apiKey = ...; PlayerData.init({ baseUrl = baseUrl, apiKey = apiKey })', t.service.baseUrl, ws.apiKey);
       expect(await vm.run(helper(), 201, 'coins', 5)).to.deep.equal([5]);
       await vm.run('PlayerData.set(201, "name", "Ann")');
       const before = vm.requests.length;
@@ -143,7 +133,7 @@ describe('README client examples (against the service)', () => {
     writeFileSync(file, withPlaceholders(TS_EXAMPLE, { '@player-data-service/client': clientUrl }));
     const logged: unknown[][] = [];
     const realLog = console.log;
-    process.env['PDS_URL'] = service.baseUrl;
+    process.env['PDS_URL'] = t.service.baseUrl;
     process.env['PDS_API_KEY'] = ws.apiKey;
     console.log = (...args: unknown[]) => void logged.push(args);
     try {

@@ -1,12 +1,10 @@
 // The TypeScript client (clients/typescript, imported from source) against the real service.
 import { expect } from 'chai';
-import type { Redis } from 'ioredis';
 import * as PlayerData from '../../clients/typescript/src/index.js';
 import { PlayerDataClient, PlayerDataError } from '../../clients/typescript/src/index.js';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
-import type { RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
-import { call, newWorkspace, startTestService, testRedis } from '../support/service.js';
+import { call, newWorkspace, useService } from '../support/service.js';
 import { unreachableBaseUrl } from './unreachable.js';
 
 /** Resolves to what `promise` rejected with; fails the test if it resolved. */
@@ -42,29 +40,19 @@ async function countingFetch<T>(fn: () => Promise<T>): Promise<{ result: T | Err
 }
 
 describe('TypeScript client (against the service)', () => {
-  let service: RunningService;
-  let redis: Redis;
+  const t = useService();
   let ws: CreatedWorkspace;
-
-  before(async () => {
-    service = await startTestService();
-    redis = testRedis();
-  });
-  after(async () => {
-    await service.close();
-    redis.disconnect();
-  });
   beforeEach(async () => {
-    ws = await newWorkspace(redis, 'pro', 'TS Studio');
+    ws = await newWorkspace(t.redis, 'pro', 'TS Studio');
   });
 
-  const init = () => PlayerData.init({ baseUrl: service.baseUrl, apiKey: ws.apiKey });
+  const init = () => PlayerData.init({ baseUrl: t.service.baseUrl, apiKey: ws.apiKey });
   const stored = async (userId: string, key: string) =>
-    (await call(service, 'GET', `/data?userId=${userId}&key=${encodeURIComponent(key)}`, { key: ws.apiKey })).body;
+    (await call(t.service, 'GET', `/data?userId=${userId}&key=${encodeURIComponent(key)}`, { key: ws.apiKey })).body;
 
   describe('init and ping', () => {
     it('init returns the workspace; ping returns it again', async () => {
-      expect(await PlayerData.init({ baseUrl: service.baseUrl + '/', apiKey: ws.apiKey })).to.deep.equal({
+      expect(await PlayerData.init({ baseUrl: t.service.baseUrl + '/', apiKey: ws.apiKey })).to.deep.equal({
         workspaceId: ws.workspaceId,
         workspaceName: 'TS Studio',
         plan: 'pro',
@@ -74,8 +62,8 @@ describe('TypeScript client (against the service)', () => {
 
     it('init rejects with the server message on a bad key, and every function then refuses', async () => {
       await init();
-      const server = await call(service, 'GET', '/ping', { key: 'wrong' });
-      const err = await playerDataError(PlayerData.init({ baseUrl: service.baseUrl, apiKey: 'wrong' }));
+      const server = await call(t.service, 'GET', '/ping', { key: 'wrong' });
+      const err = await playerDataError(PlayerData.init({ baseUrl: t.service.baseUrl, apiKey: 'wrong' }));
       expect(err).to.include({ operation: 'init', status: 401, serverMessage: server.body.error });
       expect(err.message).to.equal(`PlayerData.init: HTTP 401: ${server.body.error}`);
       const calls: Array<[string, () => Promise<unknown>]> = [
@@ -93,9 +81,9 @@ describe('TypeScript client (against the service)', () => {
     });
 
     it('a wrong base URL and an unreachable service are errors (404, never undefined; and 0)', async () => {
-      const wrong = await playerDataError(PlayerData.init({ baseUrl: service.baseUrl.replace('/api/v1', ''), apiKey: ws.apiKey }));
+      const wrong = await playerDataError(PlayerData.init({ baseUrl: t.service.baseUrl.replace('/api/v1', ''), apiKey: ws.apiKey }));
       expect(wrong).to.include({ status: 404, serverMessage: 'No such endpoint: GET /ping', retryable: false });
-      const unchecked = new PlayerDataClient({ baseUrl: service.baseUrl.replace('/api/v1', ''), apiKey: ws.apiKey });
+      const unchecked = new PlayerDataClient({ baseUrl: t.service.baseUrl.replace('/api/v1', ''), apiKey: ws.apiKey });
       expect(await playerDataError(unchecked.get(1, 'k'))).to.include({ operation: 'get', status: 404 });
       const down = await playerDataError(PlayerData.init({ baseUrl: await unreachableBaseUrl(), apiKey: ws.apiKey }));
       expect(down).to.include({ operation: 'init', status: 0, retryable: true });
@@ -144,7 +132,7 @@ describe('TypeScript client (against the service)', () => {
       expect(await PlayerData.increment(5, 'f', 0.1)).to.equal(0.1);
       expect(await PlayerData.increment(5, 'f', 0.2)).to.equal(0.30000000000000004);
       await PlayerData.set(5, 'name', 'Ann');
-      const server = await call(service, 'POST', '/data/increment', { key: ws.apiKey, body: { userId: 5, key: 'name' } });
+      const server = await call(t.service, 'POST', '/data/increment', { key: ws.apiKey, body: { userId: 5, key: 'name' } });
       const err = await playerDataError(PlayerData.increment(5, 'name'));
       expect(err).to.include({ operation: 'increment', status: 409, serverMessage: server.body.error, retryable: false });
     });
@@ -180,21 +168,21 @@ describe('TypeScript client (against the service)', () => {
 
     it('a refused request carries the operation, status and server message', async () => {
       const key = 'k'.repeat(129);
-      const server = await call(service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 1, key, value: 1 } });
+      const server = await call(t.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 1, key, value: 1 } });
       const err = await playerDataError(PlayerData.set(1, key, 1));
       expect(err).to.include({ operation: 'set', status: 400, serverMessage: server.body.error });
       expect(err.message).to.equal(`PlayerData.set: HTTP 400: ${server.body.error}`);
     });
 
     it('a 500 is a retryable error, not undefined', async () => {
-      await redis.hset(keys.player(ws.workspaceId, '4'), 'broken', 'not an entry');
+      await t.redis.hset(keys.player(ws.workspaceId, '4'), 'broken', 'not an entry');
       const err = await playerDataError(PlayerData.get(4, 'broken'));
       expect(err).to.include({ operation: 'get', status: 500, serverMessage: 'Internal server error', retryable: true });
     });
 
     it('PlayerDataClient instances talk to their own workspaces side by side', async () => {
-      const other = await newWorkspace(redis, 'free', 'Other');
-      const { client, workspace } = await PlayerDataClient.connect({ baseUrl: service.baseUrl, apiKey: other.apiKey });
+      const other = await newWorkspace(t.redis, 'free', 'Other');
+      const { client, workspace } = await PlayerDataClient.connect({ baseUrl: t.service.baseUrl, apiKey: other.apiKey });
       expect(workspace.plan).to.equal('free');
       await client.set(1, 'coins', 99);
       await PlayerData.set(1, 'coins', 1);
@@ -205,21 +193,11 @@ describe('TypeScript client (against the service)', () => {
 });
 
 describe('TypeScript client over the rate limit', () => {
-  let service: RunningService;
-  let redis: Redis;
-
-  before(async () => {
-    service = await startTestService({ RATE_LIMIT_FREE: '3' });
-    redis = testRedis();
-  });
-  after(async () => {
-    await service.close();
-    redis.disconnect();
-  });
+  const t = useService({ RATE_LIMIT_FREE: '3' });
 
   it('a 429 rejects with retryAfterSeconds after exactly one request', async () => {
-    const ws = await newWorkspace(redis, 'free');
-    const { client } = await PlayerDataClient.connect({ baseUrl: service.baseUrl, apiKey: ws.apiKey });
+    const ws = await newWorkspace(t.redis, 'free');
+    const { client } = await PlayerDataClient.connect({ baseUrl: t.service.baseUrl, apiKey: ws.apiKey });
     await client.set(1, 'a', 1);
     await client.set(1, 'b', 2);
     const { result, requests } = await countingFetch(() => client.set(1, 'c', 3));
