@@ -4,8 +4,7 @@ import { publishEvent } from '../../src/store/events.js';
 import { keys } from '../../src/store/keys.js';
 import { usageDay } from '../../src/store/rate-limiter.js';
 import { WorkspaceStore } from '../../src/store/workspaces.js';
-import type { RunningService } from '../../src/server.js';
-import { call, newWorkspace, startTestService, testRedis } from '../support/service.js';
+import { call, newWorkspace, useService } from '../support/service.js';
 
 /** Calls of the given commands the test Redis has run so far (scripts' inner calls included). */
 async function calls(redis: Redis, ...names: string[]): Promise<number> {
@@ -14,28 +13,19 @@ async function calls(redis: Redis, ...names: string[]): Promise<number> {
 }
 
 describe('rate limit fast paths', () => {
-  let service: RunningService;
-  let redis: Redis;
-  before(async () => {
-    service = await startTestService({ RATE_LIMIT_FREE: '2' });
-    redis = testRedis();
-  });
-  after(async () => {
-    await service.close();
-    redis.disconnect();
-  });
+  const t = useService({ RATE_LIMIT_FREE: '2' });
 
   async function overLimit() {
-    const ws = await newWorkspace(redis, 'free');
-    await redis.hset(keys.player(ws.workspaceId, 'p1'), 'coins', '[1,5]');
-    for (let i = 0; i < 2; i++) expect((await call(service, 'GET', '/data?userId=p1&key=coins', { key: ws.apiKey })).status).to.equal(200);
+    const ws = await newWorkspace(t.redis, 'free');
+    await t.redis.hset(keys.player(ws.workspaceId, 'p1'), 'coins', '[1,5]');
+    for (let i = 0; i < 2; i++) expect((await call(t.service, 'GET', '/data?userId=p1&key=coins', { key: ws.apiKey })).status).to.equal(200);
     return ws;
   }
 
   it('reads alongside the limiter, yet a limited read answers 429 whatever the data', async () => {
     const ws = await overLimit();
     for (const path of ['/data?userId=p1&key=coins', '/data?userId=nobody&key=coins', '/data?userId=p1']) {
-      const res = await call(service, 'GET', path, { key: ws.apiKey });
+      const res = await call(t.service, 'GET', path, { key: ws.apiKey });
       expect(res.status, path).to.equal(429);
       expect(res.body).to.deep.include({ success: false });
       expect(res.headers.get('retry-after')).to.match(/^\d+$/);
@@ -44,56 +34,56 @@ describe('rate limit fast paths', () => {
   });
 
   it('a read under the limit costs one script call and one read, and carries the limit headers', async () => {
-    const ws = await newWorkspace(redis, 'free');
-    await redis.hset(keys.player(ws.workspaceId, 'p1'), 'coins', '[1,5]');
-    const before = await calls(redis, 'evalsha', 'hget');
-    const res = await call(service, 'GET', '/data?userId=p1&key=coins', { key: ws.apiKey });
+    const ws = await newWorkspace(t.redis, 'free');
+    await t.redis.hset(keys.player(ws.workspaceId, 'p1'), 'coins', '[1,5]');
+    const before = await calls(t.redis, 'evalsha', 'hget');
+    const res = await call(t.service, 'GET', '/data?userId=p1&key=coins', { key: ws.apiKey });
     expect(res.status).to.equal(200);
     expect(res.body.data.value).to.equal(5);
     expect(res.headers.get('x-ratelimit-limit')).to.equal('2');
     expect(res.headers.get('x-ratelimit-remaining')).to.equal('1');
-    expect((await calls(redis, 'evalsha', 'hget')) - before).to.equal(2);
+    expect((await calls(t.redis, 'evalsha', 'hget')) - before).to.equal(2);
   });
 
   it('a write over the limit is refused before it writes', async () => {
     const ws = await overLimit();
-    const res = await call(service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 'p1', key: 'coins', value: 99 } });
+    const res = await call(t.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 'p1', key: 'coins', value: 99 } });
     expect(res.status).to.equal(429);
-    expect(await redis.hget(keys.player(ws.workspaceId, 'p1'), 'coins')).to.equal('[1,5]');
+    expect(await t.redis.hget(keys.player(ws.workspaceId, 'p1'), 'coins')).to.equal('[1,5]');
   });
 
   it('once Redis said 429, more 429s of that workspace need no Redis command but still count as usage', async () => {
     const ws = await overLimit();
-    expect((await call(service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(429);
+    expect((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(429);
     const commands = ['evalsha', 'hget', 'hgetall', 'exists', 'hset'];
-    const before = await calls(redis, ...commands);
+    const before = await calls(t.redis, ...commands);
     for (const path of ['/ping', '/data?userId=p1&key=coins', '/data?userId=p1', '/ping']) {
-      expect((await call(service, 'GET', path, { key: ws.apiKey })).status, path).to.equal(429);
+      expect((await call(t.service, 'GET', path, { key: ws.apiKey })).status, path).to.equal(429);
     }
-    const set = await call(service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 'p1', key: 'coins', value: 1 } });
+    const set = await call(t.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 'p1', key: 'coins', value: 1 } });
     expect(set.status).to.equal(429);
     expect(set.headers.get('retry-after')).to.match(/^\d+$/);
-    expect((await calls(redis, ...commands)) - before).to.equal(0);
+    expect((await calls(t.redis, ...commands)) - before).to.equal(0);
 
     const usage = keys.usage(ws.workspaceId, usageDay(Date.now()));
     let counted: Record<string, string> = {};
     for (let i = 0; i < 40 && counted['limited'] !== '6'; i++) {
       await new Promise((r) => setTimeout(r, 100));
-      counted = await redis.hgetall(usage);
+      counted = await t.redis.hgetall(usage);
     }
     expect(counted).to.deep.equal({ requests: '8', limited: '6' });
-    expect(await redis.ttl(usage)).to.be.greaterThan(86_400);
+    expect(await t.redis.ttl(usage)).to.be.greaterThan(86_400);
   });
 
   it('a plan change lifts the local refusal at once', async () => {
     const ws = await overLimit();
-    expect((await call(service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(429);
-    await new WorkspaceStore(redis).setPlan(ws.workspaceId, 'pro');
-    await publishEvent(redis, { type: 'workspace', workspaceId: ws.workspaceId });
-    let res = await call(service, 'GET', '/ping', { key: ws.apiKey });
+    expect((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(429);
+    await new WorkspaceStore(t.redis).setPlan(ws.workspaceId, 'pro');
+    await publishEvent(t.redis, { type: 'workspace', workspaceId: ws.workspaceId });
+    let res = await call(t.service, 'GET', '/ping', { key: ws.apiKey });
     for (let i = 0; i < 20 && res.status !== 200; i++) {
       await new Promise((r) => setTimeout(r, 50));
-      res = await call(service, 'GET', '/ping', { key: ws.apiKey });
+      res = await call(t.service, 'GET', '/ping', { key: ws.apiKey });
     }
     expect(res.status).to.equal(200);
     expect(res.body.plan).to.equal('pro');
@@ -101,23 +91,14 @@ describe('rate limit fast paths', () => {
 });
 
 describe('rate limit fast path and the window reset', () => {
-  let service: RunningService;
-  let redis: Redis;
-  before(async () => {
-    service = await startTestService({ RATE_LIMIT_FREE: '1', RATE_LIMIT_WINDOW_MS: '400' });
-    redis = testRedis();
-  });
-  after(async () => {
-    await service.close();
-    redis.disconnect();
-  });
+  const t = useService({ RATE_LIMIT_FREE: '1', RATE_LIMIT_WINDOW_MS: '400' });
 
   it('answers again once the window has reset', async () => {
-    const ws = await newWorkspace(redis, 'free');
-    expect((await call(service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(200);
-    expect((await call(service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(429);
-    expect((await call(service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(429);
+    const ws = await newWorkspace(t.redis, 'free');
+    expect((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(200);
+    expect((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(429);
+    expect((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(429);
     await new Promise((r) => setTimeout(r, 450));
-    expect((await call(service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(200);
+    expect((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(200);
   });
 });

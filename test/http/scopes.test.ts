@@ -1,31 +1,20 @@
 // Key scope, expiry, rotation, revocation and plan changes as the public API sees them.
 import { expect } from 'chai';
-import type { Redis } from 'ioredis';
-import type { RunningService } from '../../src/server.js';
 import { testOps } from '../support/admin.js';
-import { call, client, newWorkspace, startTestService, testRedis } from '../support/service.js';
+import { call, client, newWorkspace, useService } from '../support/service.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('key scope, expiry, rotation and plan changes on the public API', () => {
-  let service: RunningService;
-  let redis: Redis;
-  before(async () => {
-    service = await startTestService({ RATE_LIMIT_FREE: '3', RATE_LIMIT_PRO: '6' });
-    redis = testRedis();
-  });
-  after(async () => {
-    await service.close();
-    redis.disconnect();
-  });
+  const t = useService({ RATE_LIMIT_FREE: '3', RATE_LIMIT_PRO: '6' });
 
   describe('a read key', () => {
     it('may ping and read', async () => {
-      const ws = await newWorkspace(redis);
-      const writer = client(service, ws.apiKey);
+      const ws = await newWorkspace(t.redis);
+      const writer = client(t.service, ws.apiKey);
       expect((await writer.post('/data/set', { userId: 1, key: 'coins', value: 5 })).status).to.equal(200);
-      const { apiKey } = await testOps(redis).createKey(ws.workspaceId, { scope: 'read' });
-      const reader = client(service, apiKey);
+      const { apiKey } = await testOps(t.redis).createKey(ws.workspaceId, { scope: 'read' });
+      const reader = client(t.service, apiKey);
       expect((await reader.get('/ping')).body.workspaceId).to.equal(ws.workspaceId);
       const one = await reader.get('/data?userId=1&key=coins');
       expect(one.status).to.equal(200);
@@ -40,95 +29,95 @@ describe('key scope, expiry, rotation and plan changes on the public API', () =>
       ['/data/delete', { userId: 1 }],
     ] as const) {
       it(`gets 403 from POST ${path} ${JSON.stringify(body)} and changes nothing`, async () => {
-        const ws = await newWorkspace(redis);
-        await client(service, ws.apiKey).post('/data/set', { userId: 1, key: 'coins', value: 5 });
-        const { apiKey } = await testOps(redis).createKey(ws.workspaceId, { scope: 'read' });
-        const res = await client(service, apiKey).post(path, body);
+        const ws = await newWorkspace(t.redis);
+        await client(t.service, ws.apiKey).post('/data/set', { userId: 1, key: 'coins', value: 5 });
+        const { apiKey } = await testOps(t.redis).createKey(ws.workspaceId, { scope: 'read' });
+        const res = await client(t.service, apiKey).post(path, body);
         expect(res.status).to.equal(403);
         expect(res.body).to.deep.equal({
           success: false,
           error: 'This API key is read-only: it may ping and read, not change data',
         });
-        const after = await client(service, ws.apiKey).get('/data?userId=1&key=coins');
+        const after = await client(t.service, ws.apiKey).get('/data?userId=1&key=coins');
         expect(after.body.data.value).to.equal(5);
       });
     }
 
     it('a write key made next to it may still write', async () => {
-      const ws = await newWorkspace(redis);
-      const { apiKey } = await testOps(redis).createKey(ws.workspaceId, { scope: 'write', label: 'server' });
-      expect((await client(service, apiKey).post('/data/increment', { userId: 1, key: 'n' })).body.value).to.equal(1);
+      const ws = await newWorkspace(t.redis);
+      const { apiKey } = await testOps(t.redis).createKey(ws.workspaceId, { scope: 'write', label: 'server' });
+      expect((await client(t.service, apiKey).post('/data/increment', { userId: 1, key: 'n' })).body.value).to.equal(1);
     });
   });
 
   it('an expired key answers 401 like a revoked one', async () => {
-    const ws = await newWorkspace(redis);
+    const ws = await newWorkspace(t.redis);
     // Created "an hour ago" with a one-minute expiry: expired now, without waiting.
-    const past = testOps(redis, { clock: () => Date.now() - 3_600_000 });
+    const past = testOps(t.redis, { clock: () => Date.now() - 3_600_000 });
     const { apiKey } = await past.createKey(ws.workspaceId, { expiresIn: '60s' });
-    const res = await call(service, 'GET', '/ping', { key: apiKey });
+    const res = await call(t.service, 'GET', '/ping', { key: apiKey });
     expect(res.status).to.equal(401);
     expect(res.body).to.deep.equal({ success: false, error: 'API key has expired' });
-    const listed = await testOps(redis).listKeys(ws.workspaceId);
+    const listed = await testOps(t.redis).listKeys(ws.workspaceId);
     expect(listed.find((k) => k.expiresAt !== null)?.status).to.equal('expired');
   });
 
   it('a key with a future expiry works until then', async () => {
-    const ws = await newWorkspace(redis);
-    const { apiKey, expiresAt } = await testOps(redis).createKey(ws.workspaceId, { expiresIn: '1h' });
+    const ws = await newWorkspace(t.redis);
+    const { apiKey, expiresAt } = await testOps(t.redis).createKey(ws.workspaceId, { expiresIn: '1h' });
     expect(Date.parse(expiresAt!)).to.be.greaterThan(Date.now() + 3_500_000);
-    expect((await call(service, 'GET', '/ping', { key: apiKey })).status).to.equal(200);
+    expect((await call(t.service, 'GET', '/ping', { key: apiKey })).status).to.equal(200);
   });
 
   it('a revoked key is refused at once, even after it was cached', async () => {
-    const ws = await newWorkspace(redis);
-    expect((await call(service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(200);
-    await testOps(redis).revokeKey(ws.keyId);
-    const res = await call(service, 'GET', '/ping', { key: ws.apiKey });
+    const ws = await newWorkspace(t.redis);
+    expect((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(200);
+    await testOps(t.redis).revokeKey(ws.keyId);
+    const res = await call(t.service, 'GET', '/ping', { key: ws.apiKey });
     expect(res.status).to.equal(401);
     expect(res.body.error).to.equal('API key has been revoked');
   });
 
   it('rotation without grace: the new key works, the old one stops at once', async () => {
-    const ws = await newWorkspace(redis);
-    expect((await call(service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(200);
-    const rotated = await testOps(redis).rotateKey(ws.keyId);
+    const ws = await newWorkspace(t.redis);
+    expect((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(200);
+    const rotated = await testOps(t.redis).rotateKey(ws.keyId);
     expect(rotated.previous.status).to.equal('revoked');
-    expect((await call(service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(401);
-    expect((await call(service, 'GET', '/ping', { key: rotated.key.apiKey })).status).to.equal(200);
+    expect((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(401);
+    expect((await call(t.service, 'GET', '/ping', { key: rotated.key.apiKey })).status).to.equal(200);
   });
 
   it('rotation with grace: both keys work during the grace, then only the new one', async () => {
-    const ws = await newWorkspace(redis);
-    await call(service, 'GET', '/ping', { key: ws.apiKey });
-    const rotated = await testOps(redis).rotateKey(ws.keyId, { grace: '1500ms' });
+    const ws = await newWorkspace(t.redis);
+    await call(t.service, 'GET', '/ping', { key: ws.apiKey });
+    const rotated = await testOps(t.redis).rotateKey(ws.keyId, { grace: '1500ms' });
     expect(rotated.previous.status).to.equal('active');
     expect(rotated.key.scope).to.equal('write');
-    expect((await call(service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(200);
-    expect((await call(service, 'GET', '/ping', { key: rotated.key.apiKey })).status).to.equal(200);
+    expect((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(200);
+    expect((await call(t.service, 'GET', '/ping', { key: rotated.key.apiKey })).status).to.equal(200);
     await sleep(1600);
-    const old = await call(service, 'GET', '/ping', { key: ws.apiKey });
+    const old = await call(t.service, 'GET', '/ping', { key: ws.apiKey });
     expect(old.status).to.equal(401);
     expect(old.body.error).to.equal('API key has expired');
-    expect((await call(service, 'GET', '/ping', { key: rotated.key.apiKey })).status).to.equal(200);
+    expect((await call(t.service, 'GET', '/ping', { key: rotated.key.apiKey })).status).to.equal(200);
   });
 
   it('rotating keeps the scope and label, and a revoked key cannot be rotated (409)', async () => {
-    const ws = await newWorkspace(redis);
-    const ops = testOps(redis);
+    const ws = await newWorkspace(t.redis);
+    const ops = testOps(t.redis);
     const read = await ops.createKey(ws.workspaceId, { scope: 'read', label: 'dashboard' });
     const rotated = await ops.rotateKey(read.keyId, { grace: '1h' });
     expect(rotated.key.scope).to.equal('read');
     expect(rotated.key.label).to.equal('dashboard');
-    expect((await client(service, rotated.key.apiKey).post('/data/set', { userId: 1, key: 'k', value: 1 })).status).to.equal(403);
+    expect((await client(t.service, rotated.key.apiKey).post('/data/set', { userId: 1, key: 'k', value: 1 })).status).to.equal(403);
     await ops.revokeKey(read.keyId);
     const err = await ops.rotateKey(read.keyId).catch((e: unknown) => e);
     expect((err as { status?: number }).status).to.equal(409);
   });
 
   it('a plan change is seen by ping at once and by the limit from the next request', async () => {
-    const ws = await newWorkspace(redis, 'free', 'Plan Studio');
-    const api = client(service, ws.apiKey);
+    const ws = await newWorkspace(t.redis, 'free', 'Plan Studio');
+    const api = client(t.service, ws.apiKey);
     const first = await api.get('/ping');
     expect(first.body.plan).to.equal('free');
     expect(first.headers.get('x-ratelimit-limit')).to.equal('3');
@@ -136,23 +125,23 @@ describe('key scope, expiry, rotation and plan changes on the public API', () =>
     await api.get('/ping');
     expect((await api.get('/ping')).status).to.equal(429);
 
-    await testOps(redis).setPlan(ws.workspaceId, 'pro');
+    await testOps(t.redis).setPlan(ws.workspaceId, 'pro');
     const after = await api.get('/ping');
     expect(after.status).to.equal(200);
     expect(after.body.plan).to.equal('pro');
     expect(after.headers.get('x-ratelimit-limit')).to.equal('6');
     expect(after.headers.get('x-ratelimit-remaining')).to.equal('1');
 
-    await testOps(redis).setPlan(ws.workspaceId, 'free');
+    await testOps(t.redis).setPlan(ws.workspaceId, 'free');
     const down = await api.get('/ping');
     expect(down.status).to.equal(429);
     expect(down.headers.get('x-ratelimit-limit')).to.equal('3');
   });
 
   it('a rename is seen by ping at once', async () => {
-    const ws = await newWorkspace(redis, 'pro', 'Old Name');
-    expect((await call(service, 'GET', '/ping', { key: ws.apiKey })).body.workspaceName).to.equal('Old Name');
-    await testOps(redis).renameWorkspace(ws.workspaceId, 'New Name');
-    expect((await call(service, 'GET', '/ping', { key: ws.apiKey })).body.workspaceName).to.equal('New Name');
+    const ws = await newWorkspace(t.redis, 'pro', 'Old Name');
+    expect((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).body.workspaceName).to.equal('Old Name');
+    await testOps(t.redis).renameWorkspace(ws.workspaceId, 'New Name');
+    expect((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).body.workspaceName).to.equal('New Name');
   });
 });
