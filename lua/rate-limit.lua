@@ -1,39 +1,48 @@
 --[[
-  Count one request against a workspace's fixed window, and record it in the day's usage.
-  The window starts with the first request and lasts as long as the counter's TTL, so every
-  instance of the service shares one budget and one clock (Redis's). A counter that lost its
-  TTL (it should not happen) is repaired rather than left to block the workspace forever.
+  Take requests from a workspace's fixed-window budget for one instance of the service: a
+  lease. The instance answers that many requests without asking Redis again, so the budget is
+  shared by every instance and never exceeded, and most requests need no limiter call at all.
+
+  The window starts with the first request and lasts as long as the counter's TTL (Redis's
+  clock). `need` is what the instance has waiting right now; `extra` is what it asks for ahead
+  of time. Extras come only out of plenty: at most a quarter of what would be left after the
+  need, so near the limit every request is counted as it comes and no instance sits on budget
+  another one could use. A counter that lost its TTL (it should not happen) is repaired rather
+  than left to block the workspace for ever.
 
   Input:
     KEYS[1] window counter of the workspace
-    KEYS[2] usage hash of the workspace for the current UTC day
     ARGV[1] requests allowed per window
     ARGV[2] window length, milliseconds
-    ARGV[3] how long a day's usage hash is kept, seconds
+    ARGV[3] need: requests waiting now (>= 1)
+    ARGV[4] extra: requests wanted ahead of time (>= 0)
 
   Output:
-    { count, ttl }  requests counted in this window so far (this one included), and the
-                    milliseconds until the window resets. The request is allowed when
-                    count <= ARGV[1].
+    { granted, count, ttl }  requests granted to the caller (0 when the window's budget is
+                             spent), requests counted in this window so far (these included),
+                             and the milliseconds until the window resets
 ]]
-local count = redis.call('INCR', KEYS[1])
+local limit = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local count = tonumber(redis.call('GET', KEYS[1]) or '0')
+local granted = 0
+if count < limit then
+  local left = limit - count
+  granted = math.min(tonumber(ARGV[3]), left)
+  granted = granted + math.min(tonumber(ARGV[4]), math.floor((left - granted) / 4))
+  count = redis.call('INCRBY', KEYS[1], granted)
+end
+
 local ttl
-if count == 1 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  ttl = tonumber(ARGV[2])
+if granted > 0 and count == granted then
+  redis.call('PEXPIRE', KEYS[1], window)
+  ttl = window
 else
   ttl = redis.call('PTTL', KEYS[1])
   if ttl < 0 then
-    redis.call('PEXPIRE', KEYS[1], ARGV[2])
-    ttl = tonumber(ARGV[2])
+    redis.call('PEXPIRE', KEYS[1], window)
+    ttl = window
   end
 end
 
-if redis.call('HINCRBY', KEYS[2], 'requests', 1) == 1 then
-  redis.call('EXPIRE', KEYS[2], ARGV[3])
-end
-if count > tonumber(ARGV[1]) then
-  redis.call('HINCRBY', KEYS[2], 'limited', 1)
-end
-
-return { count, ttl }
+return { granted, count, ttl }

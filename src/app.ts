@@ -19,6 +19,7 @@ import type { Logger } from './logger.js';
 import { metrics as processMetrics, type ServiceMetrics } from './metrics.js';
 import type { PlayerDataStore } from './store/player-data.js';
 import type { RateLimiter } from './store/rate-limiter.js';
+import type { WorkspaceStore } from './store/workspaces.js';
 
 export const API_PREFIX = '/api/v1';
 
@@ -28,6 +29,8 @@ export interface AppDeps {
   readonly authenticator: Authenticator;
   readonly limiter: RateLimiter;
   readonly players: PlayerDataStore;
+  /** Read by ping, which answers from Redis rather than from the key cache. */
+  readonly workspaces: WorkspaceStore;
   /** Defaults to the process-wide registry. */
   readonly metrics?: ServiceMetrics;
   /** Platform-only access; runs before the router, so it covers every path. */
@@ -53,7 +56,7 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   const api = new Router<AppState>({ prefix: API_PREFIX, sensitive: true });
   api.use(authenticate(deps.authenticator, deps.lastUsed));
   api.use(rateLimit(deps.limiter, config));
-  pingRoutes(api);
+  pingRoutes(api, deps.workspaces);
   dataRoutes(api, { players: deps.players, config });
 
   app.use(api.routes());

@@ -27,6 +27,8 @@ export interface Config {
   readonly rateLimit: {
     readonly windowMs: number;
     readonly plans: Readonly<Record<Plan, number>>;
+    /** Most requests an instance takes from a window's budget ahead of time (store/rate-limiter.ts). */
+    readonly leaseAhead: number;
   };
   readonly redis: {
     readonly commandTimeoutMs: number;
@@ -227,6 +229,7 @@ export function loadConfig(env: Env = process.env): Config {
         free: int(env, 'RATE_LIMIT_FREE', 60, 1, 1_000_000_000),
         pro: int(env, 'RATE_LIMIT_PRO', 300, 1, 1_000_000_000),
       },
+      leaseAhead: int(env, 'RATE_LIMIT_LEASE_AHEAD', 32, 0, 1_000_000),
     },
     redis: {
       commandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 1000, 50, 60_000),

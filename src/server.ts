@@ -41,6 +41,8 @@ export interface RunningService {
   readonly gate: Gate;
   /** Keys' last-use times waiting for the next batched write (flushed on close too). */
   readonly lastUsed: LastUsedRecorder;
+  /** The plan limiter: its leases and the usage counts waiting for the next write. */
+  readonly limiter: RateLimiter;
   /** Stops accepting, lets in-flight requests finish (up to the grace period), closes Redis. */
   close(): Promise<void>;
 }
@@ -75,7 +77,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const events = new EventSubscriber(subscriberConnection, logger);
   await events.start();
 
-  const authenticator = new Authenticator(new ApiKeyStore(redis), new WorkspaceStore(redis), events, config.keyCache);
+  const workspaces = new WorkspaceStore(redis);
+  const authenticator = new Authenticator(new ApiKeyStore(redis), workspaces, events, config.keyCache);
   const gate = new Gate({ config: config.gate, logger, authenticator, store: new BanStore(redis), events });
   try {
     await gate.start();
@@ -86,7 +89,8 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   }
   const lastUsed = new LastUsedRecorder(new KeyUsageStore(redis), logger);
   lastUsed.start(config.keyLastUsedFlushMs);
-  const limiter = new RateLimiter(redis, config.rateLimit.windowMs);
+  const limiter = new RateLimiter(redis, { windowMs: config.rateLimit.windowMs, leaseAhead: config.rateLimit.leaseAhead });
+  limiter.start();
   // Tracked only once startup can no longer fail, so a failed start leaves nothing registered.
   const untrackKeyCache = metrics.trackKeyCache(authenticator);
   const untrackGate = metrics.trackGate(gate);
@@ -96,6 +100,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     authenticator,
     limiter,
     players: new PlayerDataStore(redis, config.limits.maxKeysPerPlayer),
+    workspaces,
     gate,
     lastUsed,
   });
@@ -161,7 +166,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       untrackKeyCache();
       untrackGate();
       await events.stop();
-      await limiter.stop().catch((err: unknown) => logger.warn({ err }, 'could not write the usage of refused requests'));
+      await limiter.stop().catch((err: unknown) => logger.warn({ err }, 'could not write the last usage counts'));
       await redis.quit().catch(() => redis.disconnect());
     })();
     return closing;
@@ -177,6 +182,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     authenticator,
     gate,
     lastUsed,
+    limiter,
     close,
   };
 }

@@ -9,7 +9,7 @@ describe('config', () => {
     expect(c.redisUrl).to.equal(undefined);
     expect(c.logLevel).to.equal('info');
     expect(c.limits).to.deep.equal({ maxBodyBytes: 1048576, maxValueDepth: 32, maxKeysPerPlayer: 1000 });
-    expect(c.rateLimit).to.deep.equal({ windowMs: 10000, plans: { free: 60, pro: 300 } });
+    expect(c.rateLimit).to.deep.equal({ windowMs: 10000, plans: { free: 60, pro: 300 }, leaseAhead: 32 });
     expect(c.admin).to.deep.equal({ token: undefined, port: 8081, host: '127.0.0.1' });
   });
 
@@ -25,6 +25,7 @@ describe('config', () => {
       RATE_LIMIT_WINDOW_MS: '1000',
       RATE_LIMIT_FREE: '5',
       RATE_LIMIT_PRO: '50',
+      RATE_LIMIT_LEASE_AHEAD: '0',
       ADMIN_TOKEN: 'a-very-long-admin-token',
       ADMIN_PORT: '9001',
     });
@@ -32,7 +33,7 @@ describe('config', () => {
     expect(c.redisUrl).to.equal('redis://redis:6379/2');
     expect(c.logLevel).to.equal('warn');
     expect(c.limits).to.deep.equal({ maxBodyBytes: 2048, maxValueDepth: 4, maxKeysPerPlayer: 10 });
-    expect(c.rateLimit).to.deep.equal({ windowMs: 1000, plans: { free: 5, pro: 50 } });
+    expect(c.rateLimit).to.deep.equal({ windowMs: 1000, plans: { free: 5, pro: 50 }, leaseAhead: 0 });
     expect(c.admin.token).to.equal('a-very-long-admin-token');
     expect(c.admin.port).to.equal(9001);
   });
@@ -52,6 +53,7 @@ describe('config', () => {
       [{ LOG_LEVEL: 'loud' }, /^LOG_LEVEL must be one of/],
       [{ MAX_BODY_BYTES: '-1' }, /^MAX_BODY_BYTES/],
       [{ RATE_LIMIT_FREE: '0' }, /^RATE_LIMIT_FREE must be between/],
+      [{ RATE_LIMIT_LEASE_AHEAD: '2000000' }, /^RATE_LIMIT_LEASE_AHEAD must be between/],
       [{ ADMIN_TOKEN: 'short' }, /^ADMIN_TOKEN must be at least 16/],
     ];
     for (const [env, message] of cases) {

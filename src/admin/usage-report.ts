@@ -8,7 +8,7 @@
 // operator asks, is exact for a quiet workspace, and never blocks Redis (it pages); its cost
 // grows with the whole keyspace, roughly a second per few million keys.
 import { keys } from '../store/keys.js';
-import { usageDay } from '../store/rate-limiter.js';
+import { usageDay } from '../store/usage-counter.js';
 import { countMatching } from '../store/scan.js';
 import type { AdminContext } from './context.js';
 import { keyView, type KeyView } from './key-lifecycle.js';

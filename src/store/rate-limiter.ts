@@ -1,9 +1,33 @@
-// The fixed-window plan limiter: one Lua script call per request (lua/rate-limit.lua), which
-// also counts the request in the workspace's daily usage. A workspace already over its limit
-// is refused in process until its window resets (limit-hints.ts), without Redis.
+// The fixed-window plan limiter. The window's counter lives in Redis, so every instance of the
+// service shares one budget; each instance takes that budget in leases (lua/rate-limit.lua)
+// rather than one request at a time, so most requests are counted in process with no Redis
+// command.
+//
+// How a request is decided, per workspace and instance:
+// - a leased request is left: take it (synchronous, no Redis);
+// - Redis said the window's budget is spent: 429 until the window resets (no Redis);
+// - otherwise one lease call for every request waiting at that moment, plus some ahead of
+//   time. Concurrent requests of a workspace share that call.
+//
+// What a lease guarantees: the counter in Redis only grows by what is granted and grants stop
+// at the limit, so the instances together never answer more than the plan allows. Leases end
+// with their window: an instance uses a lease only until the time it sent the call plus the
+// TTL Redis reported, which is never later than the real reset. Requests asked for ahead of
+// time come only out of plenty (the script grants them from at most a quarter of what is
+// left), and their number grows with each lease in a busy workspace up to
+// RATE_LIMIT_LEASE_AHEAD. Requests taken ahead that an instance does not use are lost at the
+// window's end; with several instances, that many requests may be refused early when a
+// workspace's traffic moves to another instance near its limit. RATE_LIMIT_LEASE_AHEAD=0
+// takes only what is waiting: every request is counted in Redis as it comes, and the budget is
+// shared exactly.
+//
+// After a plan change (the workspace cache is invalidated, so the new plan arrives with the
+// next request) the limit differs, and the lease taken under the old limit is dropped.
 import { keys } from './keys.js';
-import { LimitHints } from './limit-hints.js';
 import type { RedisClient } from './redis.js';
+import { UsageCounter } from './usage-counter.js';
+
+export { usageDay, USAGE_RETENTION_DAYS } from './usage-counter.js';
 
 export interface RateLimitResult {
   readonly allowed: boolean;
@@ -13,88 +37,130 @@ export interface RateLimitResult {
   readonly resetMs: number;
 }
 
-/** Days of usage history kept (a day's counters expire after this many days). */
-export const USAGE_RETENTION_DAYS = 31;
-
-/** How often the usage of locally refused requests is written to Redis. */
+/** How often usage counts are written and idle windows forgotten. */
 export const USAGE_FLUSH_MS = 1000;
 
-const DAY_MS = 86_400_000;
-/** The last day computed: formatting a date on every request showed up in the CPU profile. */
-let cachedDay = { start: 0, name: '' };
+/** One workspace's window as this instance knows it. */
+interface Window {
+  readonly limit: number;
+  /** Epoch ms by which the window has reset, at the latest. */
+  until: number;
+  /** Leased requests not yet used. */
+  tokens: number;
+  /** The window's count in Redis after the last lease (this instance's unused tokens included). */
+  count: number;
+  /** Requests to ask for ahead of time with the next lease. */
+  extra: number;
+  /** Requests waiting for the lease under way. */
+  waiting: number;
+  leasing: Promise<void> | undefined;
+}
 
-export function usageDay(nowMs: number): string {
-  const start = nowMs - (nowMs % DAY_MS);
-  if (start !== cachedDay.start) {
-    cachedDay = { start, name: new Date(start).toISOString().slice(0, 10).replaceAll('-', '') };
-  }
-  return cachedDay.name;
+export interface RateLimiterOptions {
+  readonly windowMs: number;
+  /** Most requests one lease may take ahead of time; 0 takes only what is waiting. */
+  readonly leaseAhead: number;
+  readonly clock?: () => number;
 }
 
 export class RateLimiter {
-  readonly hints = new LimitHints();
+  private readonly windows = new Map<string, Window>();
+  readonly usage: UsageCounter;
   private timer: NodeJS.Timeout | undefined;
+  private readonly windowMs: number;
   private readonly windowArg: string;
-  private readonly retentionArg = String(USAGE_RETENTION_DAYS * 86_400);
+  private readonly leaseAhead: number;
+  private readonly clock: () => number;
 
   constructor(
     private readonly redis: RedisClient,
-    windowMs: number,
-    private readonly clock: () => number = Date.now,
+    options: RateLimiterOptions,
   ) {
-    this.windowArg = String(windowMs);
+    this.windowMs = options.windowMs;
+    this.windowArg = String(options.windowMs);
+    this.leaseAhead = Math.max(0, options.leaseAhead);
+    this.clock = options.clock ?? Date.now;
+    this.usage = new UsageCounter(redis);
   }
 
   /**
-   * The refusal when the workspace is known to be over its limit until its window resets;
-   * undefined when only Redis can tell. Synchronous, so a refused request does no other work.
+   * The verdict for one request of the workspace, counted in its usage. Synchronous when this
+   * instance can decide alone (a leased request is left, or the budget is known to be spent);
+   * a promise when it must take a lease from Redis first.
    */
-  refuseLocally(workspaceId: string, limit: number, nowMs: number): RateLimitResult | undefined {
-    const left = this.hints.refuse(workspaceId, limit, nowMs);
-    return left === undefined ? undefined : { allowed: false, limit, remaining: 0, resetMs: left };
-  }
-
-  async hit(workspaceId: string, limit: number, nowMs: number): Promise<RateLimitResult> {
-    const refused = this.refuseLocally(workspaceId, limit, nowMs);
-    if (refused) return refused;
-    const [count, ttl] = await this.redis.rateLimit(
-      keys.rateLimit(workspaceId),
-      keys.usage(workspaceId, usageDay(nowMs)),
-      String(limit),
-      this.windowArg,
-      this.retentionArg,
-    );
-    const allowed = count <= limit;
-    if (!allowed) {
-      this.hints.remember(workspaceId, limit, nowMs + ttl);
-      // The flush also forgets expired hints, so the map never outgrows the workspaces over limit.
-      this.timer ??= setInterval(() => void this.flush().catch(() => {}), USAGE_FLUSH_MS).unref();
+  hit(workspaceId: string, limit: number, nowMs: number): RateLimitResult | Promise<RateLimitResult> {
+    let w = this.windows.get(workspaceId);
+    if (w === undefined || w.limit !== limit || (w.until <= nowMs && w.leasing === undefined)) {
+      w = { limit, until: 0, tokens: 0, count: 0, extra: w?.limit === limit ? w.extra >> 1 : 0, waiting: 0, leasing: undefined };
+      this.windows.set(workspaceId, w);
     }
-    return { allowed, limit, remaining: Math.max(0, limit - count), resetMs: ttl };
+    if (w.until > nowMs) {
+      if (w.tokens > 0) {
+        w.tokens--;
+        this.usage.count(workspaceId, nowMs, false);
+        return { allowed: true, limit, remaining: Math.max(0, limit - w.count + w.tokens), resetMs: w.until - nowMs };
+      }
+      if (w.count >= limit) {
+        this.usage.count(workspaceId, nowMs, true);
+        return { allowed: false, limit, remaining: 0, resetMs: w.until - nowMs };
+      }
+    }
+    return this.afterLease(workspaceId, w);
   }
 
-  /** Writes the usage of the requests refused in process since the last flush. */
-  async flush(): Promise<void> {
-    const now = this.clock();
-    const pending = this.hints.drain(now);
-    if (pending.length === 0) return;
-    const day = usageDay(now);
-    await Promise.all(
-      pending.flatMap(({ workspaceId, limited }) => {
-        const usage = keys.usage(workspaceId, day);
-        return [
-          this.redis.hincrby(usage, 'requests', limited),
-          this.redis.hincrby(usage, 'limited', limited),
-          this.redis.expire(usage, USAGE_RETENTION_DAYS * 86_400),
-        ];
-      }),
+  /** Waits for a lease (starting one when none is under way), then decides again. */
+  private async afterLease(workspaceId: string, w: Window): Promise<RateLimitResult> {
+    w.waiting++;
+    try {
+      w.leasing ??= this.lease(workspaceId, w).finally(() => {
+        w.leasing = undefined;
+      });
+      await w.leasing;
+    } finally {
+      w.waiting--;
+    }
+    return this.hit(workspaceId, w.limit, this.clock());
+  }
+
+  private async lease(workspaceId: string, w: Window): Promise<void> {
+    const sentAt = this.clock();
+    const need = w.waiting;
+    const extra = Math.min(w.extra, this.leaseAhead);
+    const [granted, count, ttl] = await this.redis.rateLimit(
+      keys.rateLimit(workspaceId),
+      String(w.limit),
+      this.windowArg,
+      String(need),
+      String(extra),
     );
+    w.until = sentAt + ttl;
+    w.count = count;
+    w.tokens = granted;
+    if (granted > 0) w.extra = Math.min(this.leaseAhead, Math.max(1, w.extra * 2));
   }
 
-  /** Stops the flush timer and writes what is pending. */
+  /** Starts the timer that writes usage counts and forgets idle windows. */
+  start(): void {
+    this.timer ??= setInterval(() => void this.tick().catch(() => {}), USAGE_FLUSH_MS).unref();
+  }
+
+  private async tick(): Promise<void> {
+    const stale = this.clock() - this.windowMs;
+    for (const [workspaceId, w] of this.windows) {
+      if (w.until <= stale && w.leasing === undefined) this.windows.delete(workspaceId);
+    }
+    await this.usage.flush();
+  }
+
+  /** Workspaces this instance holds a window for. */
+  get size(): number {
+    return this.windows.size;
+  }
+
+  /** Stops the timer and writes the usage counted so far. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = undefined;
-    await this.flush();
+    await this.usage.flush();
   }
 }

@@ -26,7 +26,8 @@ function load(name: string, file: string, numberOfKeys: number): ScriptDefinitio
 export const SCRIPTS: readonly ScriptDefinition[] = Object.freeze([
   load('incrementEntry', 'increment-entry.lua', 1),
   load('setEntry', 'set-entry.lua', 1),
-  load('rateLimit', 'rate-limit.lua', 2),
+  load('rateLimit', 'rate-limit.lua', 1),
+  load('usageAdd', 'usage-add.lua', 1),
   load('touchKeys', 'touch-keys.lua', 2),
   load('hsetExisting', 'hset-existing.lua', 1),
 ]);
@@ -44,11 +45,12 @@ declare module 'ioredis' {
     setEntry(key: RedisKey, field: string, stored: string, maxEntries: string): Result<number, Context>;
     rateLimit(
       windowKey: RedisKey,
-      usageKey: RedisKey,
       limit: string,
       windowMs: string,
-      usageTtlSeconds: string,
-    ): Result<[number, number], Context>;
+      need: string,
+      extra: string,
+    ): Result<[granted: number, count: number, ttl: number], Context>;
+    usageAdd(usageKey: RedisKey, requests: string, limited: string, ttlSeconds: string): Result<number, Context>;
     hsetExisting(key: RedisKey, ...fieldsAndValues: string[]): Result<number, Context>;
     touchKeys(workspaceKey: RedisKey, lastUsedKey: RedisKey, ...keyIdAndMs: string[]): Result<number, Context>;
   }

@@ -140,6 +140,7 @@ describe('admin HTTP API', () => {
         await api.post('/data/set', { userId: 2, key: 'a', value: 1 });
         expect((await api.get('/ping')).status).to.equal(429);
         await limited.lastUsed.flush();
+        await limited.limiter.usage.flush();
         const res = await adminCall(limited, 'GET', `/workspaces/${ws.workspaceId}/usage`);
         expect(res.status).to.equal(200);
         const usage = res.body.data;

@@ -1,5 +1,6 @@
-// A GET's read travels alongside the rate-limit script (one round trip); a write is sent only
-// after the verdict. Seen through a proxy in front of the real test Redis that holds Redis's
+// When a lease must be taken, a GET's read travels alongside the rate-limit script (one round
+// trip) and a write is sent only after the verdict; with a lease in hand, a request sends only
+// its own command. Seen through a proxy in front of the real test Redis that holds Redis's
 // replies, so the test sees what the service sends before it has any answer.
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
@@ -8,7 +9,7 @@ import { testRedisUrl } from '../support/hooks.js';
 import { startRedisProxy, type RedisProxy } from '../support/redis-proxy.js';
 import { call, newWorkspace, startTestService, testRedis } from '../support/service.js';
 
-describe('rate limit middleware: reads alongside, writes after', () => {
+describe('rate limit middleware: reads alongside the lease, writes after it', () => {
   let proxy: RedisProxy;
   let service: RunningService;
   let redis: Redis;
@@ -16,7 +17,8 @@ describe('rate limit middleware: reads alongside, writes after', () => {
 
   before(async () => {
     proxy = await startRedisProxy(Number(new URL(testRedisUrl()).port || 6379));
-    service = await startTestService({ REDIS_URL: proxy.url });
+    // No requests taken ahead of time: every request needs a lease, so each shows the order.
+    service = await startTestService({ REDIS_URL: proxy.url, RATE_LIMIT_LEASE_AHEAD: '0' });
     redis = testRedis();
     apiKey = (await newWorkspace(redis, 'pro')).apiKey;
     // Let the key's own creation event pass before warming the cache, so the lookup stays cached.
@@ -60,5 +62,41 @@ describe('rate limit middleware: reads alongside, writes after', () => {
     expect(sentBeforeAnyReply).to.not.include('coins');
     expect(res.status).to.equal(200);
     expect((await call(service, 'GET', '/data?userId=1&key=coins', { key: apiKey })).body.data.value).to.equal(6);
+  });
+});
+
+describe('rate limit middleware with a lease in hand', () => {
+  let proxy: RedisProxy;
+  let service: RunningService;
+  let redis: Redis;
+  let apiKey: string;
+
+  before(async () => {
+    proxy = await startRedisProxy(Number(new URL(testRedisUrl()).port || 6379));
+    service = await startTestService({ REDIS_URL: proxy.url });
+    redis = testRedis();
+    apiKey = (await newWorkspace(redis, 'pro')).apiKey;
+    await new Promise((r) => setTimeout(r, 200));
+    // Leases grow with each one taken in a busy workspace: after a few, requests are in hand.
+    for (let i = 0; i < 4; i++) await call(service, 'POST', '/data/set', { key: apiKey, body: { userId: 1, key: 'coins', value: i } });
+  });
+  after(async () => {
+    proxy.release();
+    await service.close();
+    await proxy.close();
+    redis.disconnect();
+  });
+
+  it('a request sends no limiter command, only its own, and the headers count on', async () => {
+    proxy.reset();
+    const first = await call(service, 'GET', '/data?userId=1&key=coins', { key: apiKey });
+    const second = await call(service, 'POST', '/data/set', { key: apiKey, body: { userId: 1, key: 'coins', value: 9 } });
+    const sent = proxy.sent().toLowerCase();
+    expect(sent, 'the window counter').to.not.include(':rl');
+    expect(sent).to.include('hget');
+    expect(first.status).to.equal(200);
+    expect(second.status).to.equal(200);
+    expect(Number(first.headers.get('x-ratelimit-remaining'))).to.equal(300 - 5);
+    expect(Number(second.headers.get('x-ratelimit-remaining'))).to.equal(300 - 6);
   });
 });

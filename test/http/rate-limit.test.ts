@@ -81,17 +81,39 @@ describe('rate limits by plan', () => {
     }
   });
 
-  it('shares one budget exactly across two instances of the service', async () => {
+  it('shares one budget across two instances of the service: together they never pass more than the plan', async () => {
+    // Default leases. Each instance gets more requests than the whole budget, so neither can be
+    // left holding requests it leased and did not use: exactly the budget passes.
     const other = await startTestService();
     try {
       const ws = await newWorkspace(t.redis, 'free');
       const results = await Promise.all(
-        Array.from({ length: 100 }, (_, i) => call(i % 2 ? t.service : other, 'GET', '/ping', { key: ws.apiKey })),
+        Array.from({ length: 200 }, (_, i) => call(i % 2 ? t.service : other, 'GET', '/ping', { key: ws.apiKey })),
+      );
+      const passed = results.filter((r) => r.status === 200);
+      expect(passed).to.have.length(60);
+      expect(results.filter((r) => r.status === 429)).to.have.length(140);
+      // Each of the 60 slots of the window was handed out once, whichever instance answered.
+      expect(new Set(passed.map((r) => r.headers.get('x-ratelimit-remaining'))).size).to.equal(60);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('with RATE_LIMIT_LEASE_AHEAD=0 shares one budget exactly, however the requests split', async () => {
+    const [one, two] = await Promise.all([
+      startTestService({ RATE_LIMIT_LEASE_AHEAD: '0' }),
+      startTestService({ RATE_LIMIT_LEASE_AHEAD: '0' }),
+    ]);
+    try {
+      const ws = await newWorkspace(t.redis, 'free');
+      const results = await Promise.all(
+        Array.from({ length: 100 }, (_, i) => call(i % 2 ? one : two, 'GET', '/ping', { key: ws.apiKey })),
       );
       expect(results.filter((r) => r.status === 200)).to.have.length(60);
       expect(results.filter((r) => r.status === 429)).to.have.length(40);
     } finally {
-      await other.close();
+      await Promise.all([one.close(), two.close()]);
     }
   });
 });

@@ -9,6 +9,7 @@ import { buildOpenApiDocument, toOpenApiPath } from '../../src/openapi/document.
 import { buildOpsApp } from '../../src/ops/app.js';
 import { createLogger } from '../../src/logger.js';
 import type { RunningService } from '../../src/server.js';
+import type { WorkspaceStore } from '../../src/store/workspaces.js';
 import type { PlayerDataStore } from '../../src/store/player-data.js';
 import type { RateLimiter } from '../../src/store/rate-limiter.js';
 import { ResponseChecker } from '../support/openapi-check.js';
@@ -58,6 +59,7 @@ describe('OpenAPI document', () => {
       authenticator: {} as Authenticator,
       limiter: {} as RateLimiter,
       players: {} as PlayerDataStore,
+      workspaces: {} as WorkspaceStore,
     });
     const opsApp = buildOpsApp({ config, logger, readiness: { check: async () => [] }, ops: {} as AdminOperations });
     const registered = [...registeredRoutes(publicApp), ...registeredRoutes(opsApp)].sort();

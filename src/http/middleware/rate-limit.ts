@@ -1,11 +1,12 @@
 // Counts every authenticated request against its workspace's plan, sets the X-RateLimit-*
 // headers on every answer, and refuses with 429 over the limit.
 //
-// A read (GET/HEAD) runs alongside the limiter instead of after it: both Redis commands leave
-// in the same write, so a read costs one round trip. Reads change nothing, so when the verdict
-// is "limited" the read's answer is simply thrown away and the 429 wins. Writes wait for the
-// verdict before they start. A workspace known to be over its limit until its window resets
-// (store/limit-hints.ts) is refused before anything else runs: no Redis command, no handler.
+// Most verdicts are synchronous: the instance holds a lease on the window's budget, or knows
+// the budget is spent (store/rate-limiter.ts), and nothing waits on Redis. When a lease must be
+// taken first, a read (GET/HEAD) runs alongside it instead of after it: both Redis commands
+// leave in the same write, so a read costs one round trip. Reads change nothing, so when the
+// verdict is "limited" the read's answer is simply thrown away and the 429 wins. Writes wait
+// for the verdict before they start.
 //
 // The 429 is answered here rather than thrown: a refused request is the one a client repeats
 // fastest, and building an Error (its stack trace) was most of its cost.
@@ -29,7 +30,7 @@ export function rateLimit(limiter: RateLimiter, config: Pick<Config, 'rateLimit'
     res.setHeader('X-RateLimit-Reset', resetSeconds);
     if (result.allowed) return true;
     const plan = ctx.state.principal!.workspace.plan;
-    ctx.set('Retry-After', resetSeconds);
+    res.setHeader('Retry-After', resetSeconds);
     ctx.status = STATUS_OF[ErrorCode.RATE_LIMITED];
     ctx.body = errorBody(
       `Rate limit exceeded: the ${plan} plan allows ${result.limit} requests per ${windowSeconds} s; the window resets in ${resetSeconds} s`,
@@ -37,15 +38,7 @@ export function rateLimit(limiter: RateLimiter, config: Pick<Config, 'rateLimit'
     return false;
   };
 
-  return async function limitRate(ctx, next) {
-    const { workspace } = ctx.state.principal!;
-    const limit = config.rateLimit.plans[workspace.plan];
-    const refused = limiter.refuseLocally(workspace.id, limit, ctx.state.startedAt);
-    if (refused) {
-      apply(ctx, refused);
-      return;
-    }
-    const verdict = limiter.hit(workspace.id, limit, ctx.state.startedAt);
+  const afterLease = async (ctx: Context & { state: AppState }, next: () => Promise<unknown>, verdict: Promise<RateLimitResult>) => {
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       if (apply(ctx, await verdict)) await next();
       return;
@@ -54,5 +47,12 @@ export function rateLimit(limiter: RateLimiter, config: Pick<Config, 'rateLimit'
     if (limited.status === 'rejected') throw limited.reason;
     if (!apply(ctx, limited.value)) return;
     if (handled.status === 'rejected') throw handled.reason;
+  };
+
+  return function limitRate(ctx, next) {
+    const { workspace } = ctx.state.principal!;
+    const verdict = limiter.hit(workspace.id, config.rateLimit.plans[workspace.plan], ctx.state.startedAt);
+    if (verdict instanceof Promise) return afterLease(ctx, next, verdict);
+    return apply(ctx, verdict) ? next() : undefined;
   };
 }

@@ -1,10 +1,17 @@
-// GET /ping: proves the key works and tells which workspace it opens.
+// GET /ping: proves the key works and that storage answers, and tells which workspace the key
+// opens. The workspace is read from Redis rather than from the key cache: most requests need
+// no Redis command for the key or the limit, so this is the one that shows storage is up (a
+// stalled Redis answers 503 here as everywhere), and it gives the current name and plan.
 import type Router from '@koa/router';
+import { unauthorized } from '../../errors.js';
+import type { WorkspaceStore } from '../../store/workspaces.js';
 import type { AppState } from '../state.js';
 
-export function pingRoutes(router: Router<AppState>): void {
-  router.get('/ping', (ctx) => {
-    const { workspace } = ctx.state.principal!;
+export function pingRoutes(router: Router<AppState>, workspaces: WorkspaceStore): void {
+  router.get('/ping', async (ctx) => {
+    const workspace = await workspaces.get(ctx.state.principal!.workspace.id);
+    // Deleted since the key was looked up: its keys were revoked first, and this one is too.
+    if (!workspace) throw unauthorized('API key has been revoked');
     ctx.body = { success: true, workspaceId: workspace.id, workspaceName: workspace.name, plan: workspace.plan };
   });
 }

@@ -1,0 +1,108 @@
+import { expect } from 'chai';
+import fc from 'fast-check';
+import type { Redis } from 'ioredis';
+import { keys } from '../../src/store/keys.js';
+import { RateLimiter, type RateLimitResult } from '../../src/store/rate-limiter.js';
+import { usageDay } from '../../src/store/usage-counter.js';
+import { randomId } from '../support/random.js';
+import { testRedis } from '../support/service.js';
+
+/** Calls of the rate-limit script the test Redis has run so far (mocha runs tests one at a time). */
+async function leaseCalls(redis: Redis): Promise<number> {
+  const stats = await redis.info('commandstats');
+  // Each lease runs one GET inside the script; nothing else in these tests calls GET.
+  return Number(/cmdstat_get:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+}
+
+const allowed = (results: RateLimitResult[]) => results.filter((r) => r.allowed).length;
+
+describe('RateLimiter', () => {
+  let redis: Redis;
+  before(() => {
+    redis = testRedis();
+  });
+  after(() => redis.disconnect());
+
+  const limiter = (leaseAhead = 32, windowMs = 10_000) => new RateLimiter(redis, { windowMs, leaseAhead });
+
+  it('answers from a lease in hand synchronously, with the remaining count of the whole window', async () => {
+    const l = limiter();
+    const ws = randomId('ws');
+    const seen: RateLimitResult[] = [];
+    let synchronous = 0;
+    for (let i = 0; i < 40; i++) {
+      const verdict = l.hit(ws, 300, Date.now());
+      if (!(verdict instanceof Promise)) synchronous++;
+      seen.push(await verdict);
+    }
+    expect(seen.map((r) => r.remaining)).to.deep.equal(Array.from({ length: 40 }, (_, i) => 299 - i));
+    // Leases of 1, 2, 3, 5, 9, 17 and 33 requests: only 7 of the 40 waited for Redis.
+    expect(synchronous).to.equal(33);
+    expect(Number(await redis.get(keys.rateLimit(ws)))).to.be.at.least(40);
+  });
+
+  it('lets concurrent requests of one workspace share lease calls', async () => {
+    const l = limiter();
+    const ws = randomId('ws');
+    const before = await leaseCalls(redis);
+    const results = await Promise.all(Array.from({ length: 50 }, () => l.hit(ws, 300, Date.now())));
+    expect(allowed(results)).to.equal(50);
+    // The first request's lease leaves at once; the 49 that come while it is under way share
+    // the next one.
+    expect((await leaseCalls(redis)) - before).to.equal(2);
+    expect(new Set(results.map((r) => r.remaining)).size).to.equal(50);
+  });
+
+  it('refuses in process once Redis said the budget is spent, and counts usage for every verdict', async () => {
+    const l = limiter();
+    const ws = randomId('ws');
+    const results = await Promise.all(Array.from({ length: 8 }, () => l.hit(ws, 5, Date.now())));
+    expect(allowed(results)).to.equal(5);
+    const before = await leaseCalls(redis);
+    const refused = l.hit(ws, 5, Date.now());
+    expect(refused).to.not.be.instanceOf(Promise);
+    expect(refused).to.include({ allowed: false, remaining: 0 });
+    expect((refused as RateLimitResult).resetMs).to.be.within(1, 10_000);
+    expect((await leaseCalls(redis)) - before).to.equal(0);
+    await l.stop();
+    expect(await redis.hgetall(keys.usage(ws, usageDay(Date.now())))).to.deep.equal({ requests: '9', limited: '4' });
+  });
+
+  it('drops its lease when the window ends or the limit changes', async () => {
+    const l = limiter(32, 300);
+    const ws = randomId('ws');
+    for (let i = 0; i < 6; i++) await l.hit(ws, 100, Date.now());
+    // A lease is in hand now; a new limit (a plan change) does not use it.
+    const changed = await l.hit(ws, 200, Date.now());
+    expect(changed.limit).to.equal(200);
+    await new Promise((r) => setTimeout(r, 350));
+    const fresh = await l.hit(ws, 200, Date.now());
+    expect(fresh.remaining).to.equal(199);
+    expect(await redis.get(keys.rateLimit(ws))).to.equal('1');
+  });
+
+  it('several instances together never pass more than the limit; without leases ahead, exactly the limit', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 40 }),
+        fc.array(fc.tuple(fc.nat(2), fc.integer({ min: 1, max: 15 })), { minLength: 1, maxLength: 12 }),
+        fc.constantFrom(0, 4, 32),
+        async (limit, bursts, leaseAhead) => {
+          const instances = [limiter(leaseAhead), limiter(leaseAhead), limiter(leaseAhead)];
+          const ws = randomId('ws');
+          // Bursts of concurrent requests, each on one instance, all bursts under way at once.
+          const results = (
+            await Promise.all(
+              bursts.map(([i, n]) => Promise.all(Array.from({ length: n }, () => instances[i]!.hit(ws, limit, Date.now())))),
+            )
+          ).flat();
+          const total = bursts.reduce((sum, [, n]) => sum + n, 0);
+          expect(allowed(results)).to.be.at.most(limit);
+          if (leaseAhead === 0) expect(allowed(results)).to.equal(Math.min(limit, total));
+          expect(Number(await redis.get(keys.rateLimit(ws)))).to.be.at.most(limit);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
