@@ -7,7 +7,8 @@
 // Options (environment, all optional): BENCH_ROUNDS (5), BENCH_DURATION seconds at
 // BENCH_CONNECTIONS (2 s at 50), BENCH_LIGHT_DURATION at 4 connections (1 s), BENCH_WORKSPACES
 // (2000), BENCH_MEMORY_PLAYERS (100000), BENCH_ONLY (comma-separated target labels or parts
-// of them). Many short rounds rather than a few long ones: on a shared machine the median of
+// of them), BENCH_COMPARE (the path of another checkout, built: its service runs every
+// scenario too, side by side, labelled "[compare]"). Many short rounds rather than a few long ones: on a shared machine the median of
 // many side-by-side samples is steadier than any single long run.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
@@ -34,6 +35,7 @@ const LIGHT: LoadSettings = { connections: 4, durationSeconds: num('BENCH_LIGHT_
 const WORKSPACES = num('BENCH_WORKSPACES', 2000);
 const MEMORY_PLAYERS = num('BENCH_MEMORY_PLAYERS', 100_000);
 const ONLY = (env['BENCH_ONLY'] ?? '').split(',').filter(Boolean);
+const COMPARE = env['BENCH_COMPARE'];
 
 interface Job {
   readonly label: string;
@@ -84,6 +86,10 @@ async function main(): Promise<void> {
     const httpHget = await spawnReference(REFERENCES.httpHget, 'http-hget.ts');
     const koaHget = await spawnReference(REFERENCES.koaHget, 'koa-hget.ts');
     targets.push(service, workers, unpipelined, bare, httpHget, koaHget);
+    const compare = COMPARE
+      ? await spawnTarget({ name: 'compare', args: [join(COMPARE, 'dist/main.js')], env: serviceEnv(redisServer.url), readyPath: '/api/v1/ping' })
+      : undefined;
+    if (compare) targets.push(compare);
 
     let jobs: Job[] = [
       ...SCENARIOS.map((scenario) => ({ label: scenario.name, target: service, scenario })),
@@ -97,6 +103,7 @@ async function main(): Promise<void> {
         target: unpipelined,
         scenario: SCENARIOS.find((s) => s.name === name)!,
       })),
+      ...(compare ? SCENARIOS.map((scenario) => ({ label: `${scenario.name} [compare]`, target: compare, scenario })) : []),
       { label: REFERENCES.bare, target: bare, scenario: REFERENCE_SCENARIO },
       { label: REFERENCES.httpHget, target: httpHget, scenario: REFERENCE_SCENARIO },
       { label: REFERENCES.koaHget, target: koaHget, scenario: REFERENCE_SCENARIO },

@@ -1,6 +1,6 @@
 --[[
   Add one instance's counts to a workspace's usage for a UTC day. Instances count requests in
-  memory and add them here about once a second, so usage costs no Redis call per request.
+  memory and add them here every few seconds, so usage costs no Redis call per request.
 
   Input:
     KEYS[1] usage hash of the workspace for the day

@@ -29,6 +29,8 @@ export interface Config {
     readonly plans: Readonly<Record<Plan, number>>;
     /** Most requests an instance takes from a window's budget ahead of time (store/rate-limiter.ts). */
     readonly leaseAhead: number;
+    /** How often each instance adds its usage counts (requests, 429s per day) to Redis. */
+    readonly usageFlushMs: number;
   };
   readonly redis: {
     readonly commandTimeoutMs: number;
@@ -230,6 +232,7 @@ export function loadConfig(env: Env = process.env): Config {
         pro: int(env, 'RATE_LIMIT_PRO', 300, 1, 1_000_000_000),
       },
       leaseAhead: int(env, 'RATE_LIMIT_LEASE_AHEAD', 32, 0, 1_000_000),
+      usageFlushMs: int(env, 'USAGE_FLUSH_MS', 5000, 100, 600_000),
     },
     redis: {
       commandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 1000, 50, 60_000),

@@ -89,7 +89,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   }
   const lastUsed = new LastUsedRecorder(new KeyUsageStore(redis), logger);
   lastUsed.start(config.keyLastUsedFlushMs);
-  const limiter = new RateLimiter(redis, { windowMs: config.rateLimit.windowMs, leaseAhead: config.rateLimit.leaseAhead });
+  const limiter = new RateLimiter(redis, config.rateLimit);
   limiter.start();
   // Tracked only once startup can no longer fail, so a failed start leaves nothing registered.
   const untrackKeyCache = metrics.trackKeyCache(authenticator);

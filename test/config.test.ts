@@ -9,7 +9,7 @@ describe('config', () => {
     expect(c.redisUrl).to.equal(undefined);
     expect(c.logLevel).to.equal('info');
     expect(c.limits).to.deep.equal({ maxBodyBytes: 1048576, maxValueDepth: 32, maxKeysPerPlayer: 1000 });
-    expect(c.rateLimit).to.deep.equal({ windowMs: 10000, plans: { free: 60, pro: 300 }, leaseAhead: 32 });
+    expect(c.rateLimit).to.deep.equal({ windowMs: 10000, plans: { free: 60, pro: 300 }, leaseAhead: 32, usageFlushMs: 5000 });
     expect(c.admin).to.deep.equal({ token: undefined, port: 8081, host: '127.0.0.1' });
   });
 
@@ -26,6 +26,7 @@ describe('config', () => {
       RATE_LIMIT_FREE: '5',
       RATE_LIMIT_PRO: '50',
       RATE_LIMIT_LEASE_AHEAD: '0',
+      USAGE_FLUSH_MS: '250',
       ADMIN_TOKEN: 'a-very-long-admin-token',
       ADMIN_PORT: '9001',
     });
@@ -33,7 +34,7 @@ describe('config', () => {
     expect(c.redisUrl).to.equal('redis://redis:6379/2');
     expect(c.logLevel).to.equal('warn');
     expect(c.limits).to.deep.equal({ maxBodyBytes: 2048, maxValueDepth: 4, maxKeysPerPlayer: 10 });
-    expect(c.rateLimit).to.deep.equal({ windowMs: 1000, plans: { free: 5, pro: 50 }, leaseAhead: 0 });
+    expect(c.rateLimit).to.deep.equal({ windowMs: 1000, plans: { free: 5, pro: 50 }, leaseAhead: 0, usageFlushMs: 250 });
     expect(c.admin.token).to.equal('a-very-long-admin-token');
     expect(c.admin.port).to.equal(9001);
   });

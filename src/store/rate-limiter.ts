@@ -37,8 +37,10 @@ export interface RateLimitResult {
   readonly resetMs: number;
 }
 
-/** How often usage counts are written and idle windows forgotten. */
-export const USAGE_FLUSH_MS = 1000;
+/** What a workspace takes ahead halves for each this many windows it was idle. */
+const HALVE_AFTER_IDLE_WINDOWS = 3;
+/** A workspace idle this many windows is forgotten (what it took ahead has halved to nothing). */
+const FORGET_AFTER_WINDOWS = 18;
 
 /** One workspace's window as this instance knows it. */
 interface Window {
@@ -60,6 +62,8 @@ export interface RateLimiterOptions {
   readonly windowMs: number;
   /** Most requests one lease may take ahead of time; 0 takes only what is waiting. */
   readonly leaseAhead: number;
+  /** How often usage counts are written and idle windows forgotten. */
+  readonly usageFlushMs: number;
   readonly clock?: () => number;
 }
 
@@ -70,6 +74,7 @@ export class RateLimiter {
   private readonly windowMs: number;
   private readonly windowArg: string;
   private readonly leaseAhead: number;
+  private readonly usageFlushMs: number;
   private readonly clock: () => number;
 
   constructor(
@@ -79,6 +84,7 @@ export class RateLimiter {
     this.windowMs = options.windowMs;
     this.windowArg = String(options.windowMs);
     this.leaseAhead = Math.max(0, options.leaseAhead);
+    this.usageFlushMs = options.usageFlushMs;
     this.clock = options.clock ?? Date.now;
     this.usage = new UsageCounter(redis);
   }
@@ -91,7 +97,11 @@ export class RateLimiter {
   hit(workspaceId: string, limit: number, nowMs: number): RateLimitResult | Promise<RateLimitResult> {
     let w = this.windows.get(workspaceId);
     if (w === undefined || w.limit !== limit || (w.until <= nowMs && w.leasing === undefined)) {
-      w = { limit, until: 0, tokens: 0, count: 0, extra: w?.limit === limit ? w.extra >> 1 : 0, waiting: 0, leasing: undefined };
+      // A workspace busy in the last windows is likely busy in this one: it keeps what it took
+      // ahead, halved for every few whole windows it was idle.
+      const idleWindows = w?.limit === limit ? Math.floor((nowMs - w.until) / this.windowMs) : 0;
+      const extra = w?.limit === limit ? w.extra >> Math.min(31, Math.floor(idleWindows / HALVE_AFTER_IDLE_WINDOWS)) : 0;
+      w = { limit, until: 0, tokens: 0, count: 0, extra, waiting: 0, leasing: undefined };
       this.windows.set(workspaceId, w);
     }
     if (w.until > nowMs) {
@@ -141,11 +151,12 @@ export class RateLimiter {
 
   /** Starts the timer that writes usage counts and forgets idle windows. */
   start(): void {
-    this.timer ??= setInterval(() => void this.tick().catch(() => {}), USAGE_FLUSH_MS).unref();
+    this.timer ??= setInterval(() => void this.tick().catch(() => {}), this.usageFlushMs).unref();
   }
 
   private async tick(): Promise<void> {
-    const stale = this.clock() - this.windowMs;
+    // Idle for this many windows, a workspace would take nothing ahead any more: forget it.
+    const stale = this.clock() - FORGET_AFTER_WINDOWS * this.windowMs;
     for (const [workspaceId, w] of this.windows) {
       if (w.until <= stale && w.leasing === undefined) this.windows.delete(workspaceId);
     }

@@ -1,7 +1,7 @@
 // Each workspace's requests and 429s per UTC day, for the usage report. Counted in memory on
-// the hot path (a Map lookup) and added to Redis by lua/usage-add.lua about once a second, one
+// the hot path (a Map lookup) and added to Redis by lua/usage-add.lua every USAGE_FLUSH_MS, one
 // call per workspace with new counts, so usage costs no Redis call per request. A crash loses
-// at most the last second's counts of that instance; a clean stop writes them.
+// at most the counts of that instance's last interval; a clean stop writes them.
 import { keys } from './keys.js';
 import type { RedisClient } from './redis.js';
 

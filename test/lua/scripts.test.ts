@@ -9,7 +9,7 @@ const PINNED: Record<string, string> = {
   'increment-entry.lua': '08d4110bb04ef7d5775c5e34050861c8a2fc7f72',
   'set-entry.lua': 'ef6aff7d6dcaca87d963e13b30b45ae482f6337e',
   'rate-limit.lua': '090e1f04f7423e3c33dd9b18a889fcfd5ea7988e',
-  'usage-add.lua': '33ed905da80e1717e18a40794945245655e019fb',
+  'usage-add.lua': '78b42708355679991e83b1256cb2f68909bf2c90',
   'touch-keys.lua': '5a9558d0d8f1d2f542e40384a70a06df727c2fdd',
   'hset-existing.lua': '26c6828835cb91bb7e3147e3ffc70a578d2dc09d',
 };
