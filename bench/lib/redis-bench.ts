@@ -22,8 +22,8 @@ export function ceilingCommands(): Record<string, string[]> {
     hget: ['HGET', player, 'k1'],
     hgetall: ['HGETALL', player],
     rateLimit: [
-      'EVALSHA', sha('rateLimit'), '2', 'pds:ws:{bench-__rand_int__}:rb', 'pds:ws:{bench-__rand_int__}:ub',
-      '1000000000', '10000', '86400',
+      // One lease of one request: what a request without a lease in hand runs.
+      'EVALSHA', sha('rateLimit'), '1', 'pds:ws:{bench-__rand_int__}:rb', '1000000000', '10000', '1', '0',
     ],
     setEntry: ['EVALSHA', sha('setEntry'), '1', player, 'blob', kilobyte, '1000'],
     incrementEntry: ['EVALSHA', sha('incrementEntry'), '1', 'pds:p:{bench-__rand_int__:hot}', 'coins', '1', '0', String(Date.now()), '1000'],
