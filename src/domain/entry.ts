@@ -21,6 +21,28 @@ export function decodeEntry(stored: string): StoredEntry | undefined {
   return { updatedAtMs, valueJson: stored.slice(comma + 1, -1) };
 }
 
+const DAY_MS = 86_400_000;
+/** The UTC day last formatted: its start and its `YYYY-MM-DDT` prefix. */
+let day = { start: -1, prefix: '' };
+
+const pad2 = (n: number) => (n < 10 ? '0' : '') + n;
+const pad3 = (n: number) => (n < 10 ? '00' : n < 100 ? '0' : '') + n;
+
+/**
+ * `new Date(ms).toISOString()`, without building a Date for each call: answers format an
+ * updated_at on every read and write, and the Date showed in the CPU profile. The day's prefix
+ * is cached; the time of day is integer arithmetic.
+ */
 export function isoTime(ms: number): string {
-  return new Date(ms).toISOString();
+  if (!Number.isSafeInteger(ms) || ms < 0 || ms >= 253_402_300_800_000) return new Date(ms).toISOString();
+  const start = ms - (ms % DAY_MS);
+  if (start !== day.start) day = { start, prefix: new Date(start).toISOString().slice(0, 11) };
+  let rest = ms - start;
+  const millis = rest % 1000;
+  rest = (rest - millis) / 1000;
+  const seconds = rest % 60;
+  rest = (rest - seconds) / 60;
+  const minutes = rest % 60;
+  const hours = (rest - minutes) / 60;
+  return `${day.prefix}${pad2(hours)}:${pad2(minutes)}:${pad2(seconds)}.${pad3(millis)}Z`;
 }

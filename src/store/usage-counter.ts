@@ -10,7 +10,7 @@ export const USAGE_RETENTION_DAYS = 31;
 
 const DAY_MS = 86_400_000;
 /** The last day computed: formatting a date on every request showed up in the CPU profile. */
-let cachedDay = { start: 0, name: '' };
+let cachedDay = { start: -1, name: '' };
 
 export function usageDay(nowMs: number): string {
   const start = nowMs - (nowMs % DAY_MS);

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
+import fc from 'fast-check';
 import { generateApiKey, hashApiKey, looksLikeApiKey, visiblePrefix } from '../../src/domain/api-key.js';
-import { decodeEntry, encodeEntry } from '../../src/domain/entry.js';
+import { decodeEntry, encodeEntry, isoTime } from '../../src/domain/entry.js';
 import { normalizeUserId } from '../../src/domain/ids.js';
 import { checkValue } from '../../src/domain/value.js';
 
@@ -43,5 +44,27 @@ describe('domain', () => {
     let deep: unknown = 1;
     for (let i = 0; i < 100_000; i++) deep = [deep];
     expect(checkValue(deep, 32)).to.match(/deeper than 32/);
+  });
+});
+
+describe('isoTime', () => {
+  it('formats exactly as Date#toISOString for any instant, whatever the previous call', () => {
+    const instant = fc.oneof(
+      fc.integer({ min: 0, max: 253_402_300_799_999 }),
+      fc.integer({ min: Date.UTC(2026, 0, 1), max: Date.UTC(2027, 0, 1) }),
+      fc.constantFrom(0, 86_399_999, 86_400_000, Date.UTC(2026, 11, 31, 23, 59, 59, 999), 253_402_300_799_999),
+    );
+    fc.assert(
+      fc.property(fc.array(instant, { minLength: 1, maxLength: 5 }), (instants) => {
+        for (const ms of instants) expect(isoTime(ms)).to.equal(new Date(ms).toISOString());
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('falls back to Date for instants outside four-digit years and for fractions', () => {
+    expect(isoTime(-1)).to.equal(new Date(-1).toISOString());
+    expect(isoTime(253_402_300_800_000)).to.equal('+010000-01-01T00:00:00.000Z');
+    expect(isoTime(1.5)).to.equal(new Date(1.5).toISOString());
   });
 });

@@ -29,8 +29,11 @@ function userIdOf(raw: UserIdInput): string {
   return userId;
 }
 
+/** The header koa's `ctx.type = 'application/json'` sets, without its MIME lookup per answer. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 function sendJson(ctx: Context, text: string): void {
-  ctx.type = 'application/json';
+  ctx.res.setHeader('Content-Type', JSON_TYPE);
   ctx.body = text;
 }
 
