@@ -1,5 +1,5 @@
-// A workspace's usage: requests and 429s per UTC day (counted by the rate-limit script on the
-// hot path), the number of players with data, and when each key was last used.
+// A workspace's usage: requests and 429s per UTC day (counted in memory by each instance and
+// added every USAGE_FLUSH_MS, store/usage-counter.ts), the number of players with data, and when each key was last used.
 //
 // Players are counted on demand by SCAN over every master rather than by a counter kept on
 // the hot path: a counter would need set, increment and delete to know whether a player's

@@ -3,7 +3,8 @@
 // Hash tags ({...}) decide the Redis Cluster slot:
 // - a player's data hash is tagged by workspace and player, so players spread over the cluster;
 // - a workspace's own keys (metadata, key list, rate-limit window, usage) share the tag {ws},
-//   so the rate-limit script can touch the window and the usage counters of one slot.
+//   so a cluster keeps all of a workspace's own records on one node (and any script may
+//   touch several of them).
 // - API key records are single keys looked up by the SHA-256 of the key; they need no tag.
 // Workspace ids and user ids never contain braces (both are validated), so the tags hold.
 
