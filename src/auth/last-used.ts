@@ -4,6 +4,7 @@
 // Losing an unflushed interval (a crash) loses only "last used" precision, never data.
 import type { Logger } from '../logger.js';
 import type { KeyUsageStore } from '../store/key-usage.js';
+import { singleFlight } from '../store/single-flight.js';
 
 interface PendingUse {
   readonly workspaceId: string;
@@ -13,7 +14,6 @@ interface PendingUse {
 export class LastUsedRecorder {
   private pending = new Map<string, PendingUse>();
   private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> | undefined;
 
   constructor(
     private readonly store: KeyUsageStore,
@@ -33,12 +33,7 @@ export class LastUsedRecorder {
   }
 
   /** Writes what was recorded since the last flush; on failure keeps it for the next one. */
-  flush(): Promise<void> {
-    this.flushing ??= this.write().finally(() => {
-      this.flushing = undefined;
-    });
-    return this.flushing;
-  }
+  readonly flush = singleFlight(() => this.write());
 
   private async write(): Promise<void> {
     if (this.pending.size === 0) return;

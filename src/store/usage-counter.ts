@@ -4,6 +4,7 @@
 // at most the counts of that instance's last interval; a clean stop writes them.
 import { keys } from './keys.js';
 import type { RedisClient } from './redis.js';
+import { singleFlight } from './single-flight.js';
 
 /** Days of usage history kept (a day's counters expire after this many days). */
 export const USAGE_RETENTION_DAYS = 31;
@@ -28,7 +29,6 @@ interface Counts {
 export class UsageCounter {
   /** Day name -> workspace id -> counts not yet written. */
   private pending = new Map<string, Map<string, Counts>>();
-  private flushing: Promise<void> | undefined;
   private readonly retentionArg = String(USAGE_RETENTION_DAYS * 86_400);
 
   constructor(private readonly redis: RedisClient) {}
@@ -54,12 +54,7 @@ export class UsageCounter {
   }
 
   /** Writes the counts taken since the last flush; what fails to write is kept for the next. */
-  flush(): Promise<void> {
-    this.flushing ??= this.write().finally(() => {
-      this.flushing = undefined;
-    });
-    return this.flushing;
-  }
+  readonly flush = singleFlight(() => this.write());
 
   private async write(): Promise<void> {
     if (this.pending.size === 0) return;

@@ -9,43 +9,57 @@ import { testRedisUrl } from '../support/hooks.js';
 import { startRedisProxy, type RedisProxy } from '../support/redis-proxy.js';
 import { call, newWorkspace, startTestService, testRedis } from '../support/service.js';
 
-describe('rate limit middleware: reads alongside the lease, writes after it', () => {
-  let proxy: RedisProxy;
-  let service: RunningService;
-  let redis: Redis;
-  let apiKey: string;
-
+/**
+ * A service whose Redis connection goes through a proxy that can hold Redis's replies, and a
+ * pro workspace whose key is already in the service's cache after `warm` ran.
+ */
+function useProxiedService(env: Record<string, string>, warm: (t: ProxiedService) => Promise<void>): ProxiedService {
+  const t = {} as ProxiedService;
   before(async () => {
-    proxy = await startRedisProxy(Number(new URL(testRedisUrl()).port || 6379));
-    // No requests taken ahead of time: every request needs a lease, so each shows the order.
-    service = await startTestService({ REDIS_URL: proxy.url, RATE_LIMIT_LEASE_AHEAD: '0' });
-    redis = testRedis();
-    apiKey = (await newWorkspace(redis, 'pro')).apiKey;
+    t.proxy = await startRedisProxy(Number(new URL(testRedisUrl()).port || 6379));
+    t.service = await startTestService({ REDIS_URL: t.proxy.url, ...env });
+    t.redis = testRedis();
+    t.apiKey = (await newWorkspace(t.redis, 'pro')).apiKey;
     // Let the key's own creation event pass before warming the cache, so the lookup stays cached.
     await new Promise((r) => setTimeout(r, 200));
-    await call(service, 'POST', '/data/set', { key: apiKey, body: { userId: 1, key: 'coins', value: 5 } });
+    await warm(t);
   });
   after(async () => {
-    proxy.release();
-    await service.close();
-    await proxy.close();
-    redis.disconnect();
+    t.proxy.release();
+    await t.service.close();
+    await t.proxy.close();
+    t.redis.disconnect();
+  });
+  return t;
+}
+
+interface ProxiedService {
+  proxy: RedisProxy;
+  service: RunningService;
+  redis: Redis;
+  apiKey: string;
+}
+
+describe('rate limit middleware: reads alongside the lease, writes after it', () => {
+  // No requests taken ahead of time: every request needs a lease, so each shows the order.
+  const t = useProxiedService({ RATE_LIMIT_LEASE_AHEAD: '0' }, async ({ service, apiKey }) => {
+    await call(service, 'POST', '/data/set', { key: apiKey, body: { userId: 1, key: 'coins', value: 5 } });
   });
 
   const withRepliesHeld = async (send: () => Promise<{ status: number; body: any }>) => {
-    proxy.reset();
-    proxy.hold();
+    t.proxy.reset();
+    t.proxy.hold();
     const pending = send();
     await new Promise((r) => setTimeout(r, 300));
-    const sentBeforeAnyReply = proxy.sent().toLowerCase();
+    const sentBeforeAnyReply = t.proxy.sent().toLowerCase();
     expect(sentBeforeAnyReply, 'the key lookup should come from the cache').to.not.include('hgetall');
-    proxy.release();
+    t.proxy.release();
     return { sentBeforeAnyReply, res: await pending };
   };
 
   it('a GET sends its read together with the limiter script', async () => {
     const { sentBeforeAnyReply, res } = await withRepliesHeld(() =>
-      call(service, 'GET', '/data?userId=1&key=coins', { key: apiKey }),
+      call(t.service, 'GET', '/data?userId=1&key=coins', { key: t.apiKey }),
     );
     expect(sentBeforeAnyReply).to.include('evalsha');
     expect(sentBeforeAnyReply).to.include('hget');
@@ -55,43 +69,27 @@ describe('rate limit middleware: reads alongside the lease, writes after it', ()
 
   it('a write sends only the limiter script until the verdict', async () => {
     const { sentBeforeAnyReply, res } = await withRepliesHeld(() =>
-      call(service, 'POST', '/data/set', { key: apiKey, body: { userId: 1, key: 'coins', value: 6 } }),
+      call(t.service, 'POST', '/data/set', { key: t.apiKey, body: { userId: 1, key: 'coins', value: 6 } }),
     );
     expect(sentBeforeAnyReply.match(/evalsha/g)).to.have.length(1);
     expect(sentBeforeAnyReply).to.include(':rl');
     expect(sentBeforeAnyReply).to.not.include('coins');
     expect(res.status).to.equal(200);
-    expect((await call(service, 'GET', '/data?userId=1&key=coins', { key: apiKey })).body.data.value).to.equal(6);
+    expect((await call(t.service, 'GET', '/data?userId=1&key=coins', { key: t.apiKey })).body.data.value).to.equal(6);
   });
 });
 
 describe('rate limit middleware with a lease in hand', () => {
-  let proxy: RedisProxy;
-  let service: RunningService;
-  let redis: Redis;
-  let apiKey: string;
-
-  before(async () => {
-    proxy = await startRedisProxy(Number(new URL(testRedisUrl()).port || 6379));
-    service = await startTestService({ REDIS_URL: proxy.url });
-    redis = testRedis();
-    apiKey = (await newWorkspace(redis, 'pro')).apiKey;
-    await new Promise((r) => setTimeout(r, 200));
-    // Leases grow with each one taken in a busy workspace: after a few, requests are in hand.
+  // Leases grow with each one taken in a busy workspace: after a few, requests are in hand.
+  const t = useProxiedService({}, async ({ service, apiKey }) => {
     for (let i = 0; i < 4; i++) await call(service, 'POST', '/data/set', { key: apiKey, body: { userId: 1, key: 'coins', value: i } });
-  });
-  after(async () => {
-    proxy.release();
-    await service.close();
-    await proxy.close();
-    redis.disconnect();
   });
 
   it('a request sends no limiter command, only its own, and the headers count on', async () => {
-    proxy.reset();
-    const first = await call(service, 'GET', '/data?userId=1&key=coins', { key: apiKey });
-    const second = await call(service, 'POST', '/data/set', { key: apiKey, body: { userId: 1, key: 'coins', value: 9 } });
-    const sent = proxy.sent().toLowerCase();
+    t.proxy.reset();
+    const first = await call(t.service, 'GET', '/data?userId=1&key=coins', { key: t.apiKey });
+    const second = await call(t.service, 'POST', '/data/set', { key: t.apiKey, body: { userId: 1, key: 'coins', value: 9 } });
+    const sent = t.proxy.sent().toLowerCase();
     expect(sent, 'the window counter').to.not.include(':rl');
     expect(sent).to.include('hget');
     expect(first.status).to.equal(200);
