@@ -39,14 +39,20 @@ describe('losing the cache-invalidation subscription', function () {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('drops the cache when the subscriber connection is cut, so a missed revocation still applies', async () => {
-    const ws = await new AdminOperations(admin).createWorkspace({ name: 'sub', plan: 'pro' });
+  /** A new workspace whose key the service has cached (its second ping is a cache hit). */
+  async function cachedKey(name: string) {
+    const ws = await new AdminOperations(admin).createWorkspace({ name, plan: 'pro' });
     await settle();
     const ping = async () => (await call(service, 'GET', '/ping', { key: ws.apiKey })).status;
     expect(await ping()).to.equal(200);
     const hitsBefore = service.authenticator.stats.hits;
     expect(await ping()).to.equal(200);
     expect(service.authenticator.stats.hits, 'the key is served from the cache').to.equal(hitsBefore + 1);
+    return { ws, ping };
+  }
+
+  it('drops the cache when the subscriber connection is cut, so a missed revocation still applies', async () => {
+    const { ws, ping } = await cachedKey('sub');
 
     expect(Number(await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub'))).to.be.at.least(1);
     await new Promise((r) => setTimeout(r, 300));
@@ -56,13 +62,7 @@ describe('losing the cache-invalidation subscription', function () {
   });
 
   it('without a cut, the same silent revocation is only seen after the cache entry expires (the control)', async () => {
-    const ws = await new AdminOperations(admin).createWorkspace({ name: 'control', plan: 'pro' });
-    await settle();
-    const ping = async () => (await call(service, 'GET', '/ping', { key: ws.apiKey })).status;
-    expect(await ping()).to.equal(200);
-    const hitsBefore = service.authenticator.stats.hits;
-    expect(await ping()).to.equal(200);
-    expect(service.authenticator.stats.hits, 'the key is served from the cache').to.equal(hitsBefore + 1);
+    const { ws, ping } = await cachedKey('control');
     await admin.hset(keys.apiKey(hashApiKey(ws.apiKey)), 'status', 'revoked');
     expect(await ping()).to.equal(200);
   });
