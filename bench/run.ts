@@ -108,7 +108,8 @@ async function main(): Promise<void> {
       { label: REFERENCES.httpHget, target: httpHget, scenario: REFERENCE_SCENARIO },
       { label: REFERENCES.koaHget, target: koaHget, scenario: REFERENCE_SCENARIO },
     ];
-    if (ONLY.length > 0) jobs = jobs.filter((j) => ONLY.some((o) => j.label.includes(o)));
+    // `=label` picks that label exactly; anything else, every label that contains it.
+    if (ONLY.length > 0) jobs = jobs.filter((j) => ONLY.some((o) => (o.startsWith('=') ? j.label === o.slice(1) : j.label.includes(o))));
 
     log(`warming up ${jobs.length} targets`);
     for (const job of jobs) await runLoad(job.target, job.scenario, seeded, { connections: HEAVY.connections, durationSeconds: 1 }, redis);

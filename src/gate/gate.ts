@@ -218,9 +218,11 @@ export class Gate {
   private async evidence(ctx: Ctx, known?: Principal): Promise<Evidence> {
     let principal = known;
     if (!principal) {
-      principal = await this.deps.authenticator
-        .authenticate(ctx.get('x-api-key') || undefined, ctx.state.startedAt)
-        .catch(() => undefined);
+      try {
+        principal = await this.deps.authenticator.authenticate(ctx.get('x-api-key') || undefined, ctx.state.startedAt);
+      } catch {
+        principal = undefined;
+      }
     }
     const headers: Record<string, string> = {};
     for (const name of EVIDENCE_HEADERS) {

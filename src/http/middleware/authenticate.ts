@@ -1,18 +1,24 @@
 // Resolves `x-api-key` to a principal (401 otherwise), notes the key's use, and guards write
 // endpoints by scope.
-import type { Middleware } from 'koa';
-import type { Authenticator } from '../../auth/authenticator.js';
+import type { Context, Middleware, Next } from 'koa';
+import type { Authenticator, Principal } from '../../auth/authenticator.js';
 import type { LastUsedRecorder } from '../../auth/last-used.js';
 import { forbidden } from '../../errors.js';
 import type { AppState } from '../state.js';
 
 /** `lastUsed`, when given, notes each key's use in memory; it is flushed to Redis in batches. */
 export function authenticate(authenticator: Authenticator, lastUsed?: LastUsedRecorder): Middleware<AppState> {
-  return async function authenticateRequest(ctx, next) {
-    const principal = await authenticator.authenticate(ctx.get('x-api-key') || undefined, ctx.state.startedAt);
+  const admit = (ctx: Context & { state: AppState }, principal: Principal, next: Next) => {
     ctx.state.principal = principal;
     lastUsed?.touch(principal.keyId, principal.workspace.id, ctx.state.startedAt);
-    await next();
+    return next();
+  };
+  // Not async: with the key cached the principal is known at once, and the request goes on
+  // without a promise of its own. koa-compose turns a synchronous throw (401) into a rejection.
+  return function authenticateRequest(ctx, next) {
+    const principal = authenticator.authenticate(ctx.get('x-api-key') || undefined, ctx.state.startedAt);
+    if (principal instanceof Promise) return principal.then((found) => admit(ctx, found, next));
+    return admit(ctx, principal, next);
   };
 }
 
