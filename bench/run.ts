@@ -85,7 +85,8 @@ async function main(): Promise<void> {
     const bare = await spawnReference(REFERENCES.bare, 'bare-http.ts');
     const httpHget = await spawnReference(REFERENCES.httpHget, 'http-hget.ts');
     const koaHget = await spawnReference(REFERENCES.koaHget, 'koa-hget.ts');
-    targets.push(service, workers, unpipelined, bare, httpHget, koaHget);
+    const koaSet = await spawnReference(REFERENCES.koaSet, 'koa-set.ts');
+    targets.push(service, workers, unpipelined, bare, httpHget, koaHget, koaSet);
     const compare = COMPARE
       ? await spawnTarget({ name: 'compare', args: [join(COMPARE, 'dist/main.js')], env: serviceEnv(redisServer.url), readyPath: '/api/v1/ping' })
       : undefined;
@@ -107,6 +108,7 @@ async function main(): Promise<void> {
       { label: REFERENCES.bare, target: bare, scenario: REFERENCE_SCENARIO },
       { label: REFERENCES.httpHget, target: httpHget, scenario: REFERENCE_SCENARIO },
       { label: REFERENCES.koaHget, target: koaHget, scenario: REFERENCE_SCENARIO },
+      { label: REFERENCES.koaSet, target: koaSet, scenario: SCENARIOS.find((s) => s.name === 'set')! },
     ];
     // `=label` picks that label exactly; anything else, every label that contains it.
     if (ONLY.length > 0) jobs = jobs.filter((j) => ONLY.some((o) => (o.startsWith('=') ? j.label === o.slice(1) : j.label.includes(o))));
@@ -157,6 +159,9 @@ async function main(): Promise<void> {
       log(`the machine was busy (load average ${round(loadAtStart)} on ${cpus().length} cores at the start): figures are noisy`);
     }
     process.stdout.write(`\n${printed}\n`);
+    const setRow = rows.find((r) => r.label === 'set');
+    const sameIo = setRow && ratios(setRow, rows).rpsVsKoaSet;
+    if (sameIo) process.stdout.write(`\nset against ${REFERENCES.koaSet}: ${sameIo.toFixed(2)}x\n`);
     if (Object.keys(redisCeilings).length > 0) {
       process.stdout.write(`\nredis-benchmark (req/s, ${HEAVY.connections} connections): ${JSON.stringify(redisCeilings)}\n`);
     }

@@ -43,7 +43,13 @@ export interface Row {
   readonly light?: MedianResult | undefined;
 }
 
-export const REFERENCES = { bare: 'ref: node:http constant', httpHget: 'ref: node:http + HGET', koaHget: 'ref: Koa + HGET' } as const;
+export const REFERENCES = {
+  bare: 'ref: node:http constant',
+  httpHget: 'ref: node:http + HGET',
+  koaHget: 'ref: Koa + HGET',
+  /** Not a target's reference: Koa doing set's own I/O (body in, HSET, value echoed). */
+  koaSet: "ref: Koa + HSET, set's request",
+} as const;
 
 export function ratios(row: Row, rows: readonly Row[]) {
   const find = (label: string) => rows.find((r) => r.label === label);
@@ -56,6 +62,9 @@ export function ratios(row: Row, rows: readonly Row[]) {
     p50LightVsKoaHget: ratio(row.light?.p50, koa?.light?.p50),
     /** CPU per request of the Koa reference over ours: the throughput ratio if both were CPU-bound. */
     cpuEfficiencyVsKoaHget: ratio(koa?.heavy.cpuMicrosPerRequest, row.heavy.cpuMicrosPerRequest),
+    /** For set only: the ratio to Koa doing the same request's I/O with no checks. */
+    rpsVsKoaSet:
+      row.label === 'set' ? ratio(row.heavy.requestsPerSecond, find(REFERENCES.koaSet)?.heavy.requestsPerSecond) : null,
   };
 }
 
