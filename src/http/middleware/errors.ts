@@ -5,6 +5,7 @@ import { redactApiKeys } from '../../domain/api-key.js';
 import { AppError, ErrorCode, errorBody, storageUnavailable } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { isUnavailableError } from '../../store/redis.js';
+import { sendJsonValue } from '../json.js';
 import type { AppState } from '../state.js';
 
 /** Errors thrown by koa, the router and the body parser carry an HTTP status. */
@@ -57,7 +58,7 @@ export function errorHandler(logger: Logger, maxBodyBytes: number): Middleware<A
       }
       ctx.set(appError.headers);
       ctx.status = appError.status;
-      ctx.body = errorBody(appError.expose ? appError.message : 'Internal server error');
+      sendJsonValue(ctx, errorBody(appError.expose ? appError.message : 'Internal server error'));
     }
   };
 }

@@ -14,6 +14,7 @@ import type { Context, Middleware } from 'koa';
 import type { Config } from '../../config.js';
 import { ErrorCode, errorBody, STATUS_OF } from '../../errors.js';
 import type { RateLimiter, RateLimitResult } from '../../store/rate-limiter.js';
+import { sendJsonValue } from '../json.js';
 import type { AppState } from '../state.js';
 
 export function rateLimit(limiter: RateLimiter, config: Pick<Config, 'rateLimit'>): Middleware<AppState> {
@@ -32,8 +33,11 @@ export function rateLimit(limiter: RateLimiter, config: Pick<Config, 'rateLimit'
     const plan = ctx.state.principal!.workspace.plan;
     res.setHeader('Retry-After', resetSeconds);
     ctx.status = STATUS_OF[ErrorCode.RATE_LIMITED];
-    ctx.body = errorBody(
-      `Rate limit exceeded: the ${plan} plan allows ${result.limit} requests per ${windowSeconds} s; the window resets in ${resetSeconds} s`,
+    sendJsonValue(
+      ctx,
+      errorBody(
+        `Rate limit exceeded: the ${plan} plan allows ${result.limit} requests per ${windowSeconds} s; the window resets in ${resetSeconds} s`,
+      ),
     );
     return false;
   };

@@ -1,7 +1,6 @@
 // The player data endpoints: validate, call the store, shape the answer. Stored values are
 // JSON text already, so answers are assembled as text rather than parsed and re-serialized.
 import type Router from '@koa/router';
-import type { Context } from 'koa';
 import { parse as parseQuery } from 'node:querystring';
 import type { Config } from '../../config.js';
 import { isoTime } from '../../domain/entry.js';
@@ -11,6 +10,7 @@ import { badRequest, notFound } from '../../errors.js';
 import { deleteBody, getDataQuery, incrementBody, setBody } from '../../schemas/data.js';
 import type { PlayerDataStore } from '../../store/player-data.js';
 import { requireWriteScope } from '../middleware/authenticate.js';
+import { sendJson } from '../json.js';
 import { jsonBody } from '../middleware/json-body.js';
 import type { AppState } from '../state.js';
 import { compile } from '../validate.js';
@@ -28,14 +28,6 @@ function userIdOf(raw: UserIdInput): string {
   // The schema already holds userId to this shape; this guards the one case it cannot see.
   if (userId === undefined) throw badRequest('Invalid field "userId": must be a non-negative safe integer or a string');
   return userId;
-}
-
-/** The header koa's `ctx.type = 'application/json'` sets, without its MIME lookup per answer. */
-const JSON_TYPE = 'application/json; charset=utf-8';
-
-function sendJson(ctx: Context, text: string): void {
-  ctx.res.setHeader('Content-Type', JSON_TYPE);
-  ctx.body = text;
 }
 
 export interface DataRouteDeps {
@@ -92,7 +84,7 @@ export function dataRoutes(router: Router<AppState>, { players, config }: DataRo
       input.defaultValue ?? 0,
       ctx.state.startedAt,
     );
-    ctx.body = { success: true, value };
+    sendJson(ctx, `{"success":true,"value":${JSON.stringify(value)}}`);
   });
 
   router.post('/data/delete', requireWriteScope, body, async (ctx) => {
@@ -103,6 +95,6 @@ export function dataRoutes(router: Router<AppState>, { players, config }: DataRo
       input.key === undefined
         ? await players.deletePlayer(workspaceId, userId)
         : await players.deleteKey(workspaceId, userId, input.key);
-    ctx.body = { success: true, data: { deleted } };
+    sendJson(ctx, `{"success":true,"data":{"deleted":${deleted}}}`);
   });
 }

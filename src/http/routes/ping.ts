@@ -5,6 +5,7 @@
 import type Router from '@koa/router';
 import { unauthorized } from '../../errors.js';
 import type { WorkspaceStore } from '../../store/workspaces.js';
+import { sendJsonValue } from '../json.js';
 import type { AppState } from '../state.js';
 
 export function pingRoutes(router: Router<AppState>, workspaces: WorkspaceStore): void {
@@ -12,6 +13,6 @@ export function pingRoutes(router: Router<AppState>, workspaces: WorkspaceStore)
     const workspace = await workspaces.get(ctx.state.principal!.workspace.id);
     // Deleted since the key was looked up: its keys were revoked first, and this one is too.
     if (!workspace) throw unauthorized('API key has been revoked');
-    ctx.body = { success: true, workspaceId: workspace.id, workspaceName: workspace.name, plan: workspace.plan };
+    sendJsonValue(ctx, { success: true, workspaceId: workspace.id, workspaceName: workspace.name, plan: workspace.plan });
   });
 }

@@ -1,0 +1,18 @@
+// How every answer of the public API is written: JSON text with its Content-Type set on the
+// response directly. Giving koa an object instead costs a MIME lookup when the body is set
+// and a JSON.stringify plus a byte count when it is sent; answers built as text skip both.
+import type { Context } from 'koa';
+
+/** The header koa's `ctx.type = 'application/json'` sets, without its MIME lookup per answer. */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** Answers with JSON text that is already serialized. */
+export function sendJson(ctx: Context, text: string): void {
+  ctx.res.setHeader('Content-Type', JSON_TYPE);
+  ctx.body = text;
+}
+
+/** Answers with a value serialized as JSON. */
+export function sendJsonValue(ctx: Context, value: unknown): void {
+  sendJson(ctx, JSON.stringify(value));
+}
