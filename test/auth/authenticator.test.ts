@@ -1,0 +1,68 @@
+import { expect } from 'chai';
+import type { Principal } from '../../src/auth/authenticator.js';
+import { AppError } from '../../src/errors.js';
+import { testOps } from '../support/admin.js';
+import { call, newWorkspace, useService } from '../support/service.js';
+
+/** Calls authenticate and tells whether it answered at once, and with what. */
+function authenticateNow(t: ReturnType<typeof useService>, key: string) {
+  try {
+    const answer = t.service.authenticator.authenticate(key, Date.now());
+    return { synchronous: !(answer instanceof Promise), answer };
+  } catch (err) {
+    return { synchronous: true, thrown: err };
+  }
+}
+
+describe('Authenticator', () => {
+  const t = useService();
+
+  it('answers a cached key synchronously, and a key it must read from Redis with a promise', async () => {
+    const ws = await newWorkspace(t.redis);
+    const first = authenticateNow(t, ws.apiKey);
+    expect(first.synchronous).to.equal(false);
+    expect((await first.answer!).workspace.id).to.equal(ws.workspaceId);
+
+    const second = authenticateNow(t, ws.apiKey);
+    expect(second.synchronous).to.equal(true);
+    const principal = second.answer as Principal;
+    expect(principal).to.include({ keyId: ws.keyId, scope: 'write', dev: false });
+    expect(principal.workspace).to.include({ id: ws.workspaceId, plan: 'pro' });
+  });
+
+  it('refuses a revoked key at once, and then synchronously from the cache, with the same 401', async () => {
+    const ws = await newWorkspace(t.redis);
+    expect((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(200);
+    await testOps(t.redis).revokeKey(ws.keyId);
+    await new Promise((r) => setTimeout(r, 50));
+
+    // The invalidation dropped the cached record: Redis is read again, and says revoked.
+    const reread = authenticateNow(t, ws.apiKey);
+    expect(reread.synchronous).to.equal(false);
+    const err = await (reread.answer as Promise<Principal>).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).to.be.instanceOf(AppError).and.to.include({ status: 401, message: 'API key has been revoked' });
+
+    // The revoked record is cached now, and refused without a Redis read.
+    const cached = authenticateNow(t, ws.apiKey);
+    expect(cached.synchronous).to.equal(true);
+    expect(cached.thrown).to.be.instanceOf(AppError).and.to.include({ status: 401, message: 'API key has been revoked' });
+    expect((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(401);
+  });
+
+  it('reads a workspace dropped from the cache again, keeping the cached key', async () => {
+    const ws = await newWorkspace(t.redis);
+    expect((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(200);
+    const misses = t.service.authenticator.stats.misses;
+    t.service.authenticator.invalidate({ type: 'workspace', workspaceId: ws.workspaceId });
+
+    const answer = authenticateNow(t, ws.apiKey);
+    expect(answer.synchronous).to.equal(false);
+    expect((await answer.answer!).workspace.id).to.equal(ws.workspaceId);
+    // The key itself came from the cache: only the workspace was read.
+    expect(t.service.authenticator.stats.misses).to.equal(misses);
+    expect(authenticateNow(t, ws.apiKey).synchronous).to.equal(true);
+  });
+});
