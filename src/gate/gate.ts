@@ -94,37 +94,41 @@ export class Gate {
   }
 
   middleware(): Middleware<AppState> {
-    return async (ctx, next) => {
-      if (this.mode === 'off') return next();
-      const address = this.clientAddress(ctx);
-      if (address.known) {
-        if (this.bans.isAllowListed(address.ip)) return next();
-        if (this.bans.isBanned(address.text)) {
-          this.stats.refusal('banned');
-          throw forbidden(bannedMessage(address.text));
-        }
-      }
-      const userAgent = ctx.get('user-agent');
-      if (isEditorRequest(userAgent)) return this.editorPlayTest(ctx, next, address);
+    // Not async itself: with the gate off (the default) a request passes with no promise of
+    // its own.
+    return (ctx, next) => (this.mode === 'off' ? next() : this.check(ctx, next));
+  }
 
-      const reasons = failedChecks({ userAgent, robloxId: ctx.get(PLATFORM_ID_HEADER), address }, this.deps.config, this.allowedRanges);
-      if (reasons.length === 0) return next();
-      this.stats.violation(reasons);
-      if (this.mode === 'report') {
-        this.record(ctx, address, reasons, 'reported', notBannable(address, this.allowedRanges));
-        return next();
+  /** The gate's checks for one request, when it is on (report or enforce). */
+  private async check(ctx: Ctx, next: () => Promise<unknown>): Promise<unknown> {
+    const address = this.clientAddress(ctx);
+    if (address.known) {
+      if (this.bans.isAllowListed(address.ip)) return next();
+      if (this.bans.isBanned(address.text)) {
+        this.stats.refusal('banned');
+        throw forbidden(bannedMessage(address.text));
       }
-      const why = notBannable(address, this.allowedRanges);
-      if (why !== undefined || !address.known) {
-        this.stats.refusal('violation');
-        this.stats.notBanned();
-        this.record(ctx, address, reasons, 'refused', why);
-        throw forbidden(`Access denied: this API may only be called from the game platform's servers (${describe(reasons)})`);
-      }
-      if (!(await this.ban(ctx, address, reasons))) return next();
+    }
+    const userAgent = ctx.get('user-agent');
+    if (isEditorRequest(userAgent)) return this.editorPlayTest(ctx, next, address);
+
+    const reasons = failedChecks({ userAgent, robloxId: ctx.get(PLATFORM_ID_HEADER), address }, this.deps.config, this.allowedRanges);
+    if (reasons.length === 0) return next();
+    this.stats.violation(reasons);
+    if (this.mode === 'report') {
+      this.record(ctx, address, reasons, 'reported', notBannable(address, this.allowedRanges));
+      return next();
+    }
+    const why = notBannable(address, this.allowedRanges);
+    if (why !== undefined || !address.known) {
       this.stats.refusal('violation');
-      throw forbidden(bannedMessage(address.text));
-    };
+      this.stats.notBanned();
+      this.record(ctx, address, reasons, 'refused', why);
+      throw forbidden(`Access denied: this API may only be called from the game platform's servers (${describe(reasons)})`);
+    }
+    if (!(await this.ban(ctx, address, reasons))) return next();
+    this.stats.refusal('violation');
+    throw forbidden(bannedMessage(address.text));
   }
 
   /**

@@ -16,7 +16,10 @@ export function authenticate(authenticator: Authenticator, lastUsed?: LastUsedRe
   // Not async: with the key cached the principal is known at once, and the request goes on
   // without a promise of its own. koa-compose turns a synchronous throw (401) into a rejection.
   return function authenticateRequest(ctx, next) {
-    const principal = authenticator.authenticate(ctx.get('x-api-key') || undefined, ctx.state.startedAt);
+    // The raw header rather than ctx.get(), which lower-cases the name on every call. Node joins
+    // a repeated header into one string, which is then no valid key.
+    const header = ctx.req.headers['x-api-key'];
+    const principal = authenticator.authenticate(typeof header === 'string' && header !== '' ? header : undefined, ctx.state.startedAt);
     if (principal instanceof Promise) return principal.then((found) => admit(ctx, found, next));
     return admit(ctx, principal, next);
   };

@@ -21,8 +21,9 @@ export function requestLog(
 ): Middleware<AppState> {
   const quiet = options.quietRoutes ?? new Set<string>();
   return async function logRequest(ctx, next) {
-    const given = ctx.get('x-request-id');
-    ctx.state.requestId = REQUEST_ID.test(given) ? given : randomUUID();
+    // The raw header rather than ctx.get(), which lower-cases the name on every call.
+    const given = ctx.req.headers['x-request-id'];
+    ctx.state.requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
     ctx.state.startedAt = now();
     ctx.res.setHeader('X-Request-Id', ctx.state.requestId);
     try {
