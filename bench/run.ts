@@ -8,14 +8,15 @@
 // BENCH_CONNECTIONS (2 s at 50), BENCH_LIGHT_DURATION at 4 connections (1 s), BENCH_WORKSPACES
 // (2000), BENCH_MEMORY_PLAYERS (100000), BENCH_ONLY (comma-separated target labels or parts
 // of them), BENCH_COMPARE (the path of another checkout, built: its service runs every
-// scenario too, side by side, labelled "[compare]"). Many short rounds rather than a few long ones: on a shared machine the median of
+// scenario too, side by side, labelled "[compare]", on its own copy of the data in a second
+// Redis so that the two builds do not share rate-limit windows). Many short rounds rather than a few long ones: on a shared machine the median of
 // many side-by-side samples is steadier than any single long run.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
-import { startLocalRedis } from '../src/dev/local-redis.js';
+import { startLocalRedis, type LocalRedis } from '../src/dev/local-redis.js';
 import { defineScripts, preloadScripts } from '../src/store/scripts.js';
 import { runLoad, type LoadSettings, type RunResult } from './lib/load.js';
 import { measureMemory, type MemoryResult } from './lib/memory.js';
@@ -41,6 +42,29 @@ interface Job {
   readonly label: string;
   readonly target: Target;
   readonly scenario: Scenario;
+  /** The Redis the target uses, for its command counts; the bench's own when unset. */
+  readonly redis?: Redis;
+}
+
+/**
+ * A second Redis holding a copy of the first one's data: it replicates it once, then stands
+ * alone. The compare build runs on it, so it takes its rate-limit leases from windows of its
+ * own; on a shared Redis the build that runs first in a round would find the other's windows
+ * half spent and take more leases.
+ */
+async function copyOfRedis(source: LocalRedis, dataDir: string): Promise<{ server: LocalRedis; client: Redis }> {
+  const server = await startLocalRedis({ dataDir, appendfsync: 'everysec' });
+  const client = new Redis(server.url);
+  defineScripts(client);
+  await client.replicaof('127.0.0.1', String(source.port));
+  for (;;) {
+    const info = await client.info('replication');
+    if (/master_link_status:up/.test(info) && /master_sync_in_progress:0/.test(info)) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await client.replicaof('NO', 'ONE');
+  await preloadScripts(client);
+  return { server, client };
 }
 
 function log(message: string): void {
@@ -64,6 +88,7 @@ async function main(): Promise<void> {
   const redis = new Redis(redisServer.url);
   defineScripts(redis);
   const targets: Target[] = [];
+  let compareRedis: { server: LocalRedis; client: Redis } | undefined;
   try {
     await preloadScripts(redis);
     log(`redis ${redisServer.url} (AOF everysec); seeding ${WORKSPACES} workspaces`);
@@ -87,8 +112,14 @@ async function main(): Promise<void> {
     const koaHget = await spawnReference(REFERENCES.koaHget, 'koa-hget.ts');
     const koaSet = await spawnReference(REFERENCES.koaSet, 'koa-set.ts');
     targets.push(service, workers, unpipelined, bare, httpHget, koaHget, koaSet);
-    const compare = COMPARE
-      ? await spawnTarget({ name: 'compare', args: [join(COMPARE, 'dist/main.js')], env: serviceEnv(redisServer.url), readyPath: '/api/v1/ping' })
+    compareRedis = COMPARE ? await copyOfRedis(redisServer, join(dataDir, 'compare')) : undefined;
+    const compare = compareRedis
+      ? await spawnTarget({
+          name: 'compare',
+          args: [join(COMPARE!, 'dist/main.js')],
+          env: serviceEnv(compareRedis.server.url),
+          readyPath: '/api/v1/ping',
+        })
       : undefined;
     if (compare) targets.push(compare);
 
@@ -104,7 +135,9 @@ async function main(): Promise<void> {
         target: unpipelined,
         scenario: SCENARIOS.find((s) => s.name === name)!,
       })),
-      ...(compare ? SCENARIOS.map((scenario) => ({ label: `${scenario.name} [compare]`, target: compare, scenario })) : []),
+      ...(compare
+        ? SCENARIOS.map((scenario) => ({ label: `${scenario.name} [compare]`, target: compare, scenario, redis: compareRedis!.client }))
+        : []),
       { label: REFERENCES.bare, target: bare, scenario: REFERENCE_SCENARIO },
       { label: REFERENCES.httpHget, target: httpHget, scenario: REFERENCE_SCENARIO },
       { label: REFERENCES.koaHget, target: koaHget, scenario: REFERENCE_SCENARIO },
@@ -114,7 +147,7 @@ async function main(): Promise<void> {
     if (ONLY.length > 0) jobs = jobs.filter((j) => ONLY.some((o) => (o.startsWith('=') ? j.label === o.slice(1) : j.label.includes(o))));
 
     log(`warming up ${jobs.length} targets`);
-    for (const job of jobs) await runLoad(job.target, job.scenario, seeded, { connections: HEAVY.connections, durationSeconds: 1 }, redis);
+    for (const job of jobs) await runLoad(job.target, job.scenario, seeded, { connections: HEAVY.connections, durationSeconds: 1 }, job.redis ?? redis);
 
     const heavy = new Map<string, RunResult[]>();
     const light = new Map<string, RunResult[]>();
@@ -123,8 +156,8 @@ async function main(): Promise<void> {
     for (let round = 1; round <= ROUNDS; round++) {
       log(`round ${round}/${ROUNDS}`);
       for (const job of jobs) {
-        const h = await runLoad(job.target, job.scenario, seeded, HEAVY, redis);
-        const l = await runLoad(job.target, job.scenario, seeded, LIGHT, redis);
+        const h = await runLoad(job.target, job.scenario, seeded, HEAVY, job.redis ?? redis);
+        const l = await runLoad(job.target, job.scenario, seeded, LIGHT, job.redis ?? redis);
         (heavy.get(job.label) ?? heavy.set(job.label, []).get(job.label)!).push(h);
         (light.get(job.label) ?? light.set(job.label, []).get(job.label)!).push(l);
         log(`  ${job.label}: ${Math.round(h.requestsPerSecond)} req/s, p50 ${h.p50} ms @${HEAVY.connections}; p50 ${l.p50} ms @4`);
@@ -204,6 +237,8 @@ async function main(): Promise<void> {
     await Promise.all(targets.map((t) => t.stop()));
     redis.disconnect();
     await redisServer.stop();
+    compareRedis?.client.disconnect();
+    await compareRedis?.server.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
