@@ -57,18 +57,22 @@ export interface SpawnOptions {
   /** Path probed until it answers below 500, and the base of the target URL. */
   readonly readyPath: string;
   readonly port?: number;
+  /** What runs the args: node itself unless given (valgrind, for instruction counts). */
+  readonly command?: string;
+  /** How long to wait for the first answer (20 s). */
+  readonly readyTimeoutMs?: number;
 }
 
 export async function spawnTarget(options: SpawnOptions): Promise<Target> {
   const port = options.port ?? (await freePort());
-  const child = spawn(process.execPath, [...options.args], {
+  const child = spawn(options.command ?? process.execPath, [...options.args], {
     env: { ...process.env, ...options.env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
   try {
-    await waitForHttp(url + options.readyPath, child, 20_000);
+    await waitForHttp(url + options.readyPath, child, options.readyTimeoutMs ?? 20_000);
   } catch (err) {
     child.kill('SIGKILL');
     throw err;

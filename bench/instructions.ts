@@ -1,0 +1,212 @@
+// `npm run bench:instructions`: instructions per request, counted by valgrind's callgrind, for
+// the service and the Koa references. Requests/s on a shared 2-core machine move by 5-10%
+// between runs of the same code, and by half between machines; an instruction count does not
+// depend on what else the machine runs, so it shows a change of a few percent that requests/s
+// cannot. It counts user-space work only (the process runs on one thread, below): the
+// kernel's share of each socket write is not in it.
+//
+// Each target runs under callgrind with counting off, and node with --single-threaded: V8's
+// background compiler and GC threads made two runs of the same build differ by 40%; on one
+// thread they agree within 1%. The target is warmed up with every scenario first, then each
+// scenario's fixed number of requests is counted alone.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { Redis } from 'ioredis';
+import { startLocalRedis } from '../src/dev/local-redis.js';
+import { defineScripts, preloadScripts } from '../src/store/scripts.js';
+import { spawnTarget, type Target } from './lib/processes.js';
+import { round } from './lib/report.js';
+import { REFERENCE_SCENARIO, SCENARIOS, type Scenario } from './lib/scenarios.js';
+import { seed, type Seeded } from './lib/seed.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const env = process.env;
+const WARM_SECONDS = Number(env['BENCH_WARM'] ?? 30);
+const REQUESTS = Number(env['BENCH_REQUESTS'] ?? 20_000);
+const WORKSPACES = Number(env['BENCH_WORKSPACES'] ?? 500);
+const CONNECTIONS = 10;
+const ONLY = (env['BENCH_ONLY'] ?? '').split(',').filter(Boolean);
+/** Another built checkout, counted the same way after this one, for an A/B of a change. */
+const COMPARE = env['BENCH_COMPARE'];
+
+function log(message: string): void {
+  process.stderr.write(`[instructions] ${message}\n`);
+}
+
+function valgrindAvailable(): boolean {
+  try {
+    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Sends `amount` requests of the scenario; returns how many answers had the expected status. */
+async function send(target: Target, scenario: Scenario, seeded: Seeded, options: { amount?: number; seconds?: number }) {
+  const result = await autocannon({
+    url: target.url,
+    connections: CONNECTIONS,
+    ...(options.amount ? { amount: options.amount } : { duration: options.seconds ?? 1 }),
+    requests: scenario.requests(seeded),
+    timeout: 30,
+  });
+  const byStatus: Record<string, { count?: number }> = result.statusCodeStats ?? {};
+  const expected = byStatus[String(scenario.expectStatus)]?.count ?? 0;
+  return { requests: result.requests.total, unexpected: result.requests.total - expected + result.errors };
+}
+
+/**
+ * Sends a command to callgrind in the target. vgdb finds the target's pipes by names built
+ * from USER and HOST, so it runs with the target's own environment (the service reads HOST
+ * as its address).
+ */
+function control(pid: number, targetEnv: Record<string, string>, ...args: string[]): void {
+  const out = execFileSync('callgrind_control', [...args, String(pid)], {
+    encoding: 'utf8',
+    env: { ...process.env, ...targetEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  if (!/OK\./.test(out)) throw new Error(`callgrind_control ${args.join(' ')} ${pid}: ${out.trim()}`);
+}
+
+function dumpsOf(dir: string, pid: number): string[] {
+  return readdirSync(dir).filter((f) => f.startsWith(`cg.${pid}.`));
+}
+
+/** Asks callgrind for a dump and waits for its file: the instructions counted since zeroed. */
+async function dumpTotal(dir: string, pid: number, targetEnv: Record<string, string>): Promise<number> {
+  const before = new Set(dumpsOf(dir, pid));
+  control(pid, targetEnv, '-d');
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const added = dumpsOf(dir, pid).find((f) => !before.has(f));
+    if (added) {
+      const total = /^totals: (\d+)/m.exec(readFileSync(join(dir, added), 'utf8'));
+      if (total) return Number(total[1]);
+    }
+    if (Date.now() > deadline) throw new Error(`callgrind wrote no dump for process ${pid}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+interface Row {
+  readonly target: string;
+  readonly scenario: string;
+  readonly requests: number;
+  readonly unexpected: number;
+  readonly instructionsPerRequest: number;
+}
+
+/**
+ * Counts each scenario on one process: a warm-up with counting off (the JIT compiles while
+ * nothing is counted; under valgrind that takes many seconds), then per scenario: counters
+ * zeroed, counting on for exactly its requests, off again, and a dump.
+ */
+async function measure(
+  name: string,
+  args: string[],
+  envOf: Record<string, string>,
+  readyPath: string,
+  scenarios: readonly Scenario[],
+  seeded: Seeded,
+  dir: string,
+): Promise<Row[]> {
+  const target = await spawnTarget({
+    name,
+    command: 'valgrind',
+    args: ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(dir, 'cg.%p')}`, process.execPath, '--single-threaded', '--min-semi-space-size=16', '--max-semi-space-size=16', ...args],
+    env: envOf,
+    readyPath,
+    readyTimeoutMs: 120_000,
+  });
+  const pid = target.process.pid!;
+  const rows: Row[] = [];
+  try {
+    for (const scenario of scenarios) await send(target, scenario, seeded, { seconds: WARM_SECONDS });
+    for (const scenario of scenarios) {
+      control(pid, envOf, '-z');
+      control(pid, envOf, '-i', 'on');
+      const sent = await send(target, scenario, seeded, { amount: REQUESTS });
+      control(pid, envOf, '-i', 'off');
+      const total = await dumpTotal(dir, pid, envOf);
+      const row = { target: name, scenario: scenario.name, ...sent, instructionsPerRequest: Math.round(total / sent.requests) };
+      log(`${name} ${scenario.name}: ${row.instructionsPerRequest} instructions per request (${sent.requests} requests)`);
+      rows.push(row);
+    }
+  } finally {
+    await target.stop();
+  }
+  return rows;
+}
+
+async function main(): Promise<void> {
+  if (!valgrindAvailable()) throw new Error('valgrind is not on the PATH (Debian: apt-get install valgrind)');
+  const dataDir = mkdtempSync(join(tmpdir(), 'pds-instructions-'));
+  const cgDir = join(dataDir, 'callgrind');
+  mkdirSync(cgDir);
+  const redisServer = await startLocalRedis({ dataDir: join(dataDir, 'redis'), appendfsync: 'everysec' });
+  const redis = new Redis(redisServer.url);
+  defineScripts(redis);
+  try {
+    await preloadScripts(redis);
+    log(`redis ${redisServer.url}; seeding ${WORKSPACES} workspaces`);
+    const seeded = await seed(redis, WORKSPACES);
+    // `=name` picks that name exactly; anything else, every name that contains it.
+    const picked = (label: string) => ONLY.length === 0 || ONLY.some((o) => (o.startsWith('=') ? label === o.slice(1) : label.includes(o)));
+    const serviceEnv = { REDIS_URL: redisServer.url, HOST: '127.0.0.1', ADMIN_PORT: '0', LOG_LEVEL: 'warn', NODE_ENV: 'production' };
+    const rows: Row[] = [];
+    const scenarios = SCENARIOS.filter((s) => picked(s.name));
+    if (scenarios.length > 0) {
+      rows.push(...(await measure('service', [join(ROOT, 'dist/main.js')], serviceEnv, '/api/v1/ping', scenarios, seeded, cgDir)));
+      if (COMPARE) {
+        const compareMain = join(COMPARE, 'dist/main.js');
+        rows.push(...(await measure('compare', [compareMain], serviceEnv, '/api/v1/ping', scenarios, seeded, cgDir)));
+      }
+    }
+    const references: Array<[string, string, Scenario]> = [
+      ['ref: Koa + HGET', 'koa-hget.ts', REFERENCE_SCENARIO],
+      ["ref: Koa + HSET, set's request", 'koa-set.ts', SCENARIOS.find((s) => s.name === 'set')!],
+    ];
+    for (const [label, file, scenario] of references) {
+      if (!picked(label)) continue;
+      const args = ['--import', 'tsx', join(ROOT, 'bench/references', file)];
+      rows.push(...(await measure(label, args, { REDIS_URL: redisServer.url }, '/', [scenario], seeded, cgDir)));
+    }
+
+    const koa = rows.find((r) => r.target === 'ref: Koa + HGET')?.instructionsPerRequest;
+    const lines = [`${'target'.padEnd(44)} ${'instr/req'.padStart(10)} ${'koa/ours'.padStart(9)} ${'bad'.padStart(5)}`];
+    for (const r of rows) {
+      const label = r.target === 'service' ? r.scenario : r.target === 'compare' ? `${r.scenario} [compare]` : `${r.target} (${r.scenario})`;
+      const ratio = koa ? round(koa / r.instructionsPerRequest).toFixed(2) : '-';
+      lines.push(`${label.padEnd(44)} ${String(r.instructionsPerRequest).padStart(10)} ${ratio.padStart(9)} ${String(r.unexpected).padStart(5)}`);
+    }
+    const table = lines.join('\n');
+    process.stdout.write(`\n${table}\n`);
+    const outDir = join(ROOT, 'bench/results');
+    mkdirSync(outDir, { recursive: true });
+    const file = join(outDir, ONLY.length > 0 ? 'instructions.tmp.json' : 'instructions.json');
+    const report = {
+      date: new Date().toISOString(),
+      node: process.version,
+      settings: { warmSeconds: WARM_SECONDS, requests: REQUESTS, workspaces: WORKSPACES, connections: CONNECTIONS, only: ONLY },
+      rows,
+      table,
+    };
+    writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
+    log(`wrote ${file}`);
+  } finally {
+    redis.disconnect();
+    await redisServer.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`instructions failed: ${(err as Error).stack ?? String(err)}\n`);
+  process.exit(1);
+});
