@@ -5,9 +5,8 @@
 // cannot. It counts user-space work only (the process runs on one thread, below): the
 // kernel's share of each socket write is not in it.
 //
-// Each target runs under callgrind with counting off, and node with --single-threaded: V8's
-// background compiler and GC threads made two runs of the same build differ by 40%; on one
-// thread they agree within 1%. The target is warmed up with every scenario first, then each
+// Each target runs under callgrind with counting off, and node on one thread with a fixed
+// young generation (NODE_FLAGS): two runs of the same build then agree within 0.5%. The target is warmed up with every scenario first, then each
 // scenario's fixed number of requests is counted alone.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,6 +29,11 @@ const REQUESTS = Number(env['BENCH_REQUESTS'] ?? 20_000);
 const WORKSPACES = Number(env['BENCH_WORKSPACES'] ?? 500);
 const CONNECTIONS = 10;
 const ONLY = (env['BENCH_ONLY'] ?? '').split(',').filter(Boolean);
+/**
+ * Node on one thread (V8's background compiler and GC threads made counts differ by 40%
+ * between runs) and a young generation of fixed size (so scavenges come at the same rate).
+ */
+const NODE_FLAGS = ['--single-threaded', '--min-semi-space-size=16', '--max-semi-space-size=16'];
 /** Another built checkout, counted the same way after this one, for an A/B of a change. */
 const COMPARE = env['BENCH_COMPARE'];
 
@@ -46,7 +50,7 @@ function valgrindAvailable(): boolean {
   }
 }
 
-/** Sends `amount` requests of the scenario; returns how many answers had the expected status. */
+/** Sends the scenario's requests (a fixed amount, or for some seconds); counts the answers with another status. */
 async function send(target: Target, scenario: Scenario, seeded: Seeded, options: { amount?: number; seconds?: number }) {
   const result = await autocannon({
     url: target.url,
@@ -119,7 +123,14 @@ async function measure(
   const target = await spawnTarget({
     name,
     command: 'valgrind',
-    args: ['--tool=callgrind', '--instr-atstart=no', `--callgrind-out-file=${join(dir, 'cg.%p')}`, process.execPath, '--single-threaded', '--min-semi-space-size=16', '--max-semi-space-size=16', ...args],
+    args: [
+      '--tool=callgrind',
+      '--instr-atstart=no',
+      `--callgrind-out-file=${join(dir, 'cg.%p')}`,
+      process.execPath,
+      ...NODE_FLAGS,
+      ...args,
+    ],
     env: envOf,
     readyPath,
     readyTimeoutMs: 120_000,
