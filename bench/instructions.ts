@@ -6,8 +6,10 @@
 // kernel's share of each socket write is not in it.
 //
 // Each target runs under callgrind with counting off, and node on one thread with a fixed
-// young generation (NODE_FLAGS): two runs of the same build then agree within 0.5%. The target is warmed up with every scenario first, then each
-// scenario's fixed number of requests is counted alone.
+// young generation (NODE_FLAGS): two runs of the same build then agree within 0.5%. The
+// target is warmed up with every scenario first, then each scenario's fixed number of
+// requests is counted alone. The JIT's state after a different set of warm-up scenarios moves
+// a count by about 5%: compare builds within one run (BENCH_COMPARE).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
