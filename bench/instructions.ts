@@ -11,14 +11,11 @@
 // requests is counted alone. The JIT's state after a different set of warm-up scenarios moves
 // a count by about 5%: compare builds within one run (BENCH_COMPARE).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { Redis } from 'ioredis';
-import { startLocalRedis } from '../src/dev/local-redis.js';
-import { defineScripts, preloadScripts } from '../src/store/scripts.js';
+import { runMain, startBenchRedis } from './lib/bench-redis.js';
 import { spawnTarget, type Target } from './lib/processes.js';
 import { round } from './lib/report.js';
 import { REFERENCE_SCENARIO, SCENARIOS, type Scenario } from './lib/scenarios.js';
@@ -159,14 +156,11 @@ async function measure(
 
 async function main(): Promise<void> {
   if (!valgrindAvailable()) throw new Error('valgrind is not on the PATH (Debian: apt-get install valgrind)');
-  const dataDir = mkdtempSync(join(tmpdir(), 'pds-instructions-'));
-  const cgDir = join(dataDir, 'callgrind');
+  const bench = await startBenchRedis('instructions', { appendfsync: 'everysec' });
+  const { redis, server: redisServer } = bench;
+  const cgDir = join(bench.dataDir, 'callgrind');
   mkdirSync(cgDir);
-  const redisServer = await startLocalRedis({ dataDir: join(dataDir, 'redis'), appendfsync: 'everysec' });
-  const redis = new Redis(redisServer.url);
-  defineScripts(redis);
   try {
-    await preloadScripts(redis);
     log(`redis ${redisServer.url}; seeding ${WORKSPACES} workspaces`);
     const seeded = await seed(redis, WORKSPACES);
     // `=name` picks that name exactly; anything else, every name that contains it.
@@ -213,13 +207,8 @@ async function main(): Promise<void> {
     writeFileSync(file, JSON.stringify(report, null, 2) + '\n');
     log(`wrote ${file}`);
   } finally {
-    redis.disconnect();
-    await redisServer.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.close();
   }
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`instructions failed: ${(err as Error).stack ?? String(err)}\n`);
-  process.exit(1);
-});
+runMain('instructions', main);

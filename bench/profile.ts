@@ -1,13 +1,10 @@
 // `npm run bench:profile`: the production build under the mixed load with --cpu-prof, then a
 // summary of where its CPU went (self time by module and by function). The raw profile is
 // left in bench/results/profile/ for Chrome DevTools or speedscope.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
-import { startLocalRedis } from '../src/dev/local-redis.js';
-import { defineScripts, preloadScripts } from '../src/store/scripts.js';
+import { runMain, startBenchRedis } from './lib/bench-redis.js';
 import { runLoad } from './lib/load.js';
 import { spawnTarget } from './lib/processes.js';
 import { summarize } from './lib/profile-summary.js';
@@ -19,20 +16,17 @@ const SCENARIO = process.env['BENCH_SCENARIO'] ?? 'mix';
 const SECONDS = Number(process.env['BENCH_DURATION'] ?? 10);
 
 async function main(): Promise<void> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'pds-profile-'));
   const outDir = join(ROOT, 'bench/results/profile');
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
-  const redisServer = await startLocalRedis({ dataDir });
-  const redis = new Redis(redisServer.url);
-  defineScripts(redis);
+  const bench = await startBenchRedis('profile');
+  const { redis } = bench;
   try {
-    await preloadScripts(redis);
     const seeded = await seed(redis, 2000);
     const service = await spawnTarget({
       name: 'service',
       args: ['--cpu-prof', `--cpu-prof-dir=${outDir}`, join(ROOT, 'dist/main.js')],
-      env: { REDIS_URL: redisServer.url, HOST: '127.0.0.1', ADMIN_PORT: '0', LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+      env: { REDIS_URL: bench.server.url, HOST: '127.0.0.1', ADMIN_PORT: '0', LOG_LEVEL: 'warn', NODE_ENV: 'production' },
       readyPath: '/api/v1/ping',
     });
     const scenario = SCENARIOS.find((s) => s.name === SCENARIO);
@@ -48,13 +42,8 @@ async function main(): Promise<void> {
     process.stdout.write('\nself time by function:\n');
     for (const f of summary.byFunction) process.stdout.write(`  ${String(f.percent).padStart(5)}%  ${f.fn}\n`);
   } finally {
-    redis.disconnect();
-    await redisServer.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.close();
   }
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`profile failed: ${(err as Error).stack ?? String(err)}\n`);
-  process.exit(1);
-});
+runMain('profile', main);

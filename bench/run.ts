@@ -11,13 +11,14 @@
 // scenario too, side by side, labelled "[compare]", on its own copy of the data in a second
 // Redis so that the two builds do not share rate-limit windows). Many short rounds rather than a few long ones: on a shared machine the median of
 // many side-by-side samples is steadier than any single long run.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { startLocalRedis, type LocalRedis } from '../src/dev/local-redis.js';
 import { defineScripts, preloadScripts } from '../src/store/scripts.js';
+import { runMain, startBenchRedis } from './lib/bench-redis.js';
 import { runLoad, type LoadSettings, type RunResult } from './lib/load.js';
 import { measureMemory, type MemoryResult } from './lib/memory.js';
 import { spawnTarget, type Target } from './lib/processes.js';
@@ -83,14 +84,11 @@ const serviceEnv = (redisUrl: string, extra: Record<string, string> = {}) => ({
 async function main(): Promise<void> {
   const started = Date.now();
   const loadAtStart = loadavg()[0]!;
-  const dataDir = mkdtempSync(join(tmpdir(), 'pds-bench-'));
-  const redisServer = await startLocalRedis({ dataDir, appendfsync: 'everysec' });
-  const redis = new Redis(redisServer.url);
-  defineScripts(redis);
+  const bench = await startBenchRedis('bench', { appendfsync: 'everysec' });
+  const { redis, server: redisServer, dataDir } = bench;
   const targets: Target[] = [];
   let compareRedis: { server: LocalRedis; client: Redis } | undefined;
   try {
-    await preloadScripts(redis);
     log(`redis ${redisServer.url} (AOF everysec); seeding ${WORKSPACES} workspaces`);
     const seeded = await seed(redis, WORKSPACES);
 
@@ -235,15 +233,10 @@ async function main(): Promise<void> {
     log(`wrote ${file} in ${report.durationSeconds} s`);
   } finally {
     await Promise.all(targets.map((t) => t.stop()));
-    redis.disconnect();
-    await redisServer.stop();
     compareRedis?.client.disconnect();
     await compareRedis?.server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+    await bench.close();
   }
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`bench failed: ${(err as Error).stack ?? String(err)}\n`);
-  process.exit(1);
-});
+runMain('bench', main);
