@@ -1,4 +1,5 @@
 // Bad input: every refusal is a 4xx in the standard envelope, names what is wrong, and writes nothing.
+import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { keys } from '../../src/store/keys.js';
@@ -11,6 +12,28 @@ function expectEnvelope(res: { status: number; body: any }, status: number, mess
   expect(res.body.success).to.equal(false);
   expect(res.body.error).to.be.a('string').and.not.be.empty;
   if (message) expect(res.body.error).to.match(message);
+}
+
+/** Writes each part on one socket, `gapMs` apart, and resolves with all the server sent once it closes. */
+function overTheWire(port: number, parts: Array<string | Uint8Array>, gapMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    let text = '';
+    socket.on('data', (d) => (text += d.toString()));
+    socket.on('close', () => resolve(text));
+    socket.on('error', reject);
+    socket.on('connect', async () => {
+      for (const [i, part] of parts.entries()) {
+        if (i > 0) await new Promise((r) => setTimeout(r, gapMs));
+        socket.write(part);
+      }
+    });
+  });
+}
+
+function setRequest(apiKey: string, body: string, last = false): string {
+  const connection = last ? 'close' : 'keep-alive';
+  return `POST /api/v1/data/set HTTP/1.1\r\nHost: x\r\nx-api-key: ${apiKey}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: ${connection}\r\n\r\n${body}`;
 }
 
 describe('request validation and error envelope', () => {
@@ -157,6 +180,31 @@ describe('request validation and error envelope', () => {
       expectEnvelope(res, 400);
     }
     expect(Object.keys((await api.get('/data?userId=1')).body.data).sort()).to.deep.equal(['bom', 'chunked', 'gz']);
+  });
+
+  it('reads a body however it arrives: with its headers, after them, in pieces, or pipelined', async () => {
+    const body = (k: string, v: unknown) => JSON.stringify({ userId: 1, key: k, value: v });
+    const port = Number(new URL(t.service.baseUrl).port);
+    // Headers and body in one write: the body is in the buffer by the time it is read.
+    const together = await overTheWire(port, [setRequest(key, body('together', 'é'.repeat(600)), true)], 0);
+    // The body 50 ms after the headers, then split in two mid-character, 50 ms apart.
+    const split = setRequest(key, body('split', 'é'.repeat(600)), true);
+    const at = split.indexOf('\r\n\r\n') + 4;
+    const cut = at + Buffer.byteLength(split.slice(at)) / 2 - 1;
+    const bytes = Buffer.from(split);
+    const pieces = await overTheWire(port, [bytes.subarray(0, at), bytes.subarray(at, cut), bytes.subarray(cut)], 50);
+    // Three requests in one write: each takes its own body and no more.
+    const pipelined = await overTheWire(port, [setRequest(key, body('p1', 1)) + setRequest(key, body('p2', [2])) + setRequest(key, body('p3', { v: 3 }), true)], 0);
+    expect(together).to.match(/^HTTP\/1\.1 200 /);
+    expect(pieces).to.match(/^HTTP\/1\.1 200 /);
+    expect(pipelined.match(/HTTP\/1\.1 200 /g)).to.have.length(3);
+    expect((await api.get('/data?userId=1')).body.data).to.deep.equal({
+      together: 'é'.repeat(600),
+      split: 'é'.repeat(600),
+      p1: 1,
+      p2: [2],
+      p3: { v: 3 },
+    });
   });
 
   it('a body over the limit (1 MiB by default) is 413 and writes nothing; the limit is configurable', async () => {
