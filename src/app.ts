@@ -6,6 +6,7 @@ import type { Authenticator } from './auth/authenticator.js';
 import type { LastUsedRecorder } from './auth/last-used.js';
 import type { Config } from './config.js';
 import type { Gate } from './gate/gate.js';
+import { chain } from './http/chain.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errors.js';
 import { observeRequests } from './http/middleware/metrics.js';
@@ -52,12 +53,13 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
 
   app.use(openApiRoutes(API_PREFIX));
 
-  // Case-sensitive: otherwise /API/V1/... matches the routes but not the prefix of the auth middleware.
+  // Case-sensitive: /API/V1/... is not the API.
   const api = new Router<AppState>({ prefix: API_PREFIX, sensitive: true });
-  api.use(authenticate(deps.authenticator, deps.lastUsed));
-  api.use(rateLimit(deps.limiter, config));
-  pingRoutes(api, deps.workspaces);
-  dataRoutes(api, { players: deps.players, config });
+  // Every route starts with these, in each route's own chain (see http/chain.ts); a path no
+  // route matches (404, 405) is answered without them.
+  const guard = chain(authenticate(deps.authenticator, deps.lastUsed), rateLimit(deps.limiter, config));
+  pingRoutes(api, guard, deps.workspaces);
+  dataRoutes(api, { guard, players: deps.players, config });
 
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true }));

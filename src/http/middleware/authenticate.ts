@@ -25,9 +25,10 @@ export function authenticate(authenticator: Authenticator, lastUsed?: LastUsedRe
   };
 }
 
-export const requireWriteScope: Middleware<AppState> = async function requireWriteScope(ctx, next) {
+// Not async either: koa-compose turns the throw into a rejection.
+export const requireWriteScope: Middleware<AppState> = function requireWriteScope(ctx, next) {
   if (ctx.state.principal?.scope !== 'write') {
     throw forbidden('This API key is read-only: it may ping and read, not change data');
   }
-  await next();
+  return next();
 };

@@ -1,6 +1,7 @@
 // The player data endpoints: validate, call the store, shape the answer. Stored values are
 // JSON text already, so answers are assembled as text rather than parsed and re-serialized.
 import type Router from '@koa/router';
+import type { Middleware } from 'koa';
 import { parse as parseQuery } from 'node:querystring';
 import type { Config } from '../../config.js';
 import { isoTime } from '../../domain/entry.js';
@@ -10,6 +11,7 @@ import { badRequest, notFound } from '../../errors.js';
 import { deleteBody, getDataQuery, incrementBody, setBody } from '../../schemas/data.js';
 import type { PlayerDataStore } from '../../store/player-data.js';
 import { requireWriteScope } from '../middleware/authenticate.js';
+import { chain } from '../chain.js';
 import { sendJson } from '../json.js';
 import { jsonBody } from '../middleware/json-body.js';
 import type { AppState } from '../state.js';
@@ -31,15 +33,17 @@ function userIdOf(raw: UserIdInput): string {
 }
 
 export interface DataRouteDeps {
+  /** Authenticates and counts the request against the plan (app.ts); every route starts with it. */
+  readonly guard: Middleware<AppState>;
   readonly players: PlayerDataStore;
   readonly config: Pick<Config, 'limits'>;
 }
 
-export function dataRoutes(router: Router<AppState>, { players, config }: DataRouteDeps): void {
+export function dataRoutes(router: Router<AppState>, { guard, players, config }: DataRouteDeps): void {
   const body = jsonBody(config.limits.maxBodyBytes);
   const maxDepth = config.limits.maxValueDepth;
 
-  router.get('/data', async (ctx) => {
+  router.get('/data', chain(guard, async (ctx) => {
     // node:querystring rather than koa's ctx.query (URLSearchParams, then a defineProperty per
     // key): the same object for any query string, at a quarter of the cost on every read.
     const query = validateGet('query', parseQuery(ctx.querystring));
@@ -59,9 +63,9 @@ export function dataRoutes(router: Router<AppState>, { players, config }: DataRo
       ctx,
       `{"success":true,"data":{"key":${JSON.stringify(query.key)},"value":${result.entry.valueJson},"updated_at":"${isoTime(result.entry.updatedAtMs)}"}}`,
     );
-  });
+  }));
 
-  router.post('/data/set', requireWriteScope, body, async (ctx) => {
+  router.post('/data/set', chain(guard, requireWriteScope, body, async (ctx) => {
     const input = validateSet('body', ctx.request.body);
     const problem = checkValue(input.value, maxDepth);
     if (problem) throw badRequest(`Invalid field "value" in body: ${problem}`);
@@ -72,9 +76,9 @@ export function dataRoutes(router: Router<AppState>, { players, config }: DataRo
       ctx,
       `{"success":true,"data":{"key":${JSON.stringify(input.key)},"value":${valueJson},"updated_at":"${isoTime(now)}"}}`,
     );
-  });
+  }));
 
-  router.post('/data/increment', requireWriteScope, body, async (ctx) => {
+  router.post('/data/increment', chain(guard, requireWriteScope, body, async (ctx) => {
     const input = validateIncrement('body', ctx.request.body);
     const value = await players.increment(
       ctx.state.principal!.workspace.id,
@@ -85,9 +89,9 @@ export function dataRoutes(router: Router<AppState>, { players, config }: DataRo
       ctx.state.startedAt,
     );
     sendJson(ctx, `{"success":true,"value":${JSON.stringify(value)}}`);
-  });
+  }));
 
-  router.post('/data/delete', requireWriteScope, body, async (ctx) => {
+  router.post('/data/delete', chain(guard, requireWriteScope, body, async (ctx) => {
     const input = validateDelete('body', ctx.request.body);
     const workspaceId = ctx.state.principal!.workspace.id;
     const userId = userIdOf(input.userId);
@@ -96,5 +100,5 @@ export function dataRoutes(router: Router<AppState>, { players, config }: DataRo
         ? await players.deletePlayer(workspaceId, userId)
         : await players.deleteKey(workspaceId, userId, input.key);
     sendJson(ctx, `{"success":true,"data":{"deleted":${deleted}}}`);
-  });
+  }));
 }
