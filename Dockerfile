@@ -44,5 +44,6 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
 STOPSIGNAL SIGTERM
 # Exec form: node is the main process and receives SIGTERM itself, then drains in-flight
 # requests (SHUTDOWN_GRACE_MS). main.ts handles the signal, so node as PID 1 is fine; run
-# with --init (compose: init: true) to also have zombies reaped.
-CMD ["node", "dist/main.js"]
+# with --init (compose: init: true) to also have zombies reaped. The flags are npm start's:
+# a 64 MB young generation (README, "Performance").
+CMD ["node", "--max-semi-space-size=64", "dist/main.js"]

@@ -35,6 +35,8 @@ const ONLY = (env['BENCH_ONLY'] ?? '').split(',').filter(Boolean);
 const NODE_FLAGS = ['--single-threaded', '--min-semi-space-size=16', '--max-semi-space-size=16'];
 /** Another built checkout, counted the same way after this one, for an A/B of a change. */
 const COMPARE = env['BENCH_COMPARE'];
+/** Node flags for the compare build only (space-separated, after NODE_FLAGS), to measure a flag. */
+const COMPARE_FLAGS = (env['BENCH_COMPARE_FLAGS'] ?? '').split(' ').filter(Boolean);
 
 function log(message: string): void {
   process.stderr.write(`[instructions] ${message}\n`);
@@ -172,7 +174,7 @@ async function main(): Promise<void> {
       rows.push(...(await measure('service', [join(ROOT, 'dist/main.js')], serviceEnv, '/api/v1/ping', scenarios, seeded, cgDir)));
       if (COMPARE) {
         const compareMain = join(COMPARE, 'dist/main.js');
-        rows.push(...(await measure('compare', [compareMain], serviceEnv, '/api/v1/ping', scenarios, seeded, cgDir)));
+        rows.push(...(await measure('compare', [...COMPARE_FLAGS, compareMain], serviceEnv, '/api/v1/ping', scenarios, seeded, cgDir)));
       }
     }
     const references: Array<[string, string, Scenario]> = [

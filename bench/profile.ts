@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { runMain, startBenchRedis } from './lib/bench-redis.js';
 import { runLoad } from './lib/load.js';
 import { spawnTarget } from './lib/processes.js';
+import { startFlags } from './lib/start-command.js';
 import { summarize } from './lib/profile-summary.js';
 import { SCENARIOS } from './lib/scenarios.js';
 import { seed } from './lib/seed.js';
@@ -25,7 +26,7 @@ async function main(): Promise<void> {
     const seeded = await seed(redis, 2000);
     const service = await spawnTarget({
       name: 'service',
-      args: ['--cpu-prof', `--cpu-prof-dir=${outDir}`, join(ROOT, 'dist/main.js')],
+      args: [...startFlags(ROOT), '--cpu-prof', `--cpu-prof-dir=${outDir}`, join(ROOT, 'dist/main.js')],
       env: { REDIS_URL: bench.server.url, HOST: '127.0.0.1', ADMIN_PORT: '0', LOG_LEVEL: 'warn', NODE_ENV: 'production' },
       readyPath: '/api/v1/ping',
     });

@@ -1,16 +1,18 @@
 // `npm run bench`: starts a private Redis (AOF everysec), the production build of the service
-// (one process, WORKERS=2, and one with auto-pipelining off) and three reference servers;
-// seeds many workspaces; then runs every target in interleaved rounds with the same load
-// settings and reports medians, ratios to the references, Redis commands and CPU per request,
-// and Redis memory per stored entry.
+// as `npm start` runs it (one process, WORKERS=2, and one with auto-pipelining off) and the
+// reference servers; seeds many workspaces; then runs every target in interleaved rounds with
+// the same load settings and reports medians, ratios to the references, Redis commands and
+// CPU per request, and Redis memory per stored entry.
 //
 // Options (environment, all optional): BENCH_ROUNDS (5), BENCH_DURATION seconds at
 // BENCH_CONNECTIONS (2 s at 50), BENCH_LIGHT_DURATION at 4 connections (1 s), BENCH_WORKSPACES
 // (2000), BENCH_MEMORY_PLAYERS (100000), BENCH_ONLY (comma-separated target labels or parts
 // of them), BENCH_COMPARE (the path of another checkout, built: its service runs every
 // scenario too, side by side, labelled "[compare]", on its own copy of the data in a second
-// Redis so that the two builds do not share rate-limit windows). Many short rounds rather than a few long ones: on a shared machine the median of
-// many side-by-side samples is steadier than any single long run.
+// Redis so that the two builds do not share rate-limit windows), BENCH_COMPARE_FLAGS (node
+// flags for the compare build only, to measure a flag). Many short rounds rather than a few
+// long ones: on a shared machine the median of many side-by-side samples is steadier than any
+// single long run.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +24,7 @@ import { runMain, startBenchRedis } from './lib/bench-redis.js';
 import { runLoad, type LoadSettings, type RunResult } from './lib/load.js';
 import { measureMemory, type MemoryResult } from './lib/memory.js';
 import { spawnTarget, type Target } from './lib/processes.js';
+import { startFlags } from './lib/start-command.js';
 import { ceilingCommands, redisBenchmark, redisBenchmarkAvailable } from './lib/redis-bench.js';
 import { median, medianOf, ratios, REFERENCES, round, table, type Row } from './lib/report.js';
 import { REFERENCE_SCENARIO, SCENARIOS, type Scenario } from './lib/scenarios.js';
@@ -38,6 +41,8 @@ const WORKSPACES = num('BENCH_WORKSPACES', 2000);
 const MEMORY_PLAYERS = num('BENCH_MEMORY_PLAYERS', 100_000);
 const ONLY = (env['BENCH_ONLY'] ?? '').split(',').filter(Boolean);
 const COMPARE = env['BENCH_COMPARE'];
+/** Node flags for the compare build only (space-separated), to measure a flag on the same build. */
+const COMPARE_FLAGS = (env['BENCH_COMPARE_FLAGS'] ?? '').split(' ').filter(Boolean);
 
 interface Job {
   readonly label: string;
@@ -93,7 +98,12 @@ async function main(): Promise<void> {
     const seeded = await seed(redis, WORKSPACES);
 
     const spawnService = async (name: string, extra: Record<string, string> = {}) =>
-      spawnTarget({ name, args: [join(ROOT, 'dist/main.js')], env: serviceEnv(redisServer.url, extra), readyPath: '/api/v1/ping' });
+      spawnTarget({
+        name,
+        args: [...startFlags(ROOT), join(ROOT, 'dist/main.js')],
+        env: serviceEnv(redisServer.url, extra),
+        readyPath: '/api/v1/ping',
+      });
     const spawnReference = async (name: string, file: string) =>
       spawnTarget({
         name,
@@ -114,7 +124,7 @@ async function main(): Promise<void> {
     const compare = compareRedis
       ? await spawnTarget({
           name: 'compare',
-          args: [join(COMPARE!, 'dist/main.js')],
+          args: [...startFlags(COMPARE!), ...COMPARE_FLAGS, join(COMPARE!, 'dist/main.js')],
           env: serviceEnv(compareRedis.server.url),
           readyPath: '/api/v1/ping',
         })

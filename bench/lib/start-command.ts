@@ -1,0 +1,16 @@
+// How production starts the service: `npm start` in the checkout's package.json. The bench
+// runs the service the same way, node's flags included (the young generation's size is one of
+// them, and it changes the service's CPU per request).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Node's flags in `npm start` of the checkout at `root` (`node <flags> dist/main.js`). */
+export function startFlags(root: string): string[] {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts?: Record<string, string> };
+  const start = pkg.scripts?.['start'] ?? '';
+  const words = start.trim().split(/\s+/);
+  if (words[0] !== 'node' || words.at(-1) !== 'dist/main.js') {
+    throw new Error(`npm start of ${root} is not "node [flags] dist/main.js": ${start}`);
+  }
+  return words.slice(1, -1);
+}
