@@ -12,8 +12,10 @@
     1   written
     -3  the player already has the most entries allowed (nothing is written)
 ]]
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0
-    and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then
+-- HLEN first: it is O(1) and, for a player below the maximum (nearly every write), the only
+-- check needed.
+if redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3])
+    and redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then
   return -3
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
