@@ -12,13 +12,10 @@ import type { AppState } from '../state.js';
 
 /** `guard` authenticates and counts the request against the plan (app.ts). */
 export function pingRoutes(router: Router<AppState>, guard: Middleware<AppState>, workspaces: WorkspaceStore): void {
-  router.get(
-    '/ping',
-    chain(guard, async (ctx) => {
+  router.get('/ping', chain(guard, async (ctx) => {
     const workspace = await workspaces.get(ctx.state.principal!.workspace.id);
     // Deleted since the key was looked up: its keys were revoked first, and this one is too.
     if (!workspace) throw unauthorized('API key has been revoked');
     sendJsonValue(ctx, { success: true, workspaceId: workspace.id, workspaceName: workspace.name, plan: workspace.plan });
-    }),
-  );
+  }));
 }
