@@ -17,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { runMain, startBenchRedis } from './lib/bench-redis.js';
 import { spawnTarget, type Target } from './lib/processes.js';
+import { compareFlags } from './lib/start-command.js';
 import { round } from './lib/report.js';
 import { REFERENCE_SCENARIO, SCENARIOS, type Scenario } from './lib/scenarios.js';
 import { seed, type Seeded } from './lib/seed.js';
@@ -35,8 +36,8 @@ const ONLY = (env['BENCH_ONLY'] ?? '').split(',').filter(Boolean);
 const NODE_FLAGS = ['--single-threaded', '--min-semi-space-size=16', '--max-semi-space-size=16'];
 /** Another built checkout, counted the same way after this one, for an A/B of a change. */
 const COMPARE = env['BENCH_COMPARE'];
-/** Node flags for the compare build only (space-separated, after NODE_FLAGS), to measure a flag. */
-const COMPARE_FLAGS = (env['BENCH_COMPARE_FLAGS'] ?? '').split(' ').filter(Boolean);
+/** Node flags for the compare build only (after NODE_FLAGS in bench:instructions). */
+const COMPARE_FLAGS = compareFlags();
 
 function log(message: string): void {
   process.stderr.write(`[instructions] ${message}\n`);

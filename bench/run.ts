@@ -24,7 +24,7 @@ import { runMain, startBenchRedis } from './lib/bench-redis.js';
 import { runLoad, type LoadSettings, type RunResult } from './lib/load.js';
 import { measureMemory, type MemoryResult } from './lib/memory.js';
 import { spawnTarget, type Target } from './lib/processes.js';
-import { startFlags } from './lib/start-command.js';
+import { compareFlags, startFlags } from './lib/start-command.js';
 import { ceilingCommands, redisBenchmark, redisBenchmarkAvailable } from './lib/redis-bench.js';
 import { median, medianOf, ratios, REFERENCES, round, table, type Row } from './lib/report.js';
 import { REFERENCE_SCENARIO, SCENARIOS, type Scenario } from './lib/scenarios.js';
@@ -41,8 +41,8 @@ const WORKSPACES = num('BENCH_WORKSPACES', 2000);
 const MEMORY_PLAYERS = num('BENCH_MEMORY_PLAYERS', 100_000);
 const ONLY = (env['BENCH_ONLY'] ?? '').split(',').filter(Boolean);
 const COMPARE = env['BENCH_COMPARE'];
-/** Node flags for the compare build only (space-separated), to measure a flag on the same build. */
-const COMPARE_FLAGS = (env['BENCH_COMPARE_FLAGS'] ?? '').split(' ').filter(Boolean);
+/** Node flags for the compare build only (after NODE_FLAGS in bench:instructions). */
+const COMPARE_FLAGS = compareFlags();
 
 interface Job {
   readonly label: string;

@@ -14,3 +14,11 @@ export function startFlags(root: string): string[] {
   }
   return words.slice(1, -1);
 }
+
+/**
+ * BENCH_COMPARE_FLAGS: node flags for the compare build only (space-separated), to measure a
+ * flag on one build (bench and bench:instructions).
+ */
+export function compareFlags(env: NodeJS.ProcessEnv = process.env): string[] {
+  return (env['BENCH_COMPARE_FLAGS'] ?? '').split(' ').filter(Boolean);
+}
