@@ -26,7 +26,7 @@ import { measureMemory, type MemoryResult } from './lib/memory.js';
 import { spawnTarget, type Target } from './lib/processes.js';
 import { compareFlags, startFlags } from './lib/start-command.js';
 import { ceilingCommands, redisBenchmark, redisBenchmarkAvailable } from './lib/redis-bench.js';
-import { median, medianOf, ratios, REFERENCES, round, table, type Row } from './lib/report.js';
+import { median, medianOf, ratios, REFERENCES, round, rpsRange, table, type Row } from './lib/report.js';
 import { REFERENCE_SCENARIO, SCENARIOS, type Scenario } from './lib/scenarios.js';
 import { seed } from './lib/seed.js';
 
@@ -186,6 +186,7 @@ async function main(): Promise<void> {
       label: job.label,
       heavy: medianOf(heavy.get(job.label)!),
       light: medianOf(light.get(job.label)!),
+      rpsRange: rpsRange(heavy.get(job.label)!),
     }));
     const redisCeilings = Object.fromEntries([...ceilings].map(([name, values]) => [name, Math.round(median(values))]));
 

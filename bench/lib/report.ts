@@ -41,6 +41,14 @@ export interface Row {
   readonly label: string;
   readonly heavy: MedianResult;
   readonly light?: MedianResult | undefined;
+  /** The lowest and highest requests/s of the heavy runs: how far one round can be off. */
+  readonly rpsRange?: readonly [number, number] | undefined;
+}
+
+/** The lowest and highest requests/s over the rounds. */
+export function rpsRange(runs: readonly RunResult[]): [number, number] {
+  const rps = runs.map((r) => Math.round(r.requestsPerSecond));
+  return [Math.min(...rps), Math.max(...rps)];
 }
 
 export const REFERENCES = {
@@ -74,11 +82,11 @@ function pad(text: string, width: number, right = false): string {
 
 export function table(rows: readonly Row[], connections: number, lightConnections: number): string {
   const header = [
-    'target', 'req/s', 'x bare', 'x http', 'x koa',
+    'target', 'req/s', 'min-max', 'x bare', 'x http', 'x koa',
     `p50/p99/max ms @${connections}`, `p50/p99/max ms @${lightConnections}`, 'p50@4 x koa',
     'redis cmd/req', 'script/req', 'cpu us/req', 'koa cpu/cpu', 'bad',
   ];
-  const widths = [30, 8, 7, 7, 7, 20, 20, 11, 13, 10, 10, 11, 5];
+  const widths = [30, 8, 12, 7, 7, 7, 20, 20, 11, 13, 10, 10, 11, 5];
   const lines = [header.map((h, i) => pad(h, widths[i]!, i > 0)).join(' ')];
   for (const row of rows) {
     const r = ratios(row, rows);
@@ -87,6 +95,7 @@ export function table(rows: readonly Row[], connections: number, lightConnection
     const cells = [
       row.label,
       String(Math.round(h.requestsPerSecond)),
+      row.rpsRange ? `${row.rpsRange[0]}-${row.rpsRange[1]}` : '-',
       fmt(r.rpsVsBare),
       fmt(r.rpsVsHttpHget),
       fmt(r.rpsVsKoaHget),
