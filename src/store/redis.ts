@@ -4,6 +4,7 @@
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { DEFAULT_REDIS_URL } from '../config.js';
 import { defineScripts } from './scripts.js';
+import { batchWritesPerTurn } from './write-batching.js';
 
 export type RedisClient = Redis | Cluster;
 
@@ -47,10 +48,10 @@ export function createRedis(settings: RedisSettings): RedisClient {
       redisOptions: options,
     });
   } else {
-    client = new Redis(settings.url ?? DEFAULT_REDIS_URL, {
-      ...options,
-      enableAutoPipelining: settings.autoPipelining ?? true,
-    });
+    // ioredis's auto-pipelining stays off: write-batching.ts does its job for less.
+    const redis = new Redis(settings.url ?? DEFAULT_REDIS_URL, { ...options, enableAutoPipelining: false });
+    if (settings.autoPipelining ?? true) batchWritesPerTurn(redis);
+    client = redis;
   }
   defineScripts(client);
   return client;
