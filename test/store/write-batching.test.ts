@@ -29,20 +29,28 @@ describe('write batching (store/write-batching.ts)', () => {
   before(() => {
     observer = new Redis(testRedisUrl());
   });
-  after(() => observer.disconnect());
+  after(async () => {
+    const written = await observer.keys(`${prefix}*`);
+    if (written.length > 0) await observer.del(...written);
+    observer.disconnect();
+  });
 
-  async function client(autoPipelining: boolean): Promise<Redis> {
+  /** Runs `use` with a service client on the test Redis, then closes the client. */
+  async function withClient(autoPipelining: boolean, use: (redis: Redis) => Promise<void>): Promise<void> {
     const redis = createRedis({ url: testRedisUrl(), commandTimeoutMs: 5000, connectTimeoutMs: 5000, autoPipelining }) as Redis;
     await redis.connect();
-    return redis;
+    try {
+      await use(redis);
+    } finally {
+      redis.disconnect();
+    }
   }
 
   const fifty = (redis: Redis) =>
     Promise.all(Array.from({ length: 50 }, (_, i) => (i % 2 === 0 ? redis.set(`${prefix}${i}`, String(i)) : redis.get(`${prefix}${i - 1}`))));
 
-  it('writes the 50 commands of one turn with one socket write, and Redis reads them together', async () => {
-    const redis = await client(true);
-    try {
+  it('writes the 50 commands of one turn with one socket write, and Redis reads them together', () =>
+    withClient(true, async (redis) => {
       const writes = countWrites(redis);
       const before = await reads(observer);
       const replies = await fifty(redis);
@@ -54,25 +62,17 @@ describe('write batching (store/write-batching.ts)', () => {
       // The socket is uncorked at the turn's end: the next turn's command leaves on its own.
       expect(await redis.get(`${prefix}0`)).to.equal('0');
       expect(writes.count).to.equal(2);
-    } finally {
-      redis.disconnect();
-    }
-  });
+    }));
 
-  it('is what REDIS_AUTO_PIPELINING=false turns off: one write per command', async () => {
-    const redis = await client(false);
-    try {
+  it('is what REDIS_AUTO_PIPELINING=false turns off: one write per command', () =>
+    withClient(false, async (redis) => {
       const writes = countWrites(redis);
       await fifty(redis);
       expect(writes.count).to.equal(50);
-    } finally {
-      redis.disconnect();
-    }
-  });
+    }));
 
-  it('keeps a MULTI whole and in order, and loads a script on first use, amid other commands', async () => {
-    const redis = await client(true);
-    try {
+  it('keeps a MULTI whole and in order, and loads a script on first use, amid other commands', () =>
+    withClient(true, async (redis) => {
       const key = `${prefix}multi`;
       const usageKey = `${prefix}usage`;
       const [multi, first, second, plain] = await Promise.all([
@@ -90,9 +90,5 @@ describe('write batching (store/write-batching.ts)', () => {
       expect([first, second]).to.deep.equal([2, 5]);
       expect(plain).to.equal('ab');
       expect(await observer.hgetall(usageKey)).to.deep.equal({ requests: '5', limited: '1' });
-    } finally {
-      redis.disconnect();
-      await observer.del(`${prefix}multi`, `${prefix}usage`);
-    }
-  });
+    }));
 });
