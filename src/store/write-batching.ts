@@ -2,7 +2,7 @@
 // ioredis's auto-pipelining does, without its cost per batch: ioredis builds a Pipeline object
 // for every batch (a promise, a copy of every defined script onto the object, a getter added
 // with defineProperty) and hands each reply back through one more tick. Under light load
-// every batch holds one command, and that machinery was most of a request's ioredis time.
+// every batch holds one command, and that machinery was about half of a request's ioredis time.
 //
 // Here the client sends each command as it would with auto-pipelining off, but the first
 // command of a turn corks the connection's socket and the turn's end (setImmediate, as
