@@ -35,7 +35,10 @@ export interface Config {
   readonly redis: {
     readonly commandTimeoutMs: number;
     readonly connectTimeoutMs: number;
-    /** Commands issued in the same tick leave in one write (ioredis enableAutoPipelining). */
+    /**
+     * Commands issued in the same turn of the event loop leave in one write: store/write-batching.ts
+     * on a single server, ioredis's enableAutoPipelining on a cluster.
+     */
     readonly autoPipelining: boolean;
   };
   readonly keyCache: {

@@ -13,7 +13,7 @@ export interface RedisSettings {
   readonly clusterNodes?: readonly { host: string; port: number }[] | undefined;
   readonly commandTimeoutMs: number;
   readonly connectTimeoutMs: number;
-  /** Pipelines commands issued in the same tick into one write. */
+  /** Commands issued in the same turn leave in one write (write-batching.ts; ioredis's on a cluster). */
   readonly autoPipelining?: boolean;
 }
 
