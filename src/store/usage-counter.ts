@@ -1,8 +1,10 @@
 // Each workspace's requests and 429s per UTC day, for the usage report. Counted in memory on
 // the hot path (a Map lookup) and added to Redis by lua/usage-add.lua every USAGE_FLUSH_MS, one
-// call per workspace with new counts, so usage costs no Redis call per request. A crash loses
+// call per workspace with new counts (paced: see paced-writes.ts), so usage costs no Redis call
+// per request. A crash loses
 // at most the counts of that instance's last interval; a clean stop writes them.
 import { keys } from './keys.js';
+import { writePaced } from './paced-writes.js';
 import type { RedisClient } from './redis.js';
 import { singleFlight } from './single-flight.js';
 
@@ -61,18 +63,15 @@ export class UsageCounter {
     const taken = this.pending;
     this.pending = new Map();
     const failed: unknown[] = [];
-    await Promise.all(
-      [...taken].flatMap(([day, workspaces]) =>
-        [...workspaces].map(async ([workspaceId, counts]) => {
-          try {
-            await this.redis.usageAdd(keys.usage(workspaceId, day), String(counts.requests), String(counts.limited), this.retentionArg);
-          } catch (err) {
-            failed.push(err);
-            this.restore(day, workspaceId, counts);
-          }
-        }),
-      ),
-    );
+    const items = [...taken].flatMap(([day, workspaces]) => [...workspaces].map(([workspaceId, counts]) => ({ day, workspaceId, counts })));
+    await writePaced(items, async ({ day, workspaceId, counts }) => {
+      try {
+        await this.redis.usageAdd(keys.usage(workspaceId, day), String(counts.requests), String(counts.limited), this.retentionArg);
+      } catch (err) {
+        failed.push(err);
+        this.restore(day, workspaceId, counts);
+      }
+    });
     if (failed.length > 0) throw failed[0];
   }
 
