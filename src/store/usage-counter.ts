@@ -1,8 +1,8 @@
 // Each workspace's requests and 429s per UTC day, for the usage report. Counted in memory on
 // the hot path (a Map lookup) and added to Redis by lua/usage-add.lua every USAGE_FLUSH_MS, one
 // call per workspace with new counts (paced: see paced-writes.ts), so usage costs no Redis call
-// per request. A crash loses
-// at most the counts of that instance's last interval; a clean stop writes them.
+// per request. A crash loses at most the counts of that instance's last interval; a clean stop
+// writes them.
 import { keys } from './keys.js';
 import { writePaced } from './paced-writes.js';
 import type { RedisClient } from './redis.js';
