@@ -63,7 +63,9 @@ export class UsageCounter {
     const taken = this.pending;
     this.pending = new Map();
     const failed: unknown[] = [];
-    const items = [...taken].flatMap(([day, workspaces]) => [...workspaces].map(([workspaceId, counts]) => ({ day, workspaceId, counts })));
+    const items = [...taken].flatMap(([day, workspaces]) =>
+      [...workspaces].map(([workspaceId, counts]) => ({ day, workspaceId, counts })),
+    );
     await writePaced(items, async ({ day, workspaceId, counts }) => {
       try {
         await this.redis.usageAdd(keys.usage(workspaceId, day), String(counts.requests), String(counts.limited), this.retentionArg);
