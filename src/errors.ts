@@ -1,15 +1,33 @@
-// One error vocabulary for the whole service: the codes, their HTTP status, and AppError.
-// 4xx messages are shown to the caller as written; 5xx messages are replaced by a generic one.
+// One error vocabulary for the whole service: the codes, their HTTP status, AppError, and the
+// body every error answer carries. 4xx messages are shown to the caller as written; 5xx
+// messages are replaced by a generic one. Clients decide by `code`, never by the message.
+// The table is published in docs/safe-saves.md and in the OpenAPI document.
 
 export const ErrorCode = {
-  BAD_REQUEST: 'BAD_REQUEST',
+  INVALID_REQUEST: 'INVALID_REQUEST',
   UNAUTHORIZED: 'UNAUTHORIZED',
+  KEY_REVOKED: 'KEY_REVOKED',
+  KEY_EXPIRED: 'KEY_EXPIRED',
   FORBIDDEN: 'FORBIDDEN',
+  STORAGE_QUOTA_EXCEEDED: 'STORAGE_QUOTA_EXCEEDED',
+  PLAYER_NOT_FOUND: 'PLAYER_NOT_FOUND',
+  KEY_NOT_FOUND: 'KEY_NOT_FOUND',
   NOT_FOUND: 'NOT_FOUND',
   METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
+  REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
+  VERSION_CONFLICT: 'VERSION_CONFLICT',
+  NOT_A_NUMBER: 'NOT_A_NUMBER',
+  NUMBER_OUT_OF_RANGE: 'NUMBER_OUT_OF_RANGE',
+  TOO_MANY_KEYS: 'TOO_MANY_KEYS',
+  SESSION_LOCKED: 'SESSION_LOCKED',
+  SESSION_LOST: 'SESSION_LOST',
+  IDEMPOTENCY_IN_PROGRESS: 'IDEMPOTENCY_IN_PROGRESS',
   CONFLICT: 'CONFLICT',
   PAYLOAD_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
+  PLAYER_TOO_LARGE: 'PLAYER_TOO_LARGE',
   UNSUPPORTED_MEDIA_TYPE: 'UNSUPPORTED_MEDIA_TYPE',
+  IDEMPOTENCY_KEY_REUSED: 'IDEMPOTENCY_KEY_REUSED',
+  REQUEST_HEADERS_TOO_LARGE: 'REQUEST_HEADERS_TOO_LARGE',
   RATE_LIMITED: 'RATE_LIMITED',
   INTERNAL: 'INTERNAL',
   STORAGE_UNAVAILABLE: 'STORAGE_UNAVAILABLE',
@@ -17,18 +35,40 @@ export const ErrorCode = {
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
-  BAD_REQUEST: 400,
+  INVALID_REQUEST: 400,
   UNAUTHORIZED: 401,
+  KEY_REVOKED: 401,
+  KEY_EXPIRED: 401,
   FORBIDDEN: 403,
+  STORAGE_QUOTA_EXCEEDED: 403,
+  PLAYER_NOT_FOUND: 404,
+  KEY_NOT_FOUND: 404,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  REQUEST_TIMEOUT: 408,
+  VERSION_CONFLICT: 409,
+  NOT_A_NUMBER: 409,
+  NUMBER_OUT_OF_RANGE: 409,
+  TOO_MANY_KEYS: 409,
+  SESSION_LOCKED: 409,
+  SESSION_LOST: 409,
+  IDEMPOTENCY_IN_PROGRESS: 409,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
+  PLAYER_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  IDEMPOTENCY_KEY_REUSED: 422,
+  REQUEST_HEADERS_TOO_LARGE: 431,
   RATE_LIMITED: 429,
   INTERNAL: 500,
   STORAGE_UNAVAILABLE: 503,
 };
+
+/** Fields some errors carry beside the message: the player's `version`, the lock holder in `data`. */
+export interface ErrorExtras {
+  readonly version?: number;
+  readonly data?: Readonly<Record<string, unknown>>;
+}
 
 export class AppError extends Error {
   override name = 'AppError';
@@ -36,29 +76,42 @@ export class AppError extends Error {
   /** Whether `message` may be shown to the caller (true for 4xx). */
   readonly expose: boolean;
   readonly headers: Readonly<Record<string, string>>;
+  readonly extras: ErrorExtras;
 
   constructor(
     readonly code: ErrorCode,
     message: string,
-    options: { headers?: Record<string, string>; cause?: unknown } = {},
+    options: { headers?: Record<string, string>; cause?: unknown; extras?: ErrorExtras } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.status = STATUS_OF[code];
     this.expose = this.status < 500 || code === ErrorCode.STORAGE_UNAVAILABLE;
     this.headers = options.headers ?? {};
+    this.extras = options.extras ?? {};
   }
 }
 
-export const badRequest = (message: string) => new AppError(ErrorCode.BAD_REQUEST, message);
-export const notFound = (message: string) => new AppError(ErrorCode.NOT_FOUND, message);
+export const badRequest = (message: string) => new AppError(ErrorCode.INVALID_REQUEST, message);
+export const notFound = (message: string, code: ErrorCode = ErrorCode.NOT_FOUND) => new AppError(code, message);
 export const conflict = (message: string) => new AppError(ErrorCode.CONFLICT, message);
-export const unauthorized = (message = 'Missing or invalid API key') =>
-  new AppError(ErrorCode.UNAUTHORIZED, message);
+export const unauthorized = (message = 'Missing or invalid API key', code: ErrorCode = ErrorCode.UNAUTHORIZED) =>
+  new AppError(code, message);
 export const forbidden = (message: string) => new AppError(ErrorCode.FORBIDDEN, message);
 export const storageUnavailable = (cause?: unknown) =>
   new AppError(ErrorCode.STORAGE_UNAVAILABLE, 'Storage unavailable', { cause });
 
+export interface ErrorBody extends ErrorExtras {
+  readonly success: false;
+  readonly error: string;
+  readonly code: ErrorCode;
+}
+
 /** The body every error response carries. */
-export function errorBody(message: string): { success: false; error: string } {
-  return { success: false, error: message };
+export function errorBody(message: string, code: ErrorCode, extras: ErrorExtras = {}): ErrorBody {
+  return { success: false, error: message, code, ...extras };
+}
+
+/** The body of an AppError as the caller sees it: 5xx messages hidden. */
+export function errorBodyOf(error: AppError): ErrorBody {
+  return errorBody(error.expose ? error.message : 'Internal server error', error.code, error.extras);
 }

@@ -2,7 +2,7 @@
 // since they show a player's data to a person. Values never go into the audit trail.
 import { isoTime } from '../domain/entry.js';
 import { checkValue } from '../domain/value.js';
-import { badRequest, notFound } from '../errors.js';
+import { badRequest, ErrorCode, notFound } from '../errors.js';
 import type { AdminContext } from './context.js';
 import { parseDataKey, parseUserId } from './inputs.js';
 
@@ -26,7 +26,7 @@ export async function exportPlayer(ctx: AdminContext, workspaceId: string, rawUs
   await ctx.requireWorkspace(workspaceId);
   const userId = parseUserId(rawUserId);
   const entries = await ctx.players.getAllEntries(workspaceId, userId);
-  if (entries.length === 0) throw notFound('Player not found');
+  if (entries.length === 0) throw notFound('Player not found', ErrorCode.PLAYER_NOT_FOUND);
   const data: PlayerExport['data'] = {};
   for (const [key, entry] of entries) {
     data[key] = { value: JSON.parse(entry.valueJson) as unknown, updated_at: isoTime(entry.updatedAtMs) };
@@ -45,7 +45,7 @@ export async function getPlayerValue(
   const userId = parseUserId(rawUserId);
   const key = parseDataKey(rawKey);
   const result = await ctx.players.get(workspaceId, userId, key);
-  if (!result.found) throw notFound(result.playerExists ? 'Key not found' : 'Player not found');
+  if (!result.found) throw result.playerExists ? notFound('Key not found', ErrorCode.KEY_NOT_FOUND) : notFound('Player not found', ErrorCode.PLAYER_NOT_FOUND);
   await ctx.audit('player.get', target(workspaceId, userId), { workspaceId, details: { key } });
   return { key, value: JSON.parse(result.entry.valueJson) as unknown, updated_at: isoTime(result.entry.updatedAtMs) };
 }

@@ -9,7 +9,7 @@
 import { LRUCache } from 'lru-cache';
 import { hashApiKey, looksLikeApiKey } from '../domain/api-key.js';
 import type { ApiKeyRecord, KeyScope, Workspace } from '../domain/types.js';
-import { unauthorized } from '../errors.js';
+import { ErrorCode, unauthorized } from '../errors.js';
 import type { ApiKeyStore } from '../store/api-keys.js';
 import type { CacheEvent, EventSubscriber } from '../store/events.js';
 import type { WorkspaceStore } from '../store/workspaces.js';
@@ -153,8 +153,8 @@ export class Authenticator {
 /** The key's record when it may be used now; 401 with the reason otherwise. */
 function admit(record: ApiKeyRecord | undefined, nowMs: number): ApiKeyRecord {
   if (!record) throw unauthorized('Invalid API key');
-  if (record.status !== 'active') throw unauthorized('API key has been revoked');
-  if (record.expiresAt && Date.parse(record.expiresAt) <= nowMs) throw unauthorized('API key has expired');
+  if (record.status !== 'active') throw unauthorized('API key has been revoked', ErrorCode.KEY_REVOKED);
+  if (record.expiresAt && Date.parse(record.expiresAt) <= nowMs) throw unauthorized('API key has expired', ErrorCode.KEY_EXPIRED);
   return record;
 }
 

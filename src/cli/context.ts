@@ -4,7 +4,7 @@
 import { userInfo } from 'node:os';
 import { loadConfig, type Config } from '../config.js';
 import { AdminOperations } from '../admin/operations.js';
-import { AppError, badRequest } from '../errors.js';
+import { AppError, ErrorCode, badRequest, errorBody } from '../errors.js';
 import { connectRedis, createRedis, type RedisClient } from '../store/redis.js';
 import { redisSettings, describeRedis } from '../server.js';
 
@@ -39,7 +39,10 @@ export function confirm(opts: ConfirmOptions, what: string): void {
 
 function fail(options: OutputOptions, err: unknown): void {
   const message = err instanceof Error ? err.message : String(err);
-  if (options.json) process.stderr.write(`${JSON.stringify({ success: false, error: message })}\n`);
+  if (options.json) {
+    const code = err instanceof AppError ? err.code : ErrorCode.INTERNAL;
+    process.stderr.write(`${JSON.stringify(errorBody(message, code))}\n`);
+  }
   else process.stderr.write(`error: ${message}\n`);
   process.exitCode = err instanceof AppError && err.status < 500 ? 2 : 1;
 }

@@ -3,12 +3,13 @@
 // in the same JSON envelope as every other error, instead of Node's bare status line.
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { ErrorCode, errorBody } from '../errors.js';
 
-const ANSWERS: Record<string, [number, string, string]> = {
-  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'Request headers are too large'],
-  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'Request was not received in time'],
+const ANSWERS: Record<string, [number, string, string, ErrorCode]> = {
+  HPE_HEADER_OVERFLOW: [431, 'Request Header Fields Too Large', 'Request headers are too large', ErrorCode.REQUEST_HEADERS_TOO_LARGE],
+  ERR_HTTP_REQUEST_TIMEOUT: [408, 'Request Timeout', 'Request was not received in time', ErrorCode.REQUEST_TIMEOUT],
 };
-const MALFORMED: [number, string, string] = [400, 'Bad Request', 'Malformed HTTP request'];
+const MALFORMED: [number, string, string, ErrorCode] = [400, 'Bad Request', 'Malformed HTTP request', ErrorCode.INVALID_REQUEST];
 
 export function answerClientErrors(server: Server): void {
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Duplex) => {
@@ -19,8 +20,8 @@ export function answerClientErrors(server: Server): void {
       socket.destroy();
       return;
     }
-    const [status, reason, message] = ANSWERS[err.code ?? ''] ?? MALFORMED;
-    const body = JSON.stringify({ success: false, error: message });
+    const [status, reason, message, code] = ANSWERS[err.code ?? ''] ?? MALFORMED;
+    const body = JSON.stringify(errorBody(message, code));
     socket.write(
       `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\n` +
         `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,

@@ -1,6 +1,7 @@
 // Liveness and readiness probes. /healthz: the process answers. /readyz: Redis answers, the
 // scripts are loaded, and the service is not shutting down.
 import type Router from '@koa/router';
+import { ErrorCode, errorBody } from '../errors.js';
 import type { AppState } from '../http/state.js';
 
 export interface Readiness {
@@ -18,6 +19,6 @@ export function healthRoutes(router: Router<AppState>, readiness: Readiness): vo
     ctx.body =
       problems.length === 0
         ? { success: true, status: 'ready' }
-        : { success: false, error: `Not ready: ${problems.join('; ')}` };
+        : errorBody(`Not ready: ${problems.join('; ')}`, ErrorCode.STORAGE_UNAVAILABLE);
   });
 }

@@ -2,15 +2,23 @@
 // the test suite checks every received response against. Success envelopes are closed
 // (additionalProperties: false), so a field added to an answer fails the build until it is
 // described here.
+import { ErrorCode } from '../errors.js';
 import { keySchema, valueSchema } from './data.js';
 
 export const errorEnvelope = {
   type: 'object',
-  required: ['success', 'error'],
+  required: ['success', 'error', 'code'],
   additionalProperties: false,
   properties: {
     success: { const: false },
-    error: { type: 'string', minLength: 1, description: 'Human-readable message.' },
+    error: { type: 'string', minLength: 1, description: 'Human-readable message; clients decide by `code`, not by this.' },
+    code: {
+      type: 'string',
+      enum: Object.values(ErrorCode),
+      description: 'Stable machine-readable error code (docs/safe-saves.md, "Error codes").',
+    },
+    version: { type: 'integer', minimum: 0, description: "The player's current version (VERSION_CONFLICT, PLAYER_NOT_FOUND, KEY_NOT_FOUND)." },
+    data: { type: 'object', description: 'Details of the error, e.g. the lock holder of SESSION_LOCKED: {owner, expiresAt}.' },
   },
 } as const;
 

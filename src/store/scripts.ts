@@ -95,12 +95,12 @@ export const ScriptCode = {
 export function scriptError(code: number, context: { maxEntries: number }): AppError {
   switch (code) {
     case ScriptCode.NOT_A_NUMBER:
-      return new AppError(ErrorCode.CONFLICT, 'Stored value is not a number');
+      return new AppError(ErrorCode.NOT_A_NUMBER, 'Stored value is not a number');
     case ScriptCode.NOT_FINITE:
-      return new AppError(ErrorCode.CONFLICT, 'Increment would leave the finite number range');
+      return new AppError(ErrorCode.NUMBER_OUT_OF_RANGE, 'Increment would leave the finite number range');
     case ScriptCode.TOO_MANY_ENTRIES:
       return new AppError(
-        ErrorCode.CONFLICT,
+        ErrorCode.TOO_MANY_KEYS,
         `Player already has the maximum of ${context.maxEntries} keys; delete one first`,
       );
     default:

@@ -172,7 +172,7 @@ describe('admin HTTP API', () => {
       expect((await adminCall(service, 'DELETE', base)).body.data).to.deep.equal({ deleted: 1 });
       const gone = await adminCall(service, 'GET', base);
       expect(gone.status).to.equal(404);
-      expect(gone.body).to.deep.equal({ success: false, error: 'Player not found' });
+      expect(gone.body).to.deep.equal({ success: false, error: 'Player not found', code: 'PLAYER_NOT_FOUND' });
     });
 
     it('audit: lists actions by admin-api, filterable by workspace', async () => {

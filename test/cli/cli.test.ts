@@ -81,7 +81,7 @@ describe('admin CLI', function () {
     const missing = await cli('workspace', 'show', 'ws_does_not_exist', '--json');
     expect(missing.code).to.equal(2);
     expect(missing.stdout).to.equal('');
-    expect(JSON.parse(missing.stderr)).to.deep.equal({ success: false, error: 'Workspace ws_does_not_exist not found' });
+    expect(JSON.parse(missing.stderr)).to.deep.equal({ success: false, error: 'Workspace ws_does_not_exist not found', code: 'NOT_FOUND' });
 
     const badValue = await cli('player', 'set', '--workspace', 'ws_x', '--user', '1', '--key', 'k', '--value', '{oops', '--yes');
     expect(badValue.code).to.equal(2);

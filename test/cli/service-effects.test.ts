@@ -59,7 +59,7 @@ describe('admin CLI against a running service', function () {
     const badPlan = await cli(['workspace', 'create', '--name', 'X', '--plan', 'gold', '--json']);
     expect(badPlan.code).to.not.equal(0);
     expect(badPlan.stdout).to.equal('');
-    expect(JSON.parse(badPlan.stderr)).to.deep.equal({ success: false, error: 'Plan must be one of free, pro, got "gold"' });
+    expect(JSON.parse(badPlan.stderr)).to.deep.equal({ success: false, error: 'Plan must be one of free, pro, got "gold"', code: 'INVALID_REQUEST' });
 
     const unknown = await cli(['key', 'revoke', 'key_doesnotexist', '--yes']);
     expect(unknown.code).to.not.equal(0);

@@ -112,7 +112,7 @@ describe('named hostile inputs', function () {
       expect((await raw(service, key, '/data/set', `{"userId":"w","key":"arr","value":${array}}`)).status).to.equal(200);
       const tooBig = await raw(service, key, '/data/set', `{"userId":"w","key":"big","value":"${'x'.repeat(1_100_000)}"}`);
       expect(tooBig.status).to.equal(413);
-      expect(tooBig.body).to.deep.equal({ success: false, error: 'Request body is larger than 1048576 bytes' });
+      expect(tooBig.body).to.deep.equal({ success: false, error: 'Request body is larger than 1048576 bytes', code: 'PAYLOAD_TOO_LARGE' });
     });
   });
 
@@ -167,7 +167,7 @@ describe('named hostile inputs', function () {
     const base = service.baseUrl.replace(/\/api\/v1$/, '');
     const header = await send(base, { method: 'GET', path: '/api/v1/ping', headers: { 'x-api-key': key, 'x-long': 'a'.repeat(20_000) } });
     expect(header.status).to.equal(431);
-    expect(JSON.parse(header.text)).to.deep.equal({ success: false, error: 'Request headers are too large' });
+    expect(JSON.parse(header.text)).to.deep.equal({ success: false, error: 'Request headers are too large', code: 'REQUEST_HEADERS_TOO_LARGE' });
     const many = Object.fromEntries(Array.from({ length: 1500 }, (_, i) => [`x-h${i}`, 'v'.repeat(10)]));
     const manyHeaders = await send(base, { method: 'GET', path: '/api/v1/ping', headers: { 'x-api-key': key, ...many } });
     expect(manyHeaders.status, manyHeaders.text).to.equal(431);
@@ -186,7 +186,7 @@ describe('named hostile inputs', function () {
       const head = `GET /api/v1/ping HTTP/1.1\r\nHost: x\r\nx-api-key: ${key}\r\n`;
       const res = await trickle(service.port, [...head.split(''), '\r\n'], 100);
       expect(res.text).to.match(/^HTTP\/1\.1 408 /);
-      expect(envelopeOf(res.text)).to.deep.equal({ success: false, error: 'Request was not received in time' });
+      expect(envelopeOf(res.text)).to.deep.equal({ success: false, error: 'Request was not received in time', code: 'REQUEST_TIMEOUT' });
       expect(res.ms).to.be.within(900, 4000);
     });
 

@@ -43,7 +43,7 @@ describe('CLI: ban, violations, key set-dev', function () {
     expect(removed.stdout).to.match(new RegExp(`lifted the ban on ${address.replace(/\./g, '\\.')}`));
     const again = await cli('ban', 'remove', address, '--json');
     expect(again.code).to.equal(2);
-    expect(JSON.parse(again.stderr)).to.deep.equal({ success: false, error: `${address} is not banned` });
+    expect(JSON.parse(again.stderr)).to.deep.equal({ success: false, error: `${address} is not banned`, code: 'NOT_FOUND' });
   });
 
   it('marks a development key, refuses an ambiguous flag, and lists violations', async () => {

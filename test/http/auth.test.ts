@@ -70,7 +70,7 @@ describe('authentication', () => {
     for (const service of [a, b]) {
       const res = await call(service, 'GET', '/ping', { key: ws.apiKey });
       expect(res.status).to.equal(401);
-      expect(res.body).to.deep.equal({ success: false, error: 'API key has been revoked' });
+      expect(res.body).to.deep.equal({ success: false, error: 'API key has been revoked', code: 'KEY_REVOKED' });
     }
   });
 
@@ -134,7 +134,7 @@ describe('authentication', () => {
     ] as const) {
       const res = await r.post(path, body);
       expect(res.status, path).to.equal(403);
-      expect(res.body).to.deep.equal({ success: false, error: 'This API key is read-only: it may ping and read, not change data' });
+      expect(res.body).to.deep.equal({ success: false, error: 'This API key is read-only: it may ping and read, not change data', code: 'FORBIDDEN' });
     }
     expect((await r.get('/data?userId=1&key=k')).body.data.value).to.equal(1);
   });

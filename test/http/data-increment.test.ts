@@ -52,7 +52,7 @@ describe('POST /api/v1/data/increment', () => {
       await api.post('/data/set', { userId: 2, key: 'x', value });
       const res = await api.post('/data/increment', { userId: 2, key: 'x', amount: 1 });
       expect(res.status).to.equal(409);
-      expect(res.body).to.deep.equal({ success: false, error: 'Stored value is not a number' });
+      expect(res.body).to.deep.equal({ success: false, error: 'Stored value is not a number', code: 'NOT_A_NUMBER' });
       expect((await api.get('/data?userId=2&key=x')).body.data.value).to.deep.equal(value);
     }
   });

@@ -83,15 +83,15 @@ describe('player data: set, get, getAll, delete', () => {
   it('answers 404 "Player not found" for a player with no data, and "Key not found" for a missing key', async () => {
     const none = await api.get('/data?userId=999&key=coins');
     expect(none.status).to.equal(404);
-    expect(none.body).to.deep.equal({ success: false, error: 'Player not found' });
+    expect(none.body).to.deep.equal({ success: false, error: 'Player not found', code: 'PLAYER_NOT_FOUND' });
     const noneAll = await api.get('/data?userId=999');
     expect(noneAll.status).to.equal(404);
-    expect(noneAll.body).to.deep.equal({ success: false, error: 'Player not found' });
+    expect(noneAll.body).to.deep.equal({ success: false, error: 'Player not found', code: 'PLAYER_NOT_FOUND' });
 
     await api.post('/data/set', { userId: 999, key: 'other', value: 1 });
     const missing = await api.get('/data?userId=999&key=coins');
     expect(missing.status).to.equal(404);
-    expect(missing.body).to.deep.equal({ success: false, error: 'Key not found' });
+    expect(missing.body).to.deep.equal({ success: false, error: 'Key not found', code: 'KEY_NOT_FOUND' });
   });
 
   it('round-trips keys with spaces, unicode and prototype names as plain data', async () => {

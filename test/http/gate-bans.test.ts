@@ -45,7 +45,7 @@ describe('platform-only access: bans', () => {
     await bans.addBan({ address, reason: 'seen scraping' });
     expect(await waitFor(async () => (await ping(service, via(address, PLATFORM))).status === 403)).to.equal(true);
     const res = await ping(service, via(address, PLATFORM));
-    expect(res.body).to.deep.equal({ success: false, error: res.body.error });
+    expect(res.body).to.deep.equal({ success: false, error: res.body.error, code: 'FORBIDDEN' });
     expect(res.body.error).to.include(`${address} is banned`);
     // A key that does not exist would be 401 if it were looked up: the ban answers first.
     const unknownKey = await ping(service, via(address, PLATFORM), 'pds_' + 'Z'.repeat(40));

@@ -37,6 +37,7 @@ describe('key scope, expiry, rotation and plan changes on the public API', () =>
         expect(res.body).to.deep.equal({
           success: false,
           error: 'This API key is read-only: it may ping and read, not change data',
+          code: 'FORBIDDEN',
         });
         const after = await client(t.service, ws.apiKey).get('/data?userId=1&key=coins');
         expect(after.body.data.value).to.equal(5);
@@ -57,7 +58,7 @@ describe('key scope, expiry, rotation and plan changes on the public API', () =>
     const { apiKey } = await past.createKey(ws.workspaceId, { expiresIn: '60s' });
     const res = await call(t.service, 'GET', '/ping', { key: apiKey });
     expect(res.status).to.equal(401);
-    expect(res.body).to.deep.equal({ success: false, error: 'API key has expired' });
+    expect(res.body).to.deep.equal({ success: false, error: 'API key has expired', code: 'KEY_EXPIRED' });
     const listed = await testOps(t.redis).listKeys(ws.workspaceId);
     expect(listed.find((k) => k.expiresAt !== null)?.status).to.equal('expired');
   });

@@ -44,7 +44,7 @@ describe('when Redis is unavailable', () => {
       const res = await call(service, method, path, { key: apiKey, body });
       const took = Date.now() - started;
       expect(res.status, path).to.equal(503);
-      expect(res.body).to.deep.equal({ success: false, error: 'Storage unavailable' });
+      expect(res.body).to.deep.equal({ success: false, error: 'Storage unavailable', code: 'STORAGE_UNAVAILABLE' });
       expect(took, `${path} took ${took} ms`).to.be.below(1500);
     }
 

@@ -5,10 +5,19 @@ import { expect } from 'chai';
 import { keys } from '../../src/store/keys.js';
 import { call, client, newWorkspace, useService, startTestService } from '../support/service.js';
 
+const CODE_OF_STATUS: Record<number, string> = {
+  400: 'INVALID_REQUEST',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+};
+
 function expectEnvelope(res: { status: number; body: any }, status: number, message?: RegExp) {
   expect(res.status).to.equal(status);
   expect(res.body).to.be.an('object');
-  expect(Object.keys(res.body).sort()).to.deep.equal(['error', 'success']);
+  expect(Object.keys(res.body).sort()).to.deep.equal(['code', 'error', 'success']);
+  expect(res.body.code).to.equal(CODE_OF_STATUS[status]);
   expect(res.body.success).to.equal(false);
   expect(res.body.error).to.be.a('string').and.not.be.empty;
   if (message) expect(res.body.error).to.match(message);

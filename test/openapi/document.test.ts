@@ -158,7 +158,7 @@ describe('OpenAPI document', () => {
         body: { success: true, data: { ...workspace, keys: [] } },
       };
       expect(checker.check(admin)).to.equal(undefined);
-      const unknown = { ...base, path: '/api/v1/nope', status: 404, body: { success: false, error: 'No such endpoint' } };
+      const unknown = { ...base, path: '/api/v1/nope', status: 404, body: { success: false, error: 'No such endpoint', code: 'NOT_FOUND' } };
       expect(checker.check(unknown)).to.equal(undefined);
     });
   });

@@ -55,7 +55,7 @@ describe('health probes', () => {
     expect((await call(ops(), 'GET', '/healthz')).status).to.equal(200);
     const refused = await call(service, 'GET', '/ping', { key: ws.apiKey });
     expect(refused.status).to.equal(503);
-    expect(refused.body).to.deep.equal({ success: false, error: 'Storage unavailable' });
+    expect(refused.body).to.deep.equal({ success: false, error: 'Storage unavailable', code: 'STORAGE_UNAVAILABLE' });
 
     // The same port and data folder, as a restarted Redis would be: the AOF brings the data back.
     redis = await startLocalRedis({ dataDir, port: redis.port });

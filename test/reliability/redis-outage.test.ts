@@ -15,7 +15,7 @@ import { startLocalRedis, type LocalRedis } from '../../src/dev/local-redis.js';
 import { call, type ApiResponse } from '../support/service.js';
 
 const DEBUG = ['--enable-debug-command', 'local'];
-const UNAVAILABLE = { success: false, error: 'Storage unavailable' };
+const UNAVAILABLE = { success: false, error: 'Storage unavailable', code: 'STORAGE_UNAVAILABLE' };
 
 describe('when Redis is down, paused or slow', function () {
   this.timeout(60_000);

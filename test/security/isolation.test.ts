@@ -113,7 +113,7 @@ describe('workspace isolation', function () {
     const user = normalizeUserId(o.userId);
     const bad = (field: string, part: string) => ({
       status: 400,
-      body: { success: false, error: `Invalid field "${field}" in ${part}: must be a non-negative integer or a string of 1-64 characters from A-Z a-z 0-9 _ . -` },
+      body: { success: false, error: `Invalid field "${field}" in ${part}: must be a non-negative integer or a string of 1-64 characters from A-Z a-z 0-9 _ . -`, code: 'INVALID_REQUEST' },
     });
     if (user === undefined) return bad('userId', o.op === 'get' ? 'query' : 'body');
     const entries = model.get(user);
@@ -128,7 +128,7 @@ describe('workspace isolation', function () {
         const map = entries ?? new Map<string, unknown>();
         const current = map.get(o.key);
         if (current !== undefined && typeof current !== 'number') {
-          return { status: 409, body: { success: false, error: 'Stored value is not a number' } };
+          return { status: 409, body: { success: false, error: 'Stored value is not a number', code: 'NOT_A_NUMBER' } };
         }
         const value = ((current as number | undefined) ?? 0) + o.amount;
         map.set(o.key, value);
@@ -136,9 +136,9 @@ describe('workspace isolation', function () {
         return { status: 200, body: { success: true, value } };
       }
       case 'get': {
-        if (!entries || entries.size === 0) return { status: 404, body: { success: false, error: 'Player not found' } };
+        if (!entries || entries.size === 0) return { status: 404, body: { success: false, error: 'Player not found', code: 'PLAYER_NOT_FOUND' } };
         if (o.key === undefined) return { status: 200, body: { success: true, data: Object.fromEntries(entries) } };
-        if (!entries.has(o.key)) return { status: 404, body: { success: false, error: 'Key not found' } };
+        if (!entries.has(o.key)) return { status: 404, body: { success: false, error: 'Key not found', code: 'KEY_NOT_FOUND' } };
         return { status: 200, body: { success: true, data: { key: o.key, value: entries.get(o.key) } } };
       }
       case 'delete': {

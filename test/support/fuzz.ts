@@ -225,9 +225,10 @@ export async function checkCase(ctx: FuzzContext, req: FuzzRequest): Promise<Fuz
     } catch {
       throw new Error(`status ${answer.status} with a body that is not JSON: ${answer.text.slice(0, 200)}`);
     }
-    const envelope = parsed as { success?: unknown; error?: unknown };
+    const envelope = parsed as { success?: unknown; error?: unknown; code?: unknown; version?: unknown };
     if (answer.status >= 400) {
-      if (envelope.success !== false || typeof envelope.error !== 'string' || envelope.error === '' || Object.keys(envelope).length !== 2) {
+      const extras = Object.keys(envelope).filter((k) => !['success', 'error', 'code', 'version'].includes(k));
+      if (envelope.success !== false || typeof envelope.error !== 'string' || envelope.error === '' || typeof envelope.code !== 'string' || extras.length > 0) {
         throw new Error(`status ${answer.status} without the error envelope: ${answer.text.slice(0, 200)}`);
       }
       if (answer.text.includes(ctx.apiKey)) throw new Error('an error message holds the raw API key');

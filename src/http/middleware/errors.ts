@@ -2,7 +2,7 @@
 // 4xx messages are shown; 5xx messages are replaced (and logged) so no internals leak.
 import type { Middleware } from 'koa';
 import { redactApiKeys } from '../../domain/api-key.js';
-import { AppError, ErrorCode, errorBody, storageUnavailable } from '../../errors.js';
+import { AppError, ErrorCode, errorBodyOf, storageUnavailable } from '../../errors.js';
 import type { Logger } from '../../logger.js';
 import { isUnavailableError } from '../../store/redis.js';
 import { sendJsonValue } from '../json.js';
@@ -21,12 +21,12 @@ function fromHttpError(err: { status: number; message: string; type?: string }, 
       return new AppError(ErrorCode.NOT_FOUND, err.message);
     default:
       if (err.type === 'entity.parse.failed' || /JSON|Unexpected|token/i.test(err.message)) {
-        return new AppError(ErrorCode.BAD_REQUEST, 'Malformed JSON in request body');
+        return new AppError(ErrorCode.INVALID_REQUEST, 'Malformed JSON in request body');
       }
       if (err.type === 'request.aborted') {
-        return new AppError(ErrorCode.BAD_REQUEST, 'Request body was not received completely');
+        return new AppError(ErrorCode.INVALID_REQUEST, 'Request body was not received completely');
       }
-      return new AppError(ErrorCode.BAD_REQUEST, 'Bad request');
+      return new AppError(ErrorCode.INVALID_REQUEST, 'Bad request');
   }
 }
 
@@ -58,7 +58,7 @@ export function errorHandler(logger: Logger, maxBodyBytes: number): Middleware<A
       }
       ctx.set(appError.headers);
       ctx.status = appError.status;
-      sendJsonValue(ctx, errorBody(appError.expose ? appError.message : 'Internal server error'));
+      sendJsonValue(ctx, errorBodyOf(appError));
     }
   };
 }

@@ -53,6 +53,7 @@ export function rateLimit(limiter: RateLimiter, config: Pick<Config, 'rateLimit'
       ctx,
       errorBody(
         `Rate limit exceeded: the ${plan} plan allows ${result.limit} requests per ${windowSeconds} s; the window resets in ${resetSeconds} s`,
+        ErrorCode.RATE_LIMITED,
       ),
     );
     return false;

@@ -7,7 +7,7 @@ import type { Config } from '../../config.js';
 import { isoTime } from '../../domain/entry.js';
 import { normalizeUserId } from '../../domain/ids.js';
 import { checkValue } from '../../domain/value.js';
-import { badRequest, notFound } from '../../errors.js';
+import { badRequest, ErrorCode, notFound } from '../../errors.js';
 import { deleteBody, getDataQuery, incrementBody, setBody } from '../../schemas/data.js';
 import type { PlayerDataStore } from '../../store/player-data.js';
 import { requireWriteScope } from '../middleware/authenticate.js';
@@ -52,13 +52,13 @@ export function dataRoutes(router: Router<AppState>, { guard, players, config }:
 
     if (query.key === undefined) {
       const entries = await players.getAll(workspaceId, userId);
-      if (entries.length === 0) throw notFound('Player not found');
+      if (entries.length === 0) throw notFound('Player not found', ErrorCode.PLAYER_NOT_FOUND);
       const fields = entries.map(([key, valueJson]) => `${JSON.stringify(key)}:${valueJson}`);
       return sendJson(ctx, `{"success":true,"data":{${fields.join(',')}}}`);
     }
 
     const result = await players.get(workspaceId, userId, query.key);
-    if (!result.found) throw notFound(result.playerExists ? 'Key not found' : 'Player not found');
+    if (!result.found) throw result.playerExists ? notFound('Key not found', ErrorCode.KEY_NOT_FOUND) : notFound('Player not found', ErrorCode.PLAYER_NOT_FOUND);
     sendJson(
       ctx,
       `{"success":true,"data":{"key":${JSON.stringify(query.key)},"value":${result.entry.valueJson},"updated_at":"${isoTime(result.entry.updatedAtMs)}"}}`,

@@ -4,7 +4,7 @@
 // stalled Redis answers 503 here as everywhere), and it gives the current name and plan.
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
-import { unauthorized } from '../../errors.js';
+import { ErrorCode, unauthorized } from '../../errors.js';
 import type { WorkspaceStore } from '../../store/workspaces.js';
 import { chain } from '../chain.js';
 import { sendJsonValue } from '../json.js';
@@ -15,7 +15,7 @@ export function pingRoutes(router: Router<AppState>, guard: Middleware<AppState>
   router.get('/ping', chain(guard, async (ctx) => {
     const workspace = await workspaces.get(ctx.state.principal!.workspace.id);
     // Deleted since the key was looked up: its keys were revoked first, and this one is too.
-    if (!workspace) throw unauthorized('API key has been revoked');
+    if (!workspace) throw unauthorized('API key has been revoked', ErrorCode.KEY_REVOKED);
     sendJsonValue(ctx, { success: true, workspaceId: workspace.id, workspaceName: workspace.name, plan: workspace.plan });
   }));
 }
