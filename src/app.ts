@@ -12,12 +12,15 @@ import { errorHandler } from './http/middleware/errors.js';
 import { observeRequests } from './http/middleware/metrics.js';
 import { rateLimit } from './http/middleware/rate-limit.js';
 import { requestLog } from './http/middleware/request-log.js';
+import { batchRoutes } from './http/routes/batch.js';
 import { dataRoutes } from './http/routes/data.js';
+import { sessionRoutes } from './http/routes/sessions.js';
 import { openApiRoutes } from './http/routes/openapi.js';
 import { pingRoutes } from './http/routes/ping.js';
 import type { AppState } from './http/state.js';
 import type { Logger } from './logger.js';
 import { metrics as processMetrics, type ServiceMetrics } from './metrics.js';
+import type { PlayerWrites } from './saves/player-writes.js';
 import type { PlayerDataStore } from './store/player-data.js';
 import type { RateLimiter } from './store/rate-limiter.js';
 import type { WorkspaceStore } from './store/workspaces.js';
@@ -30,6 +33,8 @@ export interface AppDeps {
   readonly authenticator: Authenticator;
   readonly limiter: RateLimiter;
   readonly players: PlayerDataStore;
+  /** Every write of the public API: versions, sessions, idempotency keys. */
+  readonly writes: PlayerWrites;
   /** Read by ping, which answers from Redis rather than from the key cache. */
   readonly workspaces: WorkspaceStore;
   /** Defaults to the process-wide registry. */
@@ -59,7 +64,9 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   // route matches (404, 405) is answered without them.
   const guard = chain(authenticate(deps.authenticator, deps.lastUsed), rateLimit(deps.limiter, config));
   pingRoutes(api, guard, deps.workspaces);
-  dataRoutes(api, { guard, players: deps.players, config });
+  dataRoutes(api, { guard, players: deps.players, writes: deps.writes, config });
+  batchRoutes(api, { guard, writes: deps.writes, config });
+  sessionRoutes(api, { guard, players: deps.players, writes: deps.writes, config });
 
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true }));

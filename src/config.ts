@@ -23,7 +23,23 @@ export interface Config {
     readonly maxBodyBytes: number;
     readonly maxValueDepth: number;
     readonly maxKeysPerPlayer: number;
+    /** Most bytes of data one player may hold: key names plus stored entries (PLAYER_TOO_LARGE beyond). */
+    readonly maxPlayerBytes: number;
   };
+  /** What each write keeps of what it replaced (lua/write-player.lua), per player. */
+  readonly history: {
+    /** Most versions kept; 0 keeps no history. */
+    readonly maxVersions: number;
+    readonly maxAgeMs: number;
+    /** Most bytes kept; the newest entry is kept whatever its size. */
+    readonly maxBytes: number;
+  };
+  readonly sessions: {
+    /** Lease of a session when acquire names none. */
+    readonly defaultTtlSeconds: number;
+  };
+  /** How long the first answer to an Idempotency-Key is kept. */
+  readonly idempotencyTtlSeconds: number;
   readonly rateLimit: {
     readonly windowMs: number;
     readonly plans: Readonly<Record<Plan, number>>;
@@ -227,7 +243,17 @@ export function loadConfig(env: Env = process.env): Config {
       maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1024 * 1024, 1024, 64 * 1024 * 1024),
       maxValueDepth: int(env, 'MAX_VALUE_DEPTH', 32, 1, 1000),
       maxKeysPerPlayer: int(env, 'MAX_KEYS_PER_PLAYER', 1000, 1, 1_000_000),
+      maxPlayerBytes: int(env, 'MAX_PLAYER_BYTES', 4 * 1024 * 1024, 1024, 512 * 1024 * 1024),
     },
+    history: {
+      maxVersions: int(env, 'HISTORY_MAX_VERSIONS', 50, 0, 10_000),
+      maxAgeMs: int(env, 'HISTORY_MAX_AGE_HOURS', 7 * 24, 1, 24 * 366) * 3_600_000,
+      maxBytes: int(env, 'HISTORY_MAX_BYTES', 1024 * 1024, 0, 512 * 1024 * 1024),
+    },
+    sessions: {
+      defaultTtlSeconds: int(env, 'SESSION_DEFAULT_TTL_SECONDS', 300, 30, 3600),
+    },
+    idempotencyTtlSeconds: int(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400, 60, 7 * 86_400),
     rateLimit: {
       windowMs: int(env, 'RATE_LIMIT_WINDOW_MS', 10_000, 100, 3_600_000),
       plans: {

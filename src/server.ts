@@ -15,7 +15,9 @@ import { instrumentRedis } from './store/instrument.js';
 import { ApiKeyStore } from './store/api-keys.js';
 import { EventSubscriber } from './store/events.js';
 import { KeyUsageStore } from './store/key-usage.js';
-import { PlayerDataStore } from './store/player-data.js';
+import { PlayerDataStore, playerLimitsOf } from './store/player-data.js';
+import { IdempotencyClaims } from './saves/idempotency.js';
+import { PlayerWrites } from './saves/player-writes.js';
 import { RateLimiter } from './store/rate-limiter.js';
 import { connectRedis, createRedis, createSubscriberConnection, type RedisClient } from './store/redis.js';
 import { preloadScripts, scriptsLoaded } from './store/scripts.js';
@@ -94,12 +96,15 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   // Tracked only once startup can no longer fail, so a failed start leaves nothing registered.
   const untrackKeyCache = metrics.trackKeyCache(authenticator);
   const untrackGate = metrics.trackGate(gate);
+  const players = new PlayerDataStore(redis, playerLimitsOf(config));
+  const writes = new PlayerWrites(players, new IdempotencyClaims(redis, config.idempotencyTtlSeconds), config.limits);
   const app = buildApp({
     config,
     logger,
     authenticator,
     limiter,
-    players: new PlayerDataStore(redis, config.limits.maxKeysPerPlayer),
+    players,
+    writes,
     workspaces,
     gate,
     lastUsed,
@@ -119,12 +124,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       return problems;
     },
   };
-  const ops = new AdminOperations(redis, {
-    actor: 'admin-api',
-    maxKeysPerPlayer: config.limits.maxKeysPerPlayer,
-    maxValueDepth: config.limits.maxValueDepth,
-    auditMaxEntries: config.auditMaxEntries,
-  });
+  const ops = new AdminOperations(redis, { actor: 'admin-api', config });
   const opsApp = buildOpsApp({ config, logger, readiness, ops });
 
   // A request that trickles in is cut off rather than holding a socket for ever. Node checks

@@ -1,8 +1,9 @@
 // Redis bytes per stored small entry: 100,000 players with one small entry each, written in
-// the service's stored form (through its set-entry script), against a bare HSET of the same
+// the service's stored form (through its write-player script, with the version and counts it keeps), against a bare HSET of the same
 // field and value under the same key names. Each is the used_memory delta over the entries.
 import type { Redis } from 'ioredis';
-import { encodeEntry } from '../../src/domain/entry.js';
+import { loadConfig } from '../../src/config.js';
+import { playerLimitsOf, writePlayerArgs } from '../../src/store/player-data.js';
 import { keys } from '../../src/store/keys.js';
 import { usedMemory } from './redis-stats.js';
 
@@ -45,9 +46,10 @@ async function measure(redis: Redis, players: number, write: Parameters<typeof f
 
 export async function measureMemory(redis: Redis, players = 100_000): Promise<MemoryResult> {
   const now = Date.now();
-  const stored = encodeEntry(VALUE, now);
   const bare = await measure(redis, players, (p, key) => p.hset(key, FIELD, VALUE));
-  const service = await measure(redis, players, (p, key) => p.setEntry(key, FIELD, stored, '1000'));
+  const limits = playerLimitsOf(loadConfig({}));
+  const args = writePlayerArgs(limits, { ops: [{ op: 'set', key: FIELD, valueJson: VALUE }] }, { nowMs: now, kind: 'set', actor: 'bench' });
+  const service = await measure(redis, players, (p, key) => p.writePlayer(key, `${key}:h`, `${key}:i:-`, ...args));
   return {
     players,
     field: FIELD,

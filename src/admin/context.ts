@@ -1,5 +1,6 @@
 // What every admin operation needs: the stores, the clock, who is acting, and the audit trail.
 // AdminOperations provides it; the operation modules take it, so they share one set of stores.
+import type { Config } from '../config.js';
 import type { Workspace } from '../domain/types.js';
 import type { ApiKeyStore } from '../store/api-keys.js';
 import type { AuditEntry } from '../store/audit-log.js';
@@ -20,6 +21,9 @@ export interface AdminContext {
   readonly keyUsage: KeyUsageStore;
   readonly players: PlayerDataStore;
   readonly maxValueDepth: number;
+  readonly limits: Config['limits'];
+  /** Who acts, for the audit trail and the players' history. */
+  readonly actor: string;
   nowMs(): number;
   /** Appends one entry to the audit trail, naming the actor of this AdminOperations. */
   audit(action: string, target: string, facts?: AuditFacts): Promise<void>;

@@ -11,7 +11,8 @@ import { ApiKeyStore } from '../store/api-keys.js';
 import { AuditLogStore, type AuditEntry } from '../store/audit-log.js';
 import { publishEvent } from '../store/events.js';
 import { KeyUsageStore } from '../store/key-usage.js';
-import { PlayerDataStore } from '../store/player-data.js';
+import { loadConfig, type Config } from '../config.js';
+import { PlayerDataStore, playerLimitsOf } from '../store/player-data.js';
 import type { RedisClient } from '../store/redis.js';
 import { ensureScripts } from '../store/scripts.js';
 import { WorkspaceStore } from '../store/workspaces.js';
@@ -44,9 +45,8 @@ export interface AdminOptions {
   /** Who acts, for the audit trail: `cli:<os user>` or `admin-api`. */
   readonly actor?: string;
   readonly clock?: () => number;
-  readonly maxKeysPerPlayer?: number;
-  readonly maxValueDepth?: number;
-  readonly auditMaxEntries?: number;
+  /** Limits and retention; the defaults of src/config.ts when not given. */
+  readonly config?: Pick<Config, 'limits' | 'history' | 'idempotencyTtlSeconds' | 'auditMaxEntries'>;
 }
 
 export const AUDIT_READ_MAX = 10_000;
@@ -58,6 +58,7 @@ export class AdminOperations implements AdminContext {
   readonly keyUsage: KeyUsageStore;
   readonly players: PlayerDataStore;
   readonly maxValueDepth: number;
+  readonly limits: Config['limits'];
   readonly actor: string;
   private readonly auditLog: AuditLogStore;
   private readonly clock: () => number;
@@ -72,9 +73,11 @@ export class AdminOperations implements AdminContext {
     this.workspaces = new WorkspaceStore(redis);
     this.apiKeys = new ApiKeyStore(redis);
     this.keyUsage = new KeyUsageStore(redis);
-    this.players = new PlayerDataStore(redis, options.maxKeysPerPlayer ?? 1000);
-    this.maxValueDepth = options.maxValueDepth ?? 32;
-    this.auditLog = new AuditLogStore(redis, options.auditMaxEntries ?? 10_000);
+    const config = options.config ?? loadConfig({});
+    this.players = new PlayerDataStore(redis, playerLimitsOf(config));
+    this.limits = config.limits;
+    this.maxValueDepth = config.limits.maxValueDepth;
+    this.auditLog = new AuditLogStore(redis, config.auditMaxEntries);
     this.actor = options.actor ?? 'unknown';
     this.clock = options.clock ?? Date.now;
   }
@@ -195,7 +198,15 @@ export class AdminOperations implements AdminContext {
     return playerSupport.setPlayerValue(this, workspaceId, userId, key, value);
   }
 
-  deletePlayerData(workspaceId: string, userId: string | number, key?: string): Promise<{ deleted: number }> {
+  deletePlayerData(workspaceId: string, userId: string | number, key?: string): Promise<{ deleted: number; version: number }> {
     return playerSupport.deletePlayerData(this, workspaceId, userId, key);
+  }
+
+  playerSession(workspaceId: string, userId: string | number): Promise<playerSupport.PlayerSessionView> {
+    return playerSupport.playerSession(this, workspaceId, userId);
+  }
+
+  releasePlayerSession(workspaceId: string, userId: string | number): Promise<{ released: boolean; sessionId: string; owner: string }> {
+    return playerSupport.releasePlayerSession(this, workspaceId, userId);
   }
 }

@@ -47,7 +47,7 @@ export async function usageReport(ctx: AdminContext, workspaceId: string, days =
   // The day hashes share the workspace's slot; issued together they travel in one pipeline.
   const [perDay, players, records, lastUsed] = await Promise.all([
     Promise.all(dayNames.map((day) => ctx.redis.hmget(keys.usage(workspaceId, day), 'requests', 'limited'))),
-    countMatching(ctx.redis, keys.playerPattern(workspaceId)),
+    countMatching(ctx.redis, keys.playerHashPattern(workspaceId)),
     ctx.apiKeys.list(workspaceId),
     ctx.keyUsage.lastUsed(workspaceId),
   ]);

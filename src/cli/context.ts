@@ -64,12 +64,7 @@ export async function run<T>(
     } catch (err) {
       throw new Error(`Cannot reach Redis at ${describeRedis(config)} (set REDIS_URL or REDIS_CLUSTER_NODES): ${(err as Error).message}`);
     }
-    const ops = new AdminOperations(redis, {
-      actor: cliActor(),
-      maxKeysPerPlayer: config.limits.maxKeysPerPlayer,
-      maxValueDepth: config.limits.maxValueDepth,
-      auditMaxEntries: config.auditMaxEntries,
-    });
+    const ops = new AdminOperations(redis, { actor: cliActor(), config });
     const result = await action({ config, redis, ops });
     process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : `${human(result)}\n`);
   } catch (err) {

@@ -12,21 +12,48 @@ const FIELD_RULES: Record<string, string> = {
   value: 'must be a number, string, boolean, object or array (not null)',
   amount: 'must be a number',
   defaultValue: 'must be a number',
+  ifVersion: 'must be a non-negative integer (the version the player was read at)',
+  sessionId: 'must be a session id as acquire returned it',
+  release: 'must be true or false',
+  op: 'must be "set", "increment" or "delete"',
+  ops: 'must be an array of at most 100 operations, each {op, key, ...}',
+  players: 'must be an array of 1-100 players, each {userId, ops, ...}',
+  owner: "must be the game server's id: 1-128 characters without control characters",
+  ttlSeconds: 'must be a whole number of seconds from 30 to 3600',
+  steal: 'must be true or false',
+  load: 'must be true or false',
 };
 
+/** `/ops/2/value` as `ops[2].value`, and the last named segment (`value`) for its rule. */
+function pathOf(instancePath: string): { path: string; field: string | undefined } {
+  const segments = instancePath.split('/').slice(1);
+  let path = '';
+  let field: string | undefined;
+  for (const segment of segments) {
+    if (/^\d+$/.test(segment)) path += `[${segment}]`;
+    else {
+      path += path === '' ? segment : `.${segment}`;
+      field = segment;
+    }
+  }
+  return { path, field };
+}
+
 function describe(part: 'body' | 'query', error: ErrorObject): string {
+  const { path, field } = pathOf(error.instancePath);
+  const within = (name: string) => (path === '' ? name : `${path}.${name}`);
   if (error.keyword === 'required') {
-    return `Missing field "${String(error.params['missingProperty'])}" in ${part}`;
+    return `Missing field "${within(String(error.params['missingProperty']))}" in ${part}`;
   }
   if (error.keyword === 'additionalProperties') {
-    return `Unknown field "${String(error.params['additionalProperty'])}" in ${part}`;
+    return `Unknown field "${within(String(error.params['additionalProperty']))}" in ${part}`;
   }
-  const field = error.instancePath.split('/')[1];
-  if (field === undefined) {
+  if (path === '') {
     return part === 'body' ? 'Request body must be a JSON object' : `Invalid ${part}`;
   }
-  const rule = FIELD_RULES[field] ?? error.message ?? 'is invalid';
-  return `Invalid field "${field}" in ${part}: ${rule}`;
+  // An array's element (`ops[2]`) is judged by ajv's words; a named field by its rule.
+  const rule = (path.endsWith(']') ? undefined : FIELD_RULES[field ?? '']) ?? error.message ?? 'is invalid';
+  return `Invalid field "${path}" in ${part}: ${rule}`;
 }
 
 export type Validator<T> = (part: 'body' | 'query', input: unknown) => T;

@@ -60,6 +60,9 @@ function parameters(route: RouteSpec): Json[] {
       schema: rest,
     });
   }
+  for (const [name, header] of Object.entries(route.requestHeaders ?? {})) {
+    out.push({ name, in: 'header', required: header.required, description: header.description, schema: clone(header.schema) });
+  }
   return out;
 }
 

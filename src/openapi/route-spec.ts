@@ -35,6 +35,8 @@ export interface RouteSpec {
   readonly body?: JsonSchema;
   /** Schemas of the `:name` path segments; a plain string when not given. */
   readonly params?: Readonly<Record<string, JsonSchema>>;
+  /** Request headers the route reads beyond the credentials (Idempotency-Key). */
+  readonly requestHeaders?: Readonly<Record<string, HeaderSpec>>;
   readonly responses: Readonly<Record<number, ResponseSpec>>;
 }
 
@@ -43,7 +45,8 @@ const ERROR_TEXT: Readonly<Record<number, string>> = {
   401: 'Missing, unknown, revoked or expired credentials.',
   403: 'The key\'s scope does not allow this request, or the platform-only access gate refused the caller (banned address, failed check, or an editor play-test with a production key).',
   404: 'The resource does not exist.',
-  409: 'Conflict with the stored state.',
+  409: 'Conflict with the stored state; `code` says which (docs/safe-saves.md).',
+  422: 'IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for a different request.',
   413: 'Request body larger than MAX_BODY_BYTES.',
   415: 'Request body is not JSON.',
   429: 'Rate limit of the plan exceeded; retry after Retry-After seconds.',
@@ -82,6 +85,9 @@ export interface RouteOptions {
   readonly query?: JsonSchema;
   readonly body?: JsonSchema;
   readonly params?: Readonly<Record<string, JsonSchema>>;
+  readonly requestHeaders?: Readonly<Record<string, HeaderSpec>>;
+  /** Headers of the success answer beyond the rate-limit ones. */
+  readonly okHeaders?: Readonly<Record<string, HeaderSpec>>;
   readonly description?: string;
   readonly contentType?: string;
 }
@@ -104,6 +110,7 @@ function optional(options: RouteOptions) {
     ...(options.query ? { query: options.query } : {}),
     ...(options.body ? { body: options.body } : {}),
     ...(options.params ? { params: options.params } : {}),
+    ...(options.requestHeaders ? { requestHeaders: options.requestHeaders } : {}),
   };
 }
 
@@ -123,7 +130,7 @@ export function publicRoute(method: HttpMethod, path: string, summary: string, o
       200: {
         description: options.okDescription ?? 'Success.',
         schema: options.ok,
-        headers: rateLimitHeaders(true),
+        headers: { ...rateLimitHeaders(true), ...options.okHeaders },
       },
       ...errorsFor(shared, options, (status) =>
         status === 429

@@ -148,19 +148,20 @@ export const usageReport = {
 
 export const playerEntry = {
   type: 'object',
-  required: ['key', 'value', 'updated_at'],
+  required: ['key', 'value', 'updated_at', 'version'],
   additionalProperties: false,
-  properties: { key: { type: 'string' }, value: anyValue, updated_at: timeSchema },
+  properties: { key: { type: 'string' }, value: anyValue, updated_at: timeSchema, version: { type: 'integer', minimum: 0 } },
 } as const;
 
 export const playerExport = {
   type: 'object',
-  required: ['workspaceId', 'userId', 'exportedAt', 'data'],
+  required: ['workspaceId', 'userId', 'exportedAt', 'version', 'data'],
   additionalProperties: false,
   properties: {
     workspaceId: { type: 'string' },
     userId: { type: 'string' },
     exportedAt: timeSchema,
+    version: { type: 'integer', minimum: 0 },
     data: {
       type: 'object',
       description: 'Every key of the player with its value and the time it was last written.',
@@ -179,9 +180,38 @@ export const playerRead = { oneOf: [playerEntry, playerExport] } as const;
 
 export const deletedCount = {
   type: 'object',
-  required: ['deleted'],
+  required: ['deleted', 'version'],
   additionalProperties: false,
-  properties: { deleted: count },
+  properties: { deleted: count, version: { type: 'integer', minimum: 0 } },
+} as const;
+
+export const playerSessionView = {
+  type: 'object',
+  required: ['userId', 'version', 'session'],
+  additionalProperties: false,
+  properties: {
+    userId: { type: 'string' },
+    version: { type: 'integer', minimum: 0 },
+    session: {
+      description: 'The live session holding the player, or null.',
+      anyOf: [
+        { type: 'null' },
+        {
+          type: 'object',
+          required: ['sessionId', 'owner', 'expiresAt'],
+          additionalProperties: false,
+          properties: { sessionId: { type: 'string' }, owner: { type: 'string' }, expiresAt: timeSchema },
+        },
+      ],
+    },
+  },
+} as const;
+
+export const releasedSession = {
+  type: 'object',
+  required: ['released', 'sessionId', 'owner'],
+  additionalProperties: false,
+  properties: { released: { type: 'boolean' }, sessionId: { type: 'string' }, owner: { type: 'string' } },
 } as const;
 
 export const auditEntryList = {

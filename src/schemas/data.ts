@@ -4,6 +4,23 @@ import { USER_ID_PATTERN_SOURCE } from '../domain/ids.js';
 
 export const KEY_MAX_LENGTH = 128;
 
+/** ifVersion and sessionId, which every write takes (defined below with the batch schemas). */
+function writeGuardsOf() {
+  return {
+    ifVersion: {
+      type: 'integer',
+      minimum: 0,
+      maximum: Number.MAX_SAFE_INTEGER,
+      description: "Apply only when the player's version equals this; else 409 VERSION_CONFLICT and nothing is written.",
+    },
+    sessionId: {
+      type: 'string',
+      pattern: '^[A-Za-z0-9_-]{1,64}$',
+      description: 'The session id that acquire returned. Required for writes while a live session holds the player.',
+    },
+  } as const;
+}
+
 export const userIdSchema = {
   description:
     'Player user id: a non-negative safe integer, or a string of 1-64 characters from A-Z a-z 0-9 _ . - (42 and "42" are the same player).',
@@ -43,7 +60,7 @@ export const setBody = {
   type: 'object',
   required: ['userId', 'key', 'value'],
   additionalProperties: false,
-  properties: { userId: userIdSchema, key: keySchema, value: valueSchema },
+  properties: { userId: userIdSchema, key: keySchema, value: valueSchema, ...writeGuardsOf() },
 } as const;
 
 export const incrementBody = {
@@ -55,6 +72,7 @@ export const incrementBody = {
     key: keySchema,
     amount: { type: 'number', description: 'Amount to add (default 1); may be negative or fractional.' },
     defaultValue: { type: 'number', description: 'Starting value when the key does not exist (default 0).' },
+    ...writeGuardsOf(),
   },
 } as const;
 
@@ -65,5 +83,106 @@ export const deleteBody = {
   properties: {
     userId: userIdSchema,
     key: { ...keySchema, description: 'Key to delete; omit it to delete all of the player\'s data.' },
+    ...writeGuardsOf(),
   },
+} as const;
+
+// --- safe saves: versions, batches, sessions (docs/safe-saves.md) ---
+
+export const MAX_BATCH_OPS = 100;
+export const MAX_BATCH_PLAYERS = 100;
+
+/** The optional fields every write takes. */
+const writeGuards = writeGuardsOf();
+export const sessionIdSchema = writeGuards.sessionId;
+
+export const opSchema = {
+  type: 'object',
+  required: ['op', 'key'],
+  additionalProperties: false,
+  properties: {
+    op: { type: 'string', enum: ['set', 'increment', 'delete'] },
+    key: keySchema,
+    value: { ...valueSchema, description: 'set: the value.' },
+    amount: { type: 'number', description: 'increment: amount to add (default 1).' },
+    defaultValue: { type: 'number', description: 'increment: starting value when the key does not exist (default 0).' },
+  },
+} as const;
+
+const playerOpsProperties = {
+  userId: userIdSchema,
+  ops: {
+    type: 'array',
+    maxItems: MAX_BATCH_OPS,
+    items: opSchema,
+    description: `1-${MAX_BATCH_OPS} operations, each key at most once; empty only with sessionId (renews or releases the session).`,
+  },
+  ...writeGuards,
+  release: { type: 'boolean', description: 'With sessionId: release the session once the ops are applied, in the same step.' },
+} as const;
+
+export const batchPlayerSchema = {
+  type: 'object',
+  required: ['userId', 'ops'],
+  additionalProperties: false,
+  properties: playerOpsProperties,
+} as const;
+
+export const batchBody = batchPlayerSchema;
+
+export const multiBatchBody = {
+  type: 'object',
+  required: ['players'],
+  additionalProperties: false,
+  properties: {
+    players: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_BATCH_PLAYERS,
+      items: batchPlayerSchema,
+      description: `1-${MAX_BATCH_PLAYERS} players, each userId once; each player's ops are atomic, players succeed or fail independently.`,
+    },
+  },
+} as const;
+
+const ownerSchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 128,
+  pattern: '^[^\\u0000-\\u001f\\u007f]*$',
+  description: "The game server's id (e.g. the platform's JobId): 1-128 characters, no control characters.",
+} as const;
+
+const ttlSecondsSchema = {
+  type: 'integer',
+  minimum: 30,
+  maximum: 3600,
+  description: 'Lease in seconds, 30-3600 (default 300 on acquire; renew keeps the session\'s own).',
+} as const;
+
+export const acquireBody = {
+  type: 'object',
+  required: ['userId', 'owner'],
+  additionalProperties: false,
+  properties: {
+    userId: userIdSchema,
+    owner: ownerSchema,
+    ttlSeconds: ttlSecondsSchema,
+    steal: { type: 'boolean', description: 'Take the lock from a live holder at once.' },
+    load: { type: 'boolean', description: "Also answer the player's whole data in data.values." },
+  },
+} as const;
+
+export const renewBody = {
+  type: 'object',
+  required: ['userId', 'sessionId'],
+  additionalProperties: false,
+  properties: { userId: userIdSchema, sessionId: sessionIdSchema, ttlSeconds: ttlSecondsSchema },
+} as const;
+
+export const releaseBody = {
+  type: 'object',
+  required: ['userId', 'sessionId'],
+  additionalProperties: false,
+  properties: { userId: userIdSchema, sessionId: sessionIdSchema },
 } as const;

@@ -43,6 +43,12 @@ export const pingResponse = {
   },
 } as const;
 
+export const versionSchema = {
+  type: 'integer',
+  minimum: 0,
+  description: "The player's version: 0 before any data, raised by one by every write that changes something.",
+} as const;
+
 const entrySchema = {
   type: 'object',
   required: ['key', 'value', 'updated_at'],
@@ -52,24 +58,22 @@ const entrySchema = {
 
 export const entryResponse = {
   type: 'object',
-  required: ['success', 'data'],
+  required: ['success', 'data', 'version'],
   additionalProperties: false,
-  properties: { success, data: entrySchema },
+  properties: { success, data: entrySchema, version: versionSchema },
+} as const;
+
+const valuesSchema = {
+  type: 'object',
+  additionalProperties: valueSchema,
+  description: 'Every stored key of the player, mapped to its value.',
 } as const;
 
 export const allEntriesResponse = {
   type: 'object',
-  required: ['success', 'data'],
+  required: ['success', 'data', 'version'],
   additionalProperties: false,
-  properties: {
-    success,
-    data: {
-      type: 'object',
-      minProperties: 1,
-      additionalProperties: valueSchema,
-      description: 'Every stored key of the player, mapped to its value.',
-    },
-  },
+  properties: { success, data: { ...valuesSchema, minProperties: 1 }, version: versionSchema },
 } as const;
 
 export const getDataResponse = {
@@ -79,14 +83,14 @@ export const getDataResponse = {
 
 export const incrementResponse = {
   type: 'object',
-  required: ['success', 'value'],
+  required: ['success', 'value', 'version'],
   additionalProperties: false,
-  properties: { success, value: { type: 'number', description: 'The value after the addition.' } },
+  properties: { success, value: { type: 'number', description: 'The value after the addition.' }, version: versionSchema },
 } as const;
 
 export const deleteResponse = {
   type: 'object',
-  required: ['success', 'data'],
+  required: ['success', 'data', 'version'],
   additionalProperties: false,
   properties: {
     success,
@@ -96,6 +100,116 @@ export const deleteResponse = {
       additionalProperties: false,
       properties: { deleted: { type: 'integer', minimum: 0, description: 'How many keys were removed.' } },
     },
+    version: versionSchema,
+  },
+} as const;
+
+const opResult = {
+  description: 'One per op, in order: a set echoes key, value and updated_at; an increment key and the new value; a delete key and deleted (0 or 1).',
+  anyOf: [
+    entrySchema,
+    { type: 'object', required: ['key', 'value'], additionalProperties: false, properties: { key: keySchema, value: { type: 'number' } } },
+    {
+      type: 'object',
+      required: ['key', 'deleted'],
+      additionalProperties: false,
+      properties: { key: keySchema, deleted: { type: 'integer', minimum: 0, maximum: 1 } },
+    },
+  ],
+} as const;
+
+const resultsSchema = { type: 'array', items: opResult } as const;
+
+export const batchResponse = {
+  type: 'object',
+  required: ['success', 'data', 'version'],
+  additionalProperties: false,
+  properties: {
+    success,
+    data: { type: 'object', required: ['results'], additionalProperties: false, properties: { results: resultsSchema } },
+    version: versionSchema,
+  },
+} as const;
+
+export const multiBatchResponse = {
+  type: 'object',
+  required: ['success', 'data'],
+  additionalProperties: false,
+  properties: {
+    success,
+    data: {
+      type: 'object',
+      required: ['players'],
+      additionalProperties: false,
+      properties: {
+        players: {
+          type: 'array',
+          description: 'One per player, in order: applied (results, version) or refused (status, code, error).',
+          items: {
+            anyOf: [
+              {
+                type: 'object',
+                required: ['userId', 'success', 'version', 'results'],
+                additionalProperties: false,
+                properties: { userId: { type: 'string' }, success, version: versionSchema, results: resultsSchema },
+              },
+              {
+                type: 'object',
+                required: ['userId', 'success', 'status', 'code', 'error'],
+                additionalProperties: false,
+                properties: {
+                  userId: { type: 'string' },
+                  success: { const: false },
+                  status: { type: 'integer' },
+                  code: errorEnvelope.properties.code,
+                  error: { type: 'string' },
+                  version: versionSchema,
+                  data: { type: 'object' },
+                },
+              },
+            ],
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const sessionResponse = {
+  type: 'object',
+  required: ['success', 'data', 'version'],
+  additionalProperties: false,
+  properties: {
+    success,
+    data: {
+      type: 'object',
+      required: ['sessionId', 'userId', 'owner', 'expiresAt'],
+      additionalProperties: false,
+      properties: {
+        sessionId: { type: 'string', description: 'Send it with every write while the session holds the player.' },
+        userId: { type: 'string' },
+        owner: { type: 'string' },
+        expiresAt: { ...isoTimeSchema, description: "When the lease ends unless renewed (Redis's clock)." },
+        values: { ...valuesSchema, description: 'With load: true, every key of the player ({} for a new player).' },
+      },
+    },
+    version: versionSchema,
+  },
+} as const;
+
+export const releaseResponse = {
+  type: 'object',
+  required: ['success', 'data', 'version'],
+  additionalProperties: false,
+  properties: {
+    success,
+    data: {
+      type: 'object',
+      required: ['released'],
+      additionalProperties: false,
+      properties: { released: { type: 'boolean', description: 'Whether this call ended the session.' } },
+    },
+    version: versionSchema,
   },
 } as const;
 

@@ -11,10 +11,25 @@
 const PREFIX = 'pds:';
 
 export const keys = {
-  /** Hash of one player's data: field = data key, value = `[updated_at_ms,<JSON value>]`. */
+  /**
+   * Hash of one player's data: field = data key, value = `[updated_at_ms,<JSON value>]`, plus
+   * the player's meta (version, counts, session) under fields that start with a NUL byte
+   * (lua/write-player.lua describes them).
+   */
   player: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}`,
-  /** SCAN pattern matching every player hash of a workspace, on every cluster master. */
+  /** List of what the player's writes replaced, newest first (lua/write-player.lua). Same slot. */
+  playerHistory: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}:h`,
+  /**
+   * String: the first answer of a write to this player under one idempotency key, by the
+   * SHA-256 of the key (the raw key may hold any printable character). Same slot as the player,
+   * so the answer is kept in the same atomic step as the write.
+   */
+  playerIdempotency: (workspaceId: string, userId: string, keyHash: string) =>
+    `${PREFIX}p:{${workspaceId}:${userId}}:i:${keyHash}`,
+  /** SCAN pattern matching every key of every player of a workspace (data, history, idempotency). */
   playerPattern: (workspaceId: string) => `${PREFIX}p:{${workspaceId}:*`,
+  /** SCAN pattern matching the players' data hashes only. */
+  playerHashPattern: (workspaceId: string) => `${PREFIX}p:{${workspaceId}:*}`,
   /** Length of the player key prefix, to recover the user id from a key found by SCAN. */
   playerKeyUserId: (workspaceId: string, key: string) =>
     key.slice(`${PREFIX}p:{${workspaceId}:`.length, -1),
@@ -27,6 +42,12 @@ export const keys = {
   rateLimit: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:rl`,
   /** Hash of one UTC day's usage counters (`requests`, `limited`). day = YYYYMMDD. */
   usage: (workspaceId: string, day: string) => `${PREFIX}ws:{${workspaceId}}:use:${day}`,
+  /**
+   * String: the fingerprint of the request that first used an idempotency key in the workspace
+   * (by the key's SHA-256), so that the key reused for another request, even for another player,
+   * is refused. The answers themselves are kept with the players (playerIdempotency).
+   */
+  idempotencyClaim: (workspaceId: string, keyHash: string) => `${PREFIX}ws:{${workspaceId}}:idem:${keyHash}`,
   /** Hash: key id -> last time (ms since the epoch) the key authenticated a request. */
   keyLastUsed: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:lastused`,
   /** SCAN pattern matching every key of the workspace's own slot (metadata, limits, usage). */

@@ -1,101 +1,231 @@
-// Reads and writes players' data: one hash per workspace and player (see keys.ts), each field
-// holding `[updated_at_ms,<JSON>]` (see domain/entry.ts). Values travel as JSON text, never
-// re-parsed on the way out.
-import { encodeEntry, decodeEntry, type StoredEntry } from '../domain/entry.js';
+// Reads and writes players' data: one hash per workspace and player (see keys.ts), each data
+// field holding `[updated_at_ms,<JSON>]` (domain/entry.ts), and the player's meta (version,
+// counts, session) under fields that start with a NUL byte. Every write goes through one
+// script, lua/write-player.lua, which checks the idempotency record, the session, the expected
+// version and the limits in the same atomic step; this module turns its replies into values.
+import type { Config } from '../config.js';
+import { decodeEntry, encodeEntry, type StoredEntry } from '../domain/entry.js';
 import { AppError, ErrorCode } from '../errors.js';
 import { keys } from './keys.js';
 import type { RedisClient } from './redis.js';
-import { scriptError } from './scripts.js';
+import { unexpectedScriptReply } from './scripts.js';
+
+/** Meta fields of the player hash start with this byte; data keys never do. */
+const META = '\0';
+const VERSION = '\0v';
+const KEY_COUNT = '\0n';
+const SESSION = '\0s';
+
+export type Op =
+  | { readonly op: 'set'; readonly key: string; readonly valueJson: string }
+  | { readonly op: 'increment'; readonly key: string; readonly amount: number; readonly defaultValue: number }
+  | { readonly op: 'delete'; readonly key: string };
+
+export interface PlayerWrite {
+  /** Ignored when `deleteAll` is set. */
+  readonly ops: readonly Op[];
+  readonly deleteAll?: boolean;
+  readonly ifVersion?: number | undefined;
+  readonly sessionId?: string | undefined;
+  /** Release the session after the write (with `sessionId`). */
+  readonly release?: boolean | undefined;
+}
+
+export interface WriteContext {
+  readonly nowMs: number;
+  /** Kind of write and who made it, for the history. */
+  readonly kind: string;
+  readonly actor: string;
+  /** The request's idempotency key (its SHA-256) and fingerprint, when it has one. */
+  readonly idempotency?: { readonly keyHash: string; readonly fingerprint: string } | undefined;
+}
+
+/**
+ * A script's reply as the script returned it: `[1, version, bytesDelta, playersDelta,
+ * historyDelta, ...results]` when applied, `[negative code, version, ...details]` when refused.
+ * A replayed reply is the first one, exactly; `replayed` says so.
+ */
+export interface ScriptReply {
+  readonly reply: ReadonlyArray<string | number>;
+  readonly replayed: boolean;
+}
+
+export interface PlayerLimits {
+  readonly maxKeysPerPlayer: number;
+  readonly maxPlayerBytes: number;
+  readonly idempotencyTtlSeconds: number;
+  readonly history: { readonly maxVersions: number; readonly maxAgeMs: number; readonly maxBytes: number };
+}
+
+/** The limits the player scripts enforce, as config sets them. */
+export function playerLimitsOf(config: Pick<Config, 'limits' | 'history' | 'idempotencyTtlSeconds'>): PlayerLimits {
+  return {
+    maxKeysPerPlayer: config.limits.maxKeysPerPlayer,
+    maxPlayerBytes: config.limits.maxPlayerBytes,
+    idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+    history: config.history,
+  };
+}
 
 export type GetResult =
-  | { readonly found: true; readonly entry: StoredEntry }
-  | { readonly found: false; readonly playerExists: boolean };
+  | { readonly found: true; readonly entry: StoredEntry; readonly version: number }
+  | { readonly found: false; readonly playerExists: boolean; readonly version: number };
+
+export type ReadAllResult =
+  | { readonly complete: true; readonly version: number; readonly entries: Array<[string, StoredEntry]> }
+  | { readonly complete: false; readonly version: number; readonly keys: number; readonly bytes: number };
+
+export interface SessionRequest {
+  readonly action: 'acquire' | 'renew' | 'release';
+  readonly sessionId: string;
+  readonly owner?: string;
+  readonly ttlMs?: number | undefined;
+  readonly steal?: boolean;
+}
 
 function corrupt(key: string): AppError {
   return new AppError(ErrorCode.INTERNAL, `Stored entry "${key}" is not in the stored form`);
 }
 
+function decoded(key: string, stored: string): StoredEntry {
+  const entry = decodeEntry(stored);
+  if (!entry) throw corrupt(key);
+  return entry;
+}
+
+/** A replayed reply was stored as JSON by the script; anything else is the reply itself. */
+function scriptReply(raw: Array<string | number>): ScriptReply {
+  if (raw[0] === 2) {
+    const first = JSON.parse(String(raw[1])) as unknown;
+    if (!Array.isArray(first)) throw unexpectedScriptReply(raw);
+    return { reply: first as Array<string | number>, replayed: true };
+  }
+  return { reply: raw, replayed: false };
+}
+
+/** ARGV of lua/write-player.lua for one write. */
+export function writePlayerArgs(limits: PlayerLimits, write: PlayerWrite, context: WriteContext): string[] {
+  const args: string[] = [
+    String(context.nowMs),
+    String(limits.maxKeysPerPlayer),
+    String(limits.maxPlayerBytes),
+    write.ifVersion === undefined ? '' : String(write.ifVersion),
+    write.sessionId ?? '',
+    write.release ? '1' : '',
+    context.idempotency?.fingerprint ?? '',
+    String(limits.idempotencyTtlSeconds),
+    context.kind,
+    context.actor,
+    String(limits.history.maxVersions),
+    String(limits.history.maxAgeMs),
+    String(limits.history.maxBytes),
+    write.deleteAll ? '1' : '',
+  ];
+  if (!write.deleteAll) {
+    for (const op of write.ops) {
+      if (op.op === 'set') args.push('s', op.key, encodeEntry(op.valueJson, context.nowMs), '');
+      else if (op.op === 'increment') args.push('i', op.key, String(op.amount), String(op.defaultValue));
+      else args.push('d', op.key, '', '');
+    }
+  }
+  return args;
+}
+
 export class PlayerDataStore {
   constructor(
     private readonly redis: RedisClient,
-    private readonly maxKeysPerPlayer: number,
+    private readonly limits: PlayerLimits,
   ) {}
 
   async get(workspaceId: string, userId: string, key: string): Promise<GetResult> {
     const hash = keys.player(workspaceId, userId);
-    const stored = await this.redis.hget(hash, key);
-    if (stored === null) {
-      return { found: false, playerExists: (await this.redis.exists(hash)) === 1 };
+    const [stored, version, count] = await this.redis.hmget(hash, key, VERSION, KEY_COUNT);
+    if (version === null) {
+      // No meta: never written, or written before versions existed (version 1).
+      if (stored !== null && stored !== undefined) return { found: true, entry: decoded(key, stored), version: 1 };
+      const exists = (await this.redis.exists(hash)) === 1;
+      return { found: false, playerExists: exists, version: exists ? 1 : 0 };
     }
-    const entry = decodeEntry(stored);
-    if (!entry) throw corrupt(key);
-    return { found: true, entry };
+    if (stored !== null && stored !== undefined) return { found: true, entry: decoded(key, stored), version: Number(version) };
+    return { found: false, playerExists: Number(count) > 0, version: Number(version) };
   }
 
-  /** Every entry of the player as [key, value JSON] pairs; empty when the player has none. */
-  async getAll(workspaceId: string, userId: string): Promise<Array<[string, string]>> {
-    const all = await this.redis.hgetall(keys.player(workspaceId, userId));
-    const out: Array<[string, string]> = [];
-    for (const field of Object.keys(all)) {
-      const entry = decodeEntry(all[field]!);
-      if (!entry) throw corrupt(field);
-      out.push([field, entry.valueJson]);
+  /** Every data entry of the player with its version, unless the player holds more than `maxBytes`. */
+  async readAll(workspaceId: string, userId: string, maxBytes = this.limits.maxPlayerBytes): Promise<ReadAllResult> {
+    const reply = await this.redis.readPlayer(keys.player(workspaceId, userId), String(maxBytes));
+    const version = Number(reply[1]);
+    if (reply[0] !== 1) return { complete: false, version, keys: Number(reply[2]), bytes: Number(reply[3]) };
+    const entries: Array<[string, StoredEntry]> = [];
+    for (let i = 4; i < reply.length; i += 2) {
+      const key = String(reply[i]);
+      entries.push([key, decoded(key, String(reply[i + 1]))]);
     }
-    return out;
+    return { complete: true, version, entries };
   }
 
-  /** Every entry of the player with its update time, for support staff's export. */
-  async getAllEntries(workspaceId: string, userId: string): Promise<Array<[string, StoredEntry]>> {
-    const all = await this.redis.hgetall(keys.player(workspaceId, userId));
-    return Object.keys(all).map((field) => {
-      const entry = decodeEntry(all[field]!);
-      if (!entry) throw corrupt(field);
-      return [field, entry];
-    });
-  }
-
-  async set(workspaceId: string, userId: string, key: string, valueJson: string, nowMs: number): Promise<void> {
-    const result = await this.redis.setEntry(
+  /** Applies a write with lua/write-player.lua; the reply says what happened (see ScriptReply). */
+  async write(workspaceId: string, userId: string, write: PlayerWrite, context: WriteContext): Promise<ScriptReply> {
+    const args = writePlayerArgs(this.limits, write, context);
+    const raw = await this.redis.writePlayer(
       keys.player(workspaceId, userId),
-      key,
-      encodeEntry(valueJson, nowMs),
-      String(this.maxKeysPerPlayer),
+      keys.playerHistory(workspaceId, userId),
+      this.idempotencyKey(workspaceId, userId, context.idempotency?.keyHash),
+      ...args,
     );
-    if (result !== 1) throw scriptError(result, { maxEntries: this.maxKeysPerPlayer });
+    return scriptReply(raw);
   }
 
-  /** Adds `amount` (to `defaultValue` when the key is new) atomically; returns the new value. */
-  async increment(
+  /** Acquires, renews or releases the player's session (lua/player-session.lua). */
+  async session(
     workspaceId: string,
     userId: string,
-    key: string,
-    amount: number,
-    defaultValue: number,
-    nowMs: number,
-  ): Promise<number> {
-    const result = await this.redis.incrementEntry(
+    request: SessionRequest,
+    idempotency?: WriteContext['idempotency'],
+  ): Promise<ScriptReply> {
+    const raw = await this.redis.playerSession(
       keys.player(workspaceId, userId),
-      key,
-      String(amount),
-      String(defaultValue),
-      String(nowMs),
-      String(this.maxKeysPerPlayer),
+      this.idempotencyKey(workspaceId, userId, idempotency?.keyHash),
+      request.action,
+      request.sessionId,
+      request.owner ?? '',
+      request.ttlMs === undefined ? '' : String(request.ttlMs),
+      request.steal ? '1' : '',
+      idempotency?.fingerprint ?? '',
+      String(this.limits.idempotencyTtlSeconds),
     );
-    if (typeof result === 'number') throw scriptError(result, { maxEntries: this.maxKeysPerPlayer });
-    return Number(result);
+    return scriptReply(raw);
   }
 
-  /** Removes one key; returns how many were removed (0 or 1). */
-  async deleteKey(workspaceId: string, userId: string, key: string): Promise<number> {
-    return this.redis.hdel(keys.player(workspaceId, userId), key);
-  }
-
-  /** Removes all of the player's data; returns how many keys it held. */
-  async deletePlayer(workspaceId: string, userId: string): Promise<number> {
+  /** The player's version and live session (expired sessions are not shown). */
+  async sessionOf(
+    workspaceId: string,
+    userId: string,
+  ): Promise<{ version: number; session: { sessionId: string; owner: string; expiresAtMs: number } | undefined }> {
     const hash = keys.player(workspaceId, userId);
-    const replies = await this.redis.multi().hlen(hash).unlink(hash).exec();
-    const first = replies?.[0];
-    if (!first || first[0]) throw first?.[0] ?? new Error('MULTI was discarded');
-    return first[1] as number;
+    const [[, now], [, fields]] = (await this.redis.multi().time().hmget(hash, VERSION, SESSION).exec()) as [
+      [unknown, [string, string]],
+      [unknown, Array<string | null>],
+    ];
+    const nowMs = Number(now[0]) * 1000 + Math.floor(Number(now[1]) / 1000);
+    const [version, session] = fields;
+    const parsed = session ? /^([^|]*)\|(\d+)\|(\d+)\|(.*)$/s.exec(session) : null;
+    const live = parsed && Number(parsed[2]) > nowMs ? { sessionId: parsed[1]!, owner: parsed[4]!, expiresAtMs: Number(parsed[2]) } : undefined;
+    const versionOf = version !== null && version !== undefined ? Number(version) : (await this.redis.hlen(hash)) > 0 ? 1 : 0;
+    return { version: versionOf, session: live };
+  }
+
+  /** The player's history list, newest first, as stored (lua/write-player.lua describes an entry). */
+  async history(workspaceId: string, userId: string): Promise<string[]> {
+    return this.redis.lrange(keys.playerHistory(workspaceId, userId), 0, -1);
+  }
+
+  /** The hash's data fields only: meta fields start with a NUL byte. */
+  static isDataField(field: string): boolean {
+    return !field.startsWith(META);
+  }
+
+  /** Without an idempotency key the script never reads or writes KEYS[3]; it still names a key of the player's slot. */
+  private idempotencyKey(workspaceId: string, userId: string, keyHash: string | undefined): string {
+    return keys.playerIdempotency(workspaceId, userId, keyHash ?? '-');
   }
 }

@@ -24,8 +24,9 @@ function load(name: string, file: string, numberOfKeys: number): ScriptDefinitio
 }
 
 export const SCRIPTS: readonly ScriptDefinition[] = Object.freeze([
-  load('incrementEntry', 'increment-entry.lua', 1),
-  load('setEntry', 'set-entry.lua', 1),
+  load('writePlayer', 'write-player.lua', 3),
+  load('playerSession', 'player-session.lua', 2),
+  load('readPlayer', 'read-player.lua', 1),
   load('rateLimit', 'rate-limit.lua', 1),
   load('usageAdd', 'usage-add.lua', 1),
   load('touchKeys', 'touch-keys.lua', 2),
@@ -34,15 +35,14 @@ export const SCRIPTS: readonly ScriptDefinition[] = Object.freeze([
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
-    incrementEntry(
-      key: RedisKey,
-      field: string,
-      amount: string,
-      defaultValue: string,
-      updatedAtMs: string,
-      maxEntries: string,
-    ): Result<string | number, Context>;
-    setEntry(key: RedisKey, field: string, stored: string, maxEntries: string): Result<number, Context>;
+    writePlayer(
+      player: RedisKey,
+      history: RedisKey,
+      idempotency: RedisKey,
+      ...args: string[]
+    ): Result<Array<string | number>, Context>;
+    playerSession(player: RedisKey, idempotency: RedisKey, ...args: string[]): Result<Array<string | number>, Context>;
+    readPlayer(player: RedisKey, maxBytes: string): Result<Array<string | number>, Context>;
     rateLimit(
       windowKey: RedisKey,
       limit: string,
@@ -85,25 +85,31 @@ export async function scriptsLoaded(client: Redis | Cluster): Promise<boolean> {
   return replies.every((flags) => flags.every((f) => f === 1));
 }
 
-/** The negative codes the scripts return, named once. */
+/** The negative codes the player scripts return (lua/write-player.lua), named once. */
 export const ScriptCode = {
   NOT_A_NUMBER: -1,
-  NOT_FINITE: -2,
-  TOO_MANY_ENTRIES: -3,
+  NUMBER_OUT_OF_RANGE: -2,
+  TOO_MANY_KEYS: -3,
+  VERSION_CONFLICT: -4,
+  SESSION_LOCKED: -5,
+  SESSION_LOST: -6,
+  PLAYER_TOO_LARGE: -7,
+  IDEMPOTENCY_KEY_REUSED: -8,
 } as const;
 
-export function scriptError(code: number, context: { maxEntries: number }): AppError {
-  switch (code) {
-    case ScriptCode.NOT_A_NUMBER:
-      return new AppError(ErrorCode.NOT_A_NUMBER, 'Stored value is not a number');
-    case ScriptCode.NOT_FINITE:
-      return new AppError(ErrorCode.NUMBER_OUT_OF_RANGE, 'Increment would leave the finite number range');
-    case ScriptCode.TOO_MANY_ENTRIES:
-      return new AppError(
-        ErrorCode.TOO_MANY_KEYS,
-        `Player already has the maximum of ${context.maxEntries} keys; delete one first`,
-      );
-    default:
-      return new AppError(ErrorCode.INTERNAL, `Unexpected script result ${code}`);
-  }
+/** The error code of each script code. */
+export const ERROR_OF_SCRIPT_CODE: Readonly<Record<number, ErrorCode>> = {
+  [ScriptCode.NOT_A_NUMBER]: ErrorCode.NOT_A_NUMBER,
+  [ScriptCode.NUMBER_OUT_OF_RANGE]: ErrorCode.NUMBER_OUT_OF_RANGE,
+  [ScriptCode.TOO_MANY_KEYS]: ErrorCode.TOO_MANY_KEYS,
+  [ScriptCode.VERSION_CONFLICT]: ErrorCode.VERSION_CONFLICT,
+  [ScriptCode.SESSION_LOCKED]: ErrorCode.SESSION_LOCKED,
+  [ScriptCode.SESSION_LOST]: ErrorCode.SESSION_LOST,
+  [ScriptCode.PLAYER_TOO_LARGE]: ErrorCode.PLAYER_TOO_LARGE,
+  [ScriptCode.IDEMPOTENCY_KEY_REUSED]: ErrorCode.IDEMPOTENCY_KEY_REUSED,
+};
+
+/** A reply code no script returns: a bug, answered 500. */
+export function unexpectedScriptReply(reply: unknown): AppError {
+  return new AppError(ErrorCode.INTERNAL, `Unexpected script reply ${JSON.stringify(reply)}`);
 }

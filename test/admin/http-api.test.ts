@@ -168,11 +168,12 @@ describe('admin HTTP API', () => {
       expect((await adminCall(service, 'GET', `${base}?key=inv`)).body.data.value).to.deep.equal(['a', { b: 2 }]);
       const exported = await adminCall(service, 'GET', base);
       expect(Object.keys(exported.body.data.data).sort()).to.deep.equal(['coins', 'inv']);
-      expect((await adminCall(service, 'DELETE', `${base}?key=coins`)).body.data).to.deep.equal({ deleted: 1 });
-      expect((await adminCall(service, 'DELETE', base)).body.data).to.deep.equal({ deleted: 1 });
+      expect(exported.body.data.version).to.equal(2);
+      expect((await adminCall(service, 'DELETE', `${base}?key=coins`)).body.data).to.deep.equal({ deleted: 1, version: 3 });
+      expect((await adminCall(service, 'DELETE', base)).body.data).to.deep.equal({ deleted: 1, version: 4 });
       const gone = await adminCall(service, 'GET', base);
       expect(gone.status).to.equal(404);
-      expect(gone.body).to.deep.equal({ success: false, error: 'Player not found', code: 'PLAYER_NOT_FOUND' });
+      expect(gone.body).to.deep.equal({ success: false, error: 'Player not found', code: 'PLAYER_NOT_FOUND', version: 4 });
     });
 
     it('audit: lists actions by admin-api, filterable by workspace', async () => {

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import { loadConfig } from '../../src/config.js';
 import type { Redis } from 'ioredis';
 import { AppError } from '../../src/errors.js';
 import { startLocalRedis } from '../../src/dev/local-redis.js';
@@ -148,7 +149,7 @@ describe('AdminOperations', () => {
       const server = await startLocalRedis({ dataDir, appendonly: false });
       const own = testRedis(server.url);
       try {
-        const ops = testOps(own, { auditMaxEntries: 10 });
+        const ops = testOps(own, { config: loadConfig({ AUDIT_MAX_ENTRIES: '10' }) });
         const ws = await newWorkspace(own);
         for (let i = 0; i < 15; i++) await ops.renameWorkspace(ws.workspaceId, `name ${i}`);
         expect(await own.llen(keys.auditLog())).to.equal(10);
@@ -173,16 +174,16 @@ describe('AdminOperations', () => {
       expect(exported.userId).to.equal('42');
       expect(exported.data['inventory']!.value).to.deep.equal({ items: ['sword', 'shield'], gold: 3 });
       expect(exported.data['level']!.updated_at).to.match(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
-      expect(await ops.deletePlayerData(ws.workspaceId, 42, 'level')).to.deep.equal({ deleted: 1 });
+      expect(await ops.deletePlayerData(ws.workspaceId, 42, 'level')).to.deep.equal({ deleted: 1, version: 3 });
       expect((await failure(ops.getPlayerValue(ws.workspaceId, 42, 'level'))).message).to.equal('Key not found');
-      expect(await ops.deletePlayerData(ws.workspaceId, 42)).to.deep.equal({ deleted: 1 });
+      expect(await ops.deletePlayerData(ws.workspaceId, 42)).to.deep.equal({ deleted: 1, version: 4 });
       expect((await failure(ops.exportPlayer(ws.workspaceId, 42))).message).to.equal('Player not found');
-      expect(await ops.deletePlayerData(ws.workspaceId, 42)).to.deep.equal({ deleted: 0 });
+      expect(await ops.deletePlayerData(ws.workspaceId, 42)).to.deep.equal({ deleted: 0, version: 4 });
     });
 
     it('refuses bad user ids, keys and values with 400, and unknown workspaces with 404', async () => {
       const ws = await newWorkspace(redis);
-      const ops = testOps(redis, { maxValueDepth: 3 });
+      const ops = testOps(redis, { config: loadConfig({ MAX_VALUE_DEPTH: '3' }) });
       expect((await failure(ops.setPlayerValue(ws.workspaceId, 'bad id!', 'k', 1))).status).to.equal(400);
       expect((await failure(ops.setPlayerValue(ws.workspaceId, -1, 'k', 1))).status).to.equal(400);
       expect((await failure(ops.setPlayerValue(ws.workspaceId, 1, '', 1))).status).to.equal(400);

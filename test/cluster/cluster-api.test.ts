@@ -196,7 +196,7 @@ describe('on a Redis Cluster (3 masters + 3 replicas)', function () {
     const owners = new Set(await Promise.all(users.map((u) => cluster.masterOf(keys.player(ws.workspaceId, u)))));
     expect(owners.size).to.equal(3);
     const found: string[] = [];
-    await scanMatching(redis, keys.playerPattern(ws.workspaceId), async (_node, batch) => {
+    await scanMatching(redis, keys.playerHashPattern(ws.workspaceId), async (_node, batch) => {
       found.push(...batch);
     });
     expect(found.map((k) => keys.playerKeyUserId(ws.workspaceId, k)).sort()).to.deep.equal([...users].sort());

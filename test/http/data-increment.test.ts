@@ -13,7 +13,7 @@ describe('POST /api/v1/data/increment', () => {
   it('adds 1 to 0 by default, with the value at the top level', async () => {
     const res = await api.post('/data/increment', { userId: 1, key: 'n' });
     expect(res.status).to.equal(200);
-    expect(res.body).to.deep.equal({ success: true, value: 1 });
+    expect(res.body).to.deep.equal({ success: true, value: 1, version: 1 });
   });
 
   it('starts a missing key at defaultValue, then adds amount', async () => {
@@ -32,7 +32,7 @@ describe('POST /api/v1/data/increment', () => {
   it('keeps fractional amounts exact as JSON numbers: 0.5 + 0.25 = 0.75', async () => {
     await api.post('/data/increment', { userId: 1, key: 'f', amount: 0.5 });
     const res = await api.post('/data/increment', { userId: 1, key: 'f', amount: 0.25 });
-    expect(res.text).to.equal('{"success":true,"value":0.75}');
+    expect(res.text).to.equal('{"success":true,"value":0.75,"version":2}');
     await api.post('/data/increment', { userId: 1, key: 'g', amount: 0.1 });
     expect((await api.post('/data/increment', { userId: 1, key: 'g', amount: 0.2 })).body.value).to.equal(0.1 + 0.2);
   });
@@ -48,11 +48,12 @@ describe('POST /api/v1/data/increment', () => {
   });
 
   it('answers 409 for a value that is not a number, leaving it untouched', async () => {
-    for (const value of ['12', { a: 1 }, [1], true]) {
+    for (const [i, value] of (['12', { a: 1 }, [1], true] as const).entries()) {
       await api.post('/data/set', { userId: 2, key: 'x', value });
       const res = await api.post('/data/increment', { userId: 2, key: 'x', amount: 1 });
       expect(res.status).to.equal(409);
-      expect(res.body).to.deep.equal({ success: false, error: 'Stored value is not a number', code: 'NOT_A_NUMBER' });
+      // Each set raised the version; the refused increment did not.
+      expect(res.body).to.deep.equal({ success: false, error: 'Stored value is not a number', code: 'NOT_A_NUMBER', version: i + 1 });
       expect((await api.get('/data?userId=2&key=x')).body.data.value).to.deep.equal(value);
     }
   });

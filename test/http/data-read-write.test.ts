@@ -42,13 +42,14 @@ describe('player data: set, get, getAll, delete', () => {
       expect(set.body.data.key).to.equal('v');
       expect(set.body.data.value).to.deep.equal(value);
       expect(set.body.data.updated_at).to.match(ISO_MS);
+      expect(set.body.version).to.equal(1);
 
       const get = await api.get('/data?userId=7&key=v');
       expect(get.status).to.equal(200);
-      expect(get.body).to.deep.equal({ success: true, data: { key: 'v', value, updated_at: set.body.data.updated_at } });
+      expect(get.body).to.deep.equal({ success: true, data: { key: 'v', value, updated_at: set.body.data.updated_at }, version: 1 });
 
       const all = await api.get('/data?userId=7');
-      expect(all.body).to.deep.equal({ success: true, data: { v: value } });
+      expect(all.body).to.deep.equal({ success: true, data: { v: value }, version: 1 });
     });
   }
 
@@ -83,15 +84,15 @@ describe('player data: set, get, getAll, delete', () => {
   it('answers 404 "Player not found" for a player with no data, and "Key not found" for a missing key', async () => {
     const none = await api.get('/data?userId=999&key=coins');
     expect(none.status).to.equal(404);
-    expect(none.body).to.deep.equal({ success: false, error: 'Player not found', code: 'PLAYER_NOT_FOUND' });
+    expect(none.body).to.deep.equal({ success: false, error: 'Player not found', code: 'PLAYER_NOT_FOUND', version: 0 });
     const noneAll = await api.get('/data?userId=999');
     expect(noneAll.status).to.equal(404);
-    expect(noneAll.body).to.deep.equal({ success: false, error: 'Player not found', code: 'PLAYER_NOT_FOUND' });
+    expect(noneAll.body).to.deep.equal({ success: false, error: 'Player not found', code: 'PLAYER_NOT_FOUND', version: 0 });
 
     await api.post('/data/set', { userId: 999, key: 'other', value: 1 });
     const missing = await api.get('/data?userId=999&key=coins');
     expect(missing.status).to.equal(404);
-    expect(missing.body).to.deep.equal({ success: false, error: 'Key not found', code: 'KEY_NOT_FOUND' });
+    expect(missing.body).to.deep.equal({ success: false, error: 'Key not found', code: 'KEY_NOT_FOUND', version: 1 });
   });
 
   it('round-trips keys with spaces, unicode and prototype names as plain data', async () => {
@@ -111,17 +112,21 @@ describe('player data: set, get, getAll, delete', () => {
   it('deletes one key, reporting how many were removed, idempotently', async () => {
     await api.post('/data/set', { userId: 5, key: 'a', value: 1 });
     await api.post('/data/set', { userId: 5, key: 'b', value: 2 });
-    expect((await api.post('/data/delete', { userId: 5, key: 'a' })).body).to.deep.equal({ success: true, data: { deleted: 1 } });
-    expect((await api.post('/data/delete', { userId: 5, key: 'a' })).body).to.deep.equal({ success: true, data: { deleted: 0 } });
+    expect((await api.post('/data/delete', { userId: 5, key: 'a' })).body).to.deep.equal({ success: true, data: { deleted: 1 }, version: 3 });
+    // Deleting what is not there changes nothing, so the version stays.
+    expect((await api.post('/data/delete', { userId: 5, key: 'a' })).body).to.deep.equal({ success: true, data: { deleted: 0 }, version: 3 });
     expect((await api.get('/data?userId=5')).body.data).to.deep.equal({ b: 2 });
   });
 
-  it('deletes all of a player\'s data without key, idempotently, leaving no Redis key', async () => {
+  it('deletes all of a player\'s data without key, idempotently, keeping only the version', async () => {
     for (const key of ['a', 'b', 'c']) await api.post('/data/set', { userId: '55', key, value: key });
-    expect((await api.post('/data/delete', { userId: 55 })).body).to.deep.equal({ success: true, data: { deleted: 3 } });
-    expect(await t.redis.exists(keys.player(workspaceId, '55'))).to.equal(0);
-    expect((await api.get('/data?userId=55')).status).to.equal(404);
-    expect((await api.post('/data/delete', { userId: 55 })).body).to.deep.equal({ success: true, data: { deleted: 0 } });
+    expect((await api.post('/data/delete', { userId: 55 })).body).to.deep.equal({ success: true, data: { deleted: 3 }, version: 4 });
+    const fields = await t.redis.hkeys(keys.player(workspaceId, '55'));
+    expect(fields.filter((f) => !f.startsWith('\0'))).to.deep.equal([]);
+    const gone = await api.get('/data?userId=55');
+    expect(gone.status).to.equal(404);
+    expect(gone.body.version).to.equal(4);
+    expect((await api.post('/data/delete', { userId: 55 })).body).to.deep.equal({ success: true, data: { deleted: 0 }, version: 4 });
   });
 
   it('a player whose last key is deleted is a player with no data', async () => {

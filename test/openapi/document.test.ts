@@ -10,6 +10,7 @@ import { buildOpsApp } from '../../src/ops/app.js';
 import { createLogger } from '../../src/logger.js';
 import type { RunningService } from '../../src/server.js';
 import type { WorkspaceStore } from '../../src/store/workspaces.js';
+import type { PlayerWrites } from '../../src/saves/player-writes.js';
 import type { PlayerDataStore } from '../../src/store/player-data.js';
 import type { RateLimiter } from '../../src/store/rate-limiter.js';
 import { ResponseChecker } from '../support/openapi-check.js';
@@ -59,6 +60,7 @@ describe('OpenAPI document', () => {
       authenticator: {} as Authenticator,
       limiter: {} as RateLimiter,
       players: {} as PlayerDataStore,
+      writes: {} as PlayerWrites,
       workspaces: {} as WorkspaceStore,
     });
     const opsApp = buildOpsApp({ config, logger, readiness: { check: async () => [] }, ops: {} as AdminOperations });

@@ -48,7 +48,7 @@ function valueFor(n: number) {
 
 async function scanPlayers(redis: Redis, workspaceId: string): Promise<Map<string, Record<string, string>>> {
   const players = new Map<string, Record<string, string>>();
-  await scanMatching(redis, keys.playerPattern(workspaceId), async (_node, batch) => {
+  await scanMatching(redis, keys.playerHashPattern(workspaceId), async (_node, batch) => {
     for (const key of batch) players.set(key, await redis.hgetall(key));
   });
   return players;

@@ -66,4 +66,31 @@ export function playerCommands(program: Command): void {
         () => confirm(opts, opts.key === undefined ? `Deleting all data of player ${opts.user}` : `Deleting ${opts.key} of player ${opts.user}`),
       ),
     );
+
+  target(player.command('session'))
+    .description("show the session that holds the player (the game server's lock), if any")
+    .option('--json', 'print one line of JSON')
+    .action((opts: PlayerOptions) =>
+      run(
+        opts,
+        ({ ops }) => ops.playerSession(opts.workspace, opts.user),
+        (r) =>
+          r.session
+            ? `player ${r.userId} (version ${r.version}) is held by ${r.session.owner} until ${r.session.expiresAt} (${r.session.sessionId})`
+            : `player ${r.userId} (version ${r.version}) is held by no session`,
+      ),
+    );
+
+  target(player.command('release-session'))
+    .description('end the session that holds the player, e.g. of a crashed server (needs --yes)')
+    .option('--yes', "confirm: the holder's next write is refused with SESSION_LOST")
+    .option('--json', 'print one line of JSON')
+    .action((opts: PlayerOptions) =>
+      run(
+        opts,
+        ({ ops }) => ops.releasePlayerSession(opts.workspace, opts.user),
+        (r) => `released the session of ${r.owner} (${r.sessionId})`,
+        () => confirm(opts, `Ending the session of player ${opts.user}`),
+      ),
+    );
 }

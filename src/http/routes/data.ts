@@ -1,5 +1,6 @@
 // The player data endpoints: validate, call the store, shape the answer. Stored values are
 // JSON text already, so answers are assembled as text rather than parsed and re-serialized.
+// Writes go through saves/player-writes.ts (versions, sessions, idempotency keys).
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { parse as parseQuery } from 'node:querystring';
@@ -7,7 +8,9 @@ import type { Config } from '../../config.js';
 import { isoTime } from '../../domain/entry.js';
 import { normalizeUserId } from '../../domain/ids.js';
 import { checkValue } from '../../domain/value.js';
-import { badRequest, ErrorCode, notFound } from '../../errors.js';
+import { AppError, badRequest, ErrorCode } from '../../errors.js';
+import type { PlayerWrites } from '../../saves/player-writes.js';
+import { updatedAt } from '../../saves/outcomes.js';
 import { deleteBody, getDataQuery, incrementBody, setBody } from '../../schemas/data.js';
 import type { PlayerDataStore } from '../../store/player-data.js';
 import { requireWriteScope } from '../middleware/authenticate.js';
@@ -16,30 +19,39 @@ import { sendJson } from '../json.js';
 import { jsonBody } from '../middleware/json-body.js';
 import type { AppState } from '../state.js';
 import { compile } from '../validate.js';
+import { markReplayed, writeOrigin } from '../write-origin.js';
 
 type UserIdInput = string | number;
+interface WriteGuards {
+  ifVersion?: number;
+  sessionId?: string;
+}
 const validateGet = compile<{ userId: string; key?: string }>(getDataQuery);
-const validateSet = compile<{ userId: UserIdInput; key: string; value: unknown }>(setBody);
-const validateIncrement = compile<{ userId: UserIdInput; key: string; amount?: number; defaultValue?: number }>(
+const validateSet = compile<{ userId: UserIdInput; key: string; value: unknown } & WriteGuards>(setBody);
+const validateIncrement = compile<{ userId: UserIdInput; key: string; amount?: number; defaultValue?: number } & WriteGuards>(
   incrementBody,
 );
-const validateDelete = compile<{ userId: UserIdInput; key?: string }>(deleteBody);
+const validateDelete = compile<{ userId: UserIdInput; key?: string } & WriteGuards>(deleteBody);
 
-function userIdOf(raw: UserIdInput): string {
+export function userIdOf(raw: UserIdInput, field = 'userId'): string {
   const userId = normalizeUserId(raw);
   // The schema already holds userId to this shape; this guards the one case it cannot see.
-  if (userId === undefined) throw badRequest('Invalid field "userId": must be a non-negative safe integer or a string');
+  if (userId === undefined) throw badRequest(`Invalid field "${field}": must be a non-negative safe integer or a string`);
   return userId;
 }
+
+const playerNotFound = (version: number) =>
+  new AppError(ErrorCode.PLAYER_NOT_FOUND, 'Player not found', { extras: { version } });
 
 export interface DataRouteDeps {
   /** Authenticates and counts the request against the plan (app.ts); every route starts with it. */
   readonly guard: Middleware<AppState>;
   readonly players: PlayerDataStore;
+  readonly writes: PlayerWrites;
   readonly config: Pick<Config, 'limits'>;
 }
 
-export function dataRoutes(router: Router<AppState>, { guard, players, config }: DataRouteDeps): void {
+export function dataRoutes(router: Router<AppState>, { guard, players, writes, config }: DataRouteDeps): void {
   const body = jsonBody(config.limits.maxBodyBytes);
   const maxDepth = config.limits.maxValueDepth;
 
@@ -51,17 +63,27 @@ export function dataRoutes(router: Router<AppState>, { guard, players, config }:
     const userId = userIdOf(query.userId);
 
     if (query.key === undefined) {
-      const entries = await players.getAll(workspaceId, userId);
-      if (entries.length === 0) throw notFound('Player not found', ErrorCode.PLAYER_NOT_FOUND);
-      const fields = entries.map(([key, valueJson]) => `${JSON.stringify(key)}:${valueJson}`);
-      return sendJson(ctx, `{"success":true,"data":{${fields.join(',')}}}`);
+      const all = await players.readAll(workspaceId, userId);
+      if (!all.complete) {
+        throw new AppError(
+          ErrorCode.PLAYER_TOO_LARGE,
+          `Player holds ${all.bytes} bytes in ${all.keys} keys, more than one answer carries (${config.limits.maxPlayerBytes} bytes): read its keys one at a time`,
+          { extras: { version: all.version } },
+        );
+      }
+      if (all.entries.length === 0) throw playerNotFound(all.version);
+      const fields = all.entries.map(([key, entry]) => `${JSON.stringify(key)}:${entry.valueJson}`);
+      return sendJson(ctx, `{"success":true,"data":{${fields.join(',')}},"version":${all.version}}`);
     }
 
     const result = await players.get(workspaceId, userId, query.key);
-    if (!result.found) throw result.playerExists ? notFound('Key not found', ErrorCode.KEY_NOT_FOUND) : notFound('Player not found', ErrorCode.PLAYER_NOT_FOUND);
+    if (!result.found) {
+      if (!result.playerExists) throw playerNotFound(result.version);
+      throw new AppError(ErrorCode.KEY_NOT_FOUND, 'Key not found', { extras: { version: result.version } });
+    }
     sendJson(
       ctx,
-      `{"success":true,"data":{"key":${JSON.stringify(query.key)},"value":${result.entry.valueJson},"updated_at":"${isoTime(result.entry.updatedAtMs)}"}}`,
+      `{"success":true,"data":{"key":${JSON.stringify(query.key)},"value":${result.entry.valueJson},"updated_at":"${isoTime(result.entry.updatedAtMs)}"},"version":${result.version}}`,
     );
   }));
 
@@ -70,35 +92,45 @@ export function dataRoutes(router: Router<AppState>, { guard, players, config }:
     const problem = checkValue(input.value, maxDepth);
     if (problem) throw badRequest(`Invalid field "value" in body: ${problem}`);
     const valueJson = JSON.stringify(input.value);
-    const now = ctx.state.startedAt;
-    await players.set(ctx.state.principal!.workspace.id, userIdOf(input.userId), input.key, valueJson, now);
+    const applied = await writes.one(writeOrigin(ctx, input), {
+      userId: userIdOf(input.userId),
+      write: { ops: [{ op: 'set', key: input.key, valueJson }], ifVersion: input.ifVersion, sessionId: input.sessionId },
+      kind: 'set',
+    });
+    markReplayed(ctx, applied.replayed);
     sendJson(
       ctx,
-      `{"success":true,"data":{"key":${JSON.stringify(input.key)},"value":${valueJson},"updated_at":"${isoTime(now)}"}}`,
+      `{"success":true,"data":{"key":${JSON.stringify(input.key)},"value":${valueJson},"updated_at":"${updatedAt(applied.results[0]!)}"},"version":${applied.version}}`,
     );
   }));
 
   router.post('/data/increment', chain(guard, requireWriteScope, body, async (ctx) => {
     const input = validateIncrement('body', ctx.request.body);
-    const value = await players.increment(
-      ctx.state.principal!.workspace.id,
-      userIdOf(input.userId),
-      input.key,
-      input.amount ?? 1,
-      input.defaultValue ?? 0,
-      ctx.state.startedAt,
-    );
-    sendJson(ctx, `{"success":true,"value":${JSON.stringify(value)}}`);
+    const applied = await writes.one(writeOrigin(ctx, input), {
+      userId: userIdOf(input.userId),
+      write: {
+        ops: [{ op: 'increment', key: input.key, amount: input.amount ?? 1, defaultValue: input.defaultValue ?? 0 }],
+        ifVersion: input.ifVersion,
+        sessionId: input.sessionId,
+      },
+      kind: 'increment',
+    });
+    markReplayed(ctx, applied.replayed);
+    sendJson(ctx, `{"success":true,"value":${JSON.stringify(Number(applied.results[0]))},"version":${applied.version}}`);
   }));
 
   router.post('/data/delete', chain(guard, requireWriteScope, body, async (ctx) => {
     const input = validateDelete('body', ctx.request.body);
-    const workspaceId = ctx.state.principal!.workspace.id;
-    const userId = userIdOf(input.userId);
-    const deleted =
-      input.key === undefined
-        ? await players.deletePlayer(workspaceId, userId)
-        : await players.deleteKey(workspaceId, userId, input.key);
-    sendJson(ctx, `{"success":true,"data":{"deleted":${deleted}}}`);
+    const guards = { ifVersion: input.ifVersion, sessionId: input.sessionId };
+    const applied = await writes.one(writeOrigin(ctx, input), {
+      userId: userIdOf(input.userId),
+      write:
+        input.key === undefined
+          ? { ops: [], deleteAll: true, ...guards }
+          : { ops: [{ op: 'delete', key: input.key }], ...guards },
+      kind: 'delete',
+    });
+    markReplayed(ctx, applied.replayed);
+    sendJson(ctx, `{"success":true,"data":{"deleted":${Number(applied.results[0])}},"version":${applied.version}}`);
   }));
 }

@@ -11,6 +11,8 @@ import {
   createdKeyRecord,
   createdWorkspaceRecord,
   deletedCount,
+  playerSessionView,
+  releasedSession,
   deletedWorkspace,
   keyView,
   keyViewList,
@@ -102,13 +104,26 @@ const playerRoutes = [
   adminRoute('put', PLAYER, 'Overwrite one value of a player', {
     body: setPlayerBody,
     ok: playerEntry,
-    errors: [404, 409],
-    errorText: { 409: 'The player already has the maximum number of keys.' },
+    errors: [404, 409, 413],
+    errorText: {
+      409: 'TOO_MANY_KEYS, or SESSION_LOCKED: a game server holds the player; release its session first.',
+      413: 'PAYLOAD_TOO_LARGE, or PLAYER_TOO_LARGE: the player would pass MAX_PLAYER_BYTES.',
+    },
   }),
   adminRoute('delete', PLAYER, 'Delete one value of a player (?key=), or all of them', {
     query: playerQuery,
     ok: deletedCount,
+    errors: [400, 404, 409],
+    errorText: { 409: 'SESSION_LOCKED: a game server holds the player; release its session first.' },
+  }),
+  adminRoute('get', `${PLAYER}/session`, "The session that holds the player (a game server's lock), if any", {
+    ok: playerSessionView,
     errors: [400, 404],
+  }),
+  adminRoute('delete', `${PLAYER}/session`, 'Force-release the session that holds the player (a crashed server)', {
+    ok: releasedSession,
+    errors: [400, 404],
+    errorText: { 404: 'The workspace does not exist, or no session holds the player.' },
   }),
 ];
 

@@ -35,4 +35,14 @@ export function playerAdminRoutes(router: Router<AppState>, ops: AdminOperations
     const { id, userId } = ctx.params as { id: string; userId: string };
     ctx.body = { success: true, data: await ops.deletePlayerData(id, userId, key) };
   });
+
+  router.get(`${PLAYER}/session`, async (ctx) => {
+    const { id, userId } = ctx.params as { id: string; userId: string };
+    ctx.body = { success: true, data: await ops.playerSession(id, userId) };
+  });
+
+  router.delete(`${PLAYER}/session`, async (ctx) => {
+    const { id, userId } = ctx.params as { id: string; userId: string };
+    ctx.body = { success: true, data: await ops.releasePlayerSession(id, userId) };
+  });
 }

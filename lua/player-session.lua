@@ -1,0 +1,94 @@
+--[[
+  Acquire, renew or release the session lock of one player: the lease that says which game
+  server may write the player now. The lock lives in the player hash itself (field \0s, see
+  write-player.lua for the layout), so write-player.lua checks it in the same step as every
+  write. Time is Redis's clock.
+
+  Input:
+    KEYS[1] the player hash
+    KEYS[2] the player's idempotency record for this request (used only when ARGV[6] is not empty)
+    ARGV[1] 'acquire', 'renew' or 'release'
+    ARGV[2] session id: the new one for acquire, the holder's for renew and release
+    ARGV[3] owner (acquire only): the game server's id
+    ARGV[4] lease, ms; '' on renew keeps the session's own
+    ARGV[5] '1' to take the lock from a live holder (acquire only), else ''
+    ARGV[6] fingerprint of the request for its idempotency key, or ''
+    ARGV[7] seconds an idempotency record is kept
+
+  Output:
+    { 1, version, sessionId, owner, expiresAtMs }  acquired or renewed
+    { 1, version, released }                        release: 1 when this call released it, else 0
+    { -5, version, owner, expiresAtMs }             SESSION_LOCKED: another live session holds it
+    { -6, version }                                 SESSION_LOST: renew of a session that no longer holds it
+    { 2, '<the first answer, as JSON>' }            replay of the idempotency key's first answer
+    { -8 }                                          IDEMPOTENCY_KEY_REUSED (not recorded)
+  Every answer but -8 is recorded under the idempotency key when there is one.
+]]
+local P, I = KEYS[1], KEYS[2]
+local action, idemFp = ARGV[1], ARGV[6]
+
+if idemFp ~= '' then
+  local kept = redis.call('GET', I)
+  if kept then
+    local nl = string.find(kept, '\n', 1, true)
+    if string.sub(kept, 1, nl - 1) ~= idemFp then return { -8 } end
+    return { 2, string.sub(kept, nl + 1) }
+  end
+end
+
+local function answer(reply)
+  if idemFp ~= '' then
+    redis.call('SET', I, idemFp .. '\n' .. cjson.encode(reply), 'EX', ARGV[7])
+  end
+  return reply
+end
+
+-- A player written before versions existed gets its meta here, as write-player.lua would.
+local version = redis.call('HGET', P, '\0v')
+if version then
+  version = tonumber(version)
+else
+  local nKeys = redis.call('HLEN', P)
+  version = nKeys > 0 and 1 or 0
+  if action ~= 'release' then
+    local nBytes = 0
+    for _, field in ipairs(redis.call('HKEYS', P)) do
+      nBytes = nBytes + #field + redis.call('HSTRLEN', P, field)
+    end
+    redis.call('HSET', P, '\0v', version, '\0n', nKeys, '\0b', nBytes, '\0h', 0)
+  end
+end
+
+local t = redis.call('TIME')
+local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local id, expires, ttl, owner
+local session = redis.call('HGET', P, '\0s')
+if session then
+  id, expires, ttl, owner = string.match(session, '^([^|]*)|(%d+)|(%d+)|(.*)$')
+  expires = tonumber(expires)
+  if expires <= clock then id = nil end
+end
+
+if action == 'acquire' then
+  if id and ARGV[5] ~= '1' and owner ~= ARGV[3] then
+    return answer({ -5, version, owner, expires })
+  end
+  local until_ = clock + tonumber(ARGV[4])
+  redis.call('HSET', P, '\0s', ARGV[2] .. '|' .. until_ .. '|' .. ARGV[4] .. '|' .. ARGV[3])
+  return answer({ 1, version, ARGV[2], ARGV[3], until_ })
+end
+
+if action == 'renew' then
+  if id ~= ARGV[2] then return answer({ -6, version }) end
+  local lease = ARGV[4] ~= '' and ARGV[4] or ttl
+  local until_ = clock + tonumber(lease)
+  redis.call('HSET', P, '\0s', id .. '|' .. until_ .. '|' .. lease .. '|' .. owner)
+  return answer({ 1, version, id, owner, until_ })
+end
+
+-- release: only the holder's own id removes the lock; anything else changes nothing.
+if session and string.match(session, '^([^|]*)|') == ARGV[2] then
+  redis.call('HDEL', P, '\0s')
+  return answer({ 1, version, 1 })
+end
+return answer({ 1, version, 0 })

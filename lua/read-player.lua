@@ -1,0 +1,41 @@
+--[[
+  Read all of a player's data with its version, in one consistent step, unless the player is
+  larger than the caller will take in one answer (one huge reply would hold the connection
+  that every workspace shares). Meta fields (names starting with a NUL byte, see
+  write-player.lua) are left out.
+
+  Input:
+    KEYS[1] the player hash
+    ARGV[1] most bytes of data (key names + stored entries) to return
+
+  Output:
+    { 1, version, keys, bytes, key1, entry1, key2, entry2, ... }  the data keys and stored entries
+    { 0, version, keys, bytes }   the player is larger than ARGV[1]: nothing returned
+]]
+local P = KEYS[1]
+local meta = redis.call('HMGET', P, '\0v', '\0n', '\0b')
+local version, nKeys, nBytes
+if meta[1] then
+  version, nKeys, nBytes = tonumber(meta[1]), tonumber(meta[2]), tonumber(meta[3])
+else
+  -- Written before versions existed: no meta fields, so every field is data.
+  nKeys = redis.call('HLEN', P)
+  version = nKeys > 0 and 1 or 0
+  nBytes = 0
+  for _, field in ipairs(redis.call('HKEYS', P)) do
+    nBytes = nBytes + #field + redis.call('HSTRLEN', P, field)
+  end
+end
+
+if nBytes > tonumber(ARGV[1]) then return { 0, version, nKeys, nBytes } end
+
+local reply = { 1, version, nKeys, nBytes }
+if nKeys == 0 then return reply end
+local all = redis.call('HGETALL', P)
+for i = 1, #all, 2 do
+  if string.byte(all[i], 1) ~= 0 then
+    reply[#reply + 1] = all[i]
+    reply[#reply + 1] = all[i + 1]
+  end
+end
+return reply

@@ -1,0 +1,251 @@
+--[[
+  Apply a player's write (one op, a batch of ops, or a delete of everything) atomically, with
+  every safeguard a save needs checked in the same step: the answer kept for an idempotency key,
+  the session lock (fencing), the expected version, the key count and size limits. Either every
+  op is applied or nothing is written (all checks run before the first write).
+
+  The player hash holds the data keys (field = key, value = `[updated_at_ms,<JSON>]`) and, under
+  field names that start with a NUL byte (data keys cannot hold control characters), its meta:
+    \0v version    \0n data keys    \0b bytes of data (key names + stored entries)
+    \0h bytes of history            \0s session: `<id>|<expires ms>|<ttl ms>|<owner>`
+  A hash without \0v was written before versions existed: version 1 (0 when empty), and its
+  counts are computed here once.
+
+  Input:
+    KEYS[1] the player hash
+    KEYS[2] the player's history list (newest first; each entry: a JSON header line, then the
+            replaced stored entries one after another, their lengths in the header)
+    KEYS[3] the player's idempotency record for this request (read and written only when
+            ARGV[7] is not empty)
+    ARGV[1]  now, ms since the epoch (updated_at of the entries written, history time)
+    ARGV[2]  most data keys a player may have
+    ARGV[3]  most bytes of data a player may have
+    ARGV[4]  expected version, or '' for none
+    ARGV[5]  session id sent with the write, or ''
+    ARGV[6]  '1' to release the session after the write, else ''
+    ARGV[7]  fingerprint of the request for its idempotency key, or '' without a key
+    ARGV[8]  seconds an idempotency record is kept
+    ARGV[9]  kind of write, for the history ('set', 'increment', 'delete', 'batch', ...)
+    ARGV[10] who writes, for the history (`key:<id>` or `admin:<actor>`)
+    ARGV[11] most history entries kept (0: no history)
+    ARGV[12] oldest history entry kept, ms of age
+    ARGV[13] most bytes of history kept (the newest entry is kept whatever its size)
+    ARGV[14] '1' to delete every data key (the ops are then ignored), else ''
+    ARGV[15..] ops, four values each: kind, key, a, b
+               's' key stored-entry ''        set
+               'i' key amount default         increment (decimal strings from JavaScript)
+               'd' key '' ''                  delete
+
+  Output (integers and strings only):
+    { 1, version, dataBytesDelta, playersDelta, historyBytesDelta, r1, r2, ... }  applied;
+        r = ARGV[1] for a set (its updated_at), the new value for an increment, '0' or '1' for a
+        delete, and for a
+        delete of everything a single r: the number of keys removed
+    { 2, '<the first answer, as JSON>' }  replay of the idempotency key's first answer
+    { -1, version, opIndex }   NOT_A_NUMBER: the stored value is not a number
+    { -2, version, opIndex }   NUMBER_OUT_OF_RANGE: the result is not a finite number
+    { -3, version, opIndex }   TOO_MANY_KEYS
+    { -4, version }            VERSION_CONFLICT
+    { -5, version, owner, expiresAtMs }  SESSION_LOCKED: a live session holds the player
+    { -6, version }            SESSION_LOST: the session sent no longer holds the player
+    { -7, version, bytes }     PLAYER_TOO_LARGE: the size the player would have
+    { -8 }                     IDEMPOTENCY_KEY_REUSED (not recorded)
+  Every answer but -8 is recorded under the idempotency key when there is one.
+]]
+local P, H, I = KEYS[1], KEYS[2], KEYS[3]
+local now = ARGV[1]
+local idemFp = ARGV[7]
+
+if idemFp ~= '' then
+  local kept = redis.call('GET', I)
+  if kept then
+    local nl = string.find(kept, '\n', 1, true)
+    if string.sub(kept, 1, nl - 1) ~= idemFp then return { -8 } end
+    return { 2, string.sub(kept, nl + 1) }
+  end
+end
+
+local function answer(reply)
+  if idemFp ~= '' then
+    redis.call('SET', I, idemFp .. '\n' .. cjson.encode(reply), 'EX', ARGV[8])
+  end
+  return reply
+end
+
+-- The player's meta, and the counts of a player written before versions existed.
+local meta = redis.call('HMGET', P, '\0v', '\0n', '\0b', '\0h', '\0s')
+local version, nKeys, nBytes, hBytes
+if meta[1] then
+  version, nKeys, nBytes, hBytes = tonumber(meta[1]), tonumber(meta[2]), tonumber(meta[3]), tonumber(meta[4] or '0')
+else
+  nKeys = redis.call('HLEN', P)
+  version = nKeys > 0 and 1 or 0
+  nBytes, hBytes = 0, 0
+  for _, field in ipairs(redis.call('HKEYS', P)) do
+    nBytes = nBytes + #field + redis.call('HSTRLEN', P, field)
+  end
+end
+
+-- The session lock, judged by Redis's clock (the same for every instance of the service).
+local t = redis.call('TIME')
+local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local session = meta[5]
+local renewTo
+if session then
+  local id, expires, ttl, owner = string.match(session, '^([^|]*)|(%d+)|(%d+)|(.*)$')
+  if tonumber(expires) > clock then
+    if ARGV[5] == '' then return answer({ -5, version, owner, tonumber(expires) }) end
+    if ARGV[5] ~= id then return answer({ -6, version }) end
+    renewTo = id .. '|' .. (clock + tonumber(ttl)) .. '|' .. ttl .. '|' .. owner
+  elseif ARGV[5] ~= '' then
+    return answer({ -6, version })
+  end
+elseif ARGV[5] ~= '' then
+  return answer({ -6, version })
+end
+
+if ARGV[4] ~= '' and tonumber(ARGV[4]) ~= version then return answer({ -4, version }) end
+
+-- First pass: what each op would write, and every refusal, before anything is written.
+local changedKeys, previous, newEntries, results = {}, {}, {}, {}
+local addedKeys, removedKeys, byteDelta = 0, 0, 0
+
+local function formatNumber(value)
+  -- Lua would print 0.1 + 0.2 as 0.3; JSON needs the digits that read back as the same double.
+  if value == math.floor(value) and math.abs(value) < 2^53 then return string.format('%.0f', value) end
+  local text
+  for precision = 15, 17 do
+    text = string.format('%.' .. precision .. 'g', value)
+    if tonumber(text) == value then break end
+  end
+  return text
+end
+
+if ARGV[14] == '1' then
+  local all = redis.call('HGETALL', P)
+  for i = 1, #all, 2 do
+    local field = all[i]
+    if string.byte(field, 1) ~= 0 then
+      changedKeys[#changedKeys + 1] = field
+      previous[#previous + 1] = all[i + 1]
+      newEntries[#newEntries + 1] = false
+      removedKeys = removedKeys + 1
+      byteDelta = byteDelta - #field - #all[i + 1]
+    end
+  end
+  results[1] = tostring(removedKeys)
+else
+  local i = 15
+  local index = 0
+  while i <= #ARGV do
+    local kind, field, a, b = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+    local old = redis.call('HGET', P, field)
+    local entry = false
+    if kind == 's' then
+      entry = a
+      results[#results + 1] = now
+    elseif kind == 'i' then
+      local base
+      if old then
+        local json = string.match(old, '^%[%d+,(.*)%]$')
+        -- A JSON number only: tonumber alone would also take hex, spaces, "inf" and "nan".
+        if not json or not string.match(json, '^%-?%d+%.?%d*[eE]?[%+%-]?%d*$') then
+          return answer({ -1, version, index })
+        end
+        base = tonumber(json)
+        if not base then return answer({ -1, version, index }) end
+      else
+        base = tonumber(b)
+      end
+      local value = base + tonumber(a)
+      if value ~= value or value == math.huge or value == -math.huge then return answer({ -2, version, index }) end
+      local text = formatNumber(value)
+      entry = '[' .. now .. ',' .. text .. ']'
+      results[#results + 1] = text
+    else
+      results[#results + 1] = old and '1' or '0'
+    end
+    if entry or old then
+      changedKeys[#changedKeys + 1] = field
+      previous[#previous + 1] = old or false
+      newEntries[#newEntries + 1] = entry
+      if entry and not old then addedKeys = addedKeys + 1 end
+      if old and not entry then removedKeys = removedKeys + 1 end
+      byteDelta = byteDelta + (entry and (#field + #entry) or 0) - (old and (#field + #old) or 0)
+    end
+    i = i + 4
+    index = index + 1
+  end
+  if addedKeys > 0 and nKeys + addedKeys - removedKeys > tonumber(ARGV[2]) then
+    return answer({ -3, version, -1 })
+  end
+  if byteDelta > 0 and nBytes + byteDelta > tonumber(ARGV[3]) then
+    return answer({ -7, version, nBytes + byteDelta })
+  end
+end
+
+-- Second pass: write. Nothing below can fail.
+local newVersion = version
+local historyDelta = 0
+if #changedKeys > 0 then
+  newVersion = version + 1
+  local toSet, toDelete = {}, {}
+  for k = 1, #changedKeys do
+    if newEntries[k] then
+      toSet[#toSet + 1] = changedKeys[k]
+      toSet[#toSet + 1] = newEntries[k]
+    else
+      toDelete[#toDelete + 1] = changedKeys[k]
+    end
+  end
+  if #toSet > 0 then redis.call('HSET', P, unpack(toSet)) end
+  if #toDelete > 0 then redis.call('HDEL', P, unpack(toDelete)) end
+
+  -- A player's first write replaced nothing: its version 0 is "no data", kept without an entry.
+  local maxVersions = tonumber(ARGV[11])
+  if maxVersions > 0 and version > 0 then
+    local lens, parts = {}, {}
+    for k = 1, #changedKeys do
+      lens[k] = previous[k] and #previous[k] or -1
+      parts[k] = previous[k] or ''
+    end
+    local header = cjson.encode({ v = newVersion, t = tonumber(now), k = ARGV[9], by = ARGV[10], keys = changedKeys, lens = lens })
+    local entry = header .. '\n' .. table.concat(parts)
+    redis.call('LPUSH', H, entry)
+    historyDelta = #entry
+    local count = redis.call('LLEN', H)
+    local oldestAllowed = tonumber(now) - tonumber(ARGV[12])
+    local maxBytes = tonumber(ARGV[13])
+    while count > 1 do
+      local last = redis.call('LINDEX', H, -1)
+      local header = string.sub(last, 1, (string.find(last, '\n', 1, true) or (#last + 1)) - 1)
+      local at = tonumber(string.match(header, '"t":(%d+)') or '0')
+      if count <= maxVersions and hBytes + historyDelta <= maxBytes and at >= oldestAllowed then break end
+      redis.call('RPOP', H)
+      historyDelta = historyDelta - #last
+      count = count - 1
+    end
+  end
+end
+
+local newKeys = nKeys + addedKeys - removedKeys
+-- A write that changed nothing and holds no session leaves the hash as it was (a delete of
+-- what a player never had creates nothing).
+if #changedKeys > 0 or renewTo then
+  local metaFields = { '\0v', newVersion, '\0n', newKeys, '\0b', nBytes + byteDelta, '\0h', hBytes + historyDelta }
+  if renewTo and ARGV[6] ~= '1' then
+    metaFields[#metaFields + 1] = '\0s'
+    metaFields[#metaFields + 1] = renewTo
+  elseif renewTo then
+    redis.call('HDEL', P, '\0s')
+  end
+  redis.call('HSET', P, unpack(metaFields))
+end
+
+local playersDelta = 0
+if meta[1] or nKeys == 0 then
+  if nKeys == 0 and newKeys > 0 then playersDelta = 1 elseif nKeys > 0 and newKeys == 0 then playersDelta = -1 end
+end
+local reply = { 1, newVersion, byteDelta, playersDelta, historyDelta }
+for k = 1, #results do reply[#reply + 1] = results[k] end
+return answer(reply)

@@ -1,0 +1,109 @@
+// /sessions/acquire, /renew, /release: the lease that says which game server owns a player
+// (docs/safe-saves.md, "Session locks"). The lock lives with the player and every write checks
+// it in the same step (lua/write-player.lua); these calls only take, extend and end it.
+import type Router from '@koa/router';
+import type { Middleware } from 'koa';
+import { customAlphabet } from 'nanoid';
+import type { Config } from '../../config.js';
+import { isoTime } from '../../domain/entry.js';
+import { AppError, ErrorCode } from '../../errors.js';
+import { refusal } from '../../saves/outcomes.js';
+import type { PlayerWrites } from '../../saves/player-writes.js';
+import { acquireBody, releaseBody, renewBody } from '../../schemas/data.js';
+import type { PlayerDataStore, ReadAllResult } from '../../store/player-data.js';
+import { requireWriteScope } from '../middleware/authenticate.js';
+import { chain } from '../chain.js';
+import { sendJson } from '../json.js';
+import { jsonBody } from '../middleware/json-body.js';
+import type { AppState } from '../state.js';
+import { compile } from '../validate.js';
+import { markReplayed, writeOrigin } from '../write-origin.js';
+import { userIdOf } from './data.js';
+
+const newSessionId = (() => {
+  const random = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 22);
+  return () => `ses_${random()}`;
+})();
+
+type UserIdInput = string | number;
+const validateAcquire = compile<{ userId: UserIdInput; owner: string; ttlSeconds?: number; steal?: boolean; load?: boolean }>(
+  acquireBody,
+);
+const validateRenew = compile<{ userId: UserIdInput; sessionId: string; ttlSeconds?: number }>(renewBody);
+const validateRelease = compile<{ userId: UserIdInput; sessionId: string }>(releaseBody);
+
+export interface SessionRouteDeps {
+  readonly guard: Middleware<AppState>;
+  readonly players: PlayerDataStore;
+  readonly writes: PlayerWrites;
+  readonly config: Pick<Config, 'limits' | 'sessions'>;
+}
+
+function valuesJson(all: ReadAllResult, maxPlayerBytes: number): string {
+  if (!all.complete) {
+    throw new AppError(
+      ErrorCode.PLAYER_TOO_LARGE,
+      `Session acquired, but the player holds ${all.bytes} bytes, more than one answer carries (${maxPlayerBytes}): read its keys one at a time`,
+      { extras: { version: all.version } },
+    );
+  }
+  return `{${all.entries.map(([key, entry]) => `${JSON.stringify(key)}:${entry.valueJson}`).join(',')}}`;
+}
+
+export function sessionRoutes(router: Router<AppState>, { guard, players, writes, config }: SessionRouteDeps): void {
+  const body = jsonBody(config.limits.maxBodyBytes);
+  const context = { maxKeysPerPlayer: config.limits.maxKeysPerPlayer, maxPlayerBytes: config.limits.maxPlayerBytes };
+
+  const sessionAnswer = (userId: string, reply: ReadonlyArray<string | number>, values?: string) =>
+    `{"success":true,"data":{"sessionId":${JSON.stringify(String(reply[2]))},"userId":${JSON.stringify(userId)},` +
+    `"owner":${JSON.stringify(String(reply[3]))},"expiresAt":"${isoTime(Number(reply[4]))}"` +
+    `${values === undefined ? '' : `,"values":${values}`}},"version":${Number(reply[1])}}`;
+
+  router.post('/sessions/acquire', chain(guard, requireWriteScope, body, async (ctx) => {
+    const input = validateAcquire('body', ctx.request.body);
+    const userId = userIdOf(input.userId);
+    const origin = writeOrigin(ctx, input);
+    const acquired = writes.session(origin, userId, {
+      action: 'acquire',
+      sessionId: newSessionId(),
+      owner: input.owner,
+      ttlMs: (input.ttlSeconds ?? config.sessions.defaultTtlSeconds) * 1000,
+      steal: input.steal === true,
+    });
+    // Sent in the same turn as the acquire, so both leave in one write: a join costs one round
+    // trip. Read after the lock is taken, so no other session's write can come between.
+    const loaded = input.load === true ? players.readAll(origin.workspaceId, userId) : undefined;
+    const [session, all] = await Promise.allSettled([acquired, loaded]);
+    if (session.status === 'rejected') throw session.reason;
+    const { reply, replayed } = session.value;
+    if (reply[0] !== 1) throw refusal(reply, replayed, context);
+    if (all.status === 'rejected') throw all.reason;
+    markReplayed(ctx, replayed);
+    sendJson(ctx, sessionAnswer(userId, reply, all.value === undefined ? undefined : valuesJson(all.value, config.limits.maxPlayerBytes)));
+  }));
+
+  router.post('/sessions/renew', chain(guard, requireWriteScope, body, async (ctx) => {
+    const input = validateRenew('body', ctx.request.body);
+    const userId = userIdOf(input.userId);
+    const { reply, replayed } = await writes.session(writeOrigin(ctx, input), userId, {
+      action: 'renew',
+      sessionId: input.sessionId,
+      ttlMs: input.ttlSeconds === undefined ? undefined : input.ttlSeconds * 1000,
+    });
+    if (reply[0] !== 1) throw refusal(reply, replayed, context);
+    markReplayed(ctx, replayed);
+    sendJson(ctx, sessionAnswer(userId, reply));
+  }));
+
+  router.post('/sessions/release', chain(guard, requireWriteScope, body, async (ctx) => {
+    const input = validateRelease('body', ctx.request.body);
+    const userId = userIdOf(input.userId);
+    const { reply, replayed } = await writes.session(writeOrigin(ctx, input), userId, {
+      action: 'release',
+      sessionId: input.sessionId,
+    });
+    if (reply[0] !== 1) throw refusal(reply, replayed, context);
+    markReplayed(ctx, replayed);
+    sendJson(ctx, `{"success":true,"data":{"released":${reply[2] === 1}},"version":${Number(reply[1])}}`);
+  }));
+}
