@@ -6,8 +6,9 @@ import { SCRIPTS, preloadScripts, scriptsLoaded } from '../../src/store/scripts.
 import { testRedis } from '../support/service.js';
 
 const PINNED: Record<string, string> = {
-  'increment-entry.lua': '08d4110bb04ef7d5775c5e34050861c8a2fc7f72',
-  'set-entry.lua': '3aef079fd2e55669353d8d9f4f7c935ad4fc896c',
+  'write-player.lua': 'bb0162a08a2c641241a117f89fbb957cb965fc7a',
+  'player-session.lua': '12b20da4340f58a2f6347351a701d0d5986fe423',
+  'read-player.lua': '2c1edac575a7a47c2dd271996dfe15522d165e79',
   'rate-limit.lua': '090e1f04f7423e3c33dd9b18a889fcfd5ea7988e',
   'usage-add.lua': '78b42708355679991e83b1256cb2f68909bf2c90',
   'touch-keys.lua': '5a9558d0d8f1d2f542e40384a70a06df727c2fdd',

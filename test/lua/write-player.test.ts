@@ -1,0 +1,109 @@
+// lua/write-player.lua directly: the meta it keeps (version, counts, bytes), the history of what
+// each write replaced and its trimming, and the counts it computes for a player written before
+// versions existed.
+import { expect } from 'chai';
+import type { Redis } from 'ioredis';
+import { encodeEntry } from '../../src/domain/entry.js';
+import { keys } from '../../src/store/keys.js';
+import { PlayerDataStore, type PlayerLimits, type PlayerWrite } from '../../src/store/player-data.js';
+import { randomId } from '../support/random.js';
+import { testRedis } from '../support/service.js';
+
+const LIMITS: PlayerLimits = {
+  maxKeysPerPlayer: 100,
+  maxPlayerBytes: 1_000_000,
+  idempotencyTtlSeconds: 60,
+  history: { maxVersions: 3, maxAgeMs: 3_600_000, maxBytes: 10_000 },
+};
+
+describe('lua/write-player.lua', () => {
+  let redis: Redis;
+  let store: PlayerDataStore;
+  let ws: string;
+  before(() => {
+    redis = testRedis();
+    store = new PlayerDataStore(redis, LIMITS);
+  });
+  beforeEach(() => {
+    ws = `ws_${randomId()}`;
+  });
+  after(() => redis.disconnect());
+
+  const write = (userId: string, w: PlayerWrite, nowMs = Date.now()) => store.write(ws, userId, w, { nowMs, kind: 'test', actor: 'key:k1' });
+  const set = (key: string, value: unknown) => ({ op: 'set' as const, key, valueJson: JSON.stringify(value) });
+  const meta = async (userId: string) => {
+    const [v, n, b, h] = await redis.hmget(keys.player(ws, userId), '\0v', '\0n', '\0b', '\0h');
+    return { version: Number(v), keys: Number(n), bytes: Number(b), history: Number(h) };
+  };
+  /** Bytes of the data as the limit counts them: key names plus stored entries. */
+  const dataBytes = async (userId: string) => {
+    const all = await redis.hgetall(keys.player(ws, userId));
+    return Object.entries(all)
+      .filter(([f]) => !f.startsWith('\0'))
+      .reduce((sum, [f, v]) => sum + Buffer.byteLength(f) + Buffer.byteLength(v), 0);
+  };
+
+  it('keeps the version, the key count and the bytes of data exact through every kind of write', async () => {
+    await write('1', { ops: [set('a', 'x'.repeat(100)), set('b', 1)] });
+    await write('1', { ops: [{ op: 'increment', key: 'b', amount: 2, defaultValue: 0 }, { op: 'delete', key: 'a' }, set('ü', [1, 2])] });
+    expect(await meta('1')).to.include({ version: 2, keys: 2, bytes: await dataBytes('1') });
+    const reply = await write('1', { ops: [], deleteAll: true });
+    expect(reply.reply.slice(0, 2)).to.deep.equal([1, 3]);
+    expect(await meta('1')).to.include({ version: 3, keys: 0, bytes: 0 });
+  });
+
+  it('reports the bytes and players it adds, for the workspace totals', async () => {
+    const first = await write('2', { ops: [set('a', 1)] });
+    const [, , bytes, players] = first.reply;
+    expect(players).to.equal(1);
+    expect(bytes).to.equal(await dataBytes('2'));
+    const gone = await write('2', { ops: [{ op: 'delete', key: 'a' }] });
+    expect(gone.reply[3]).to.equal(-1);
+    expect(gone.reply[2]).to.equal(-(bytes as number));
+  });
+
+  it('keeps what each write replaced, newest first, none for a first write, trimmed to the most versions', async () => {
+    const t0 = Date.now();
+    await write('3', { ops: [set('a', 1)] }, t0);
+    expect(await redis.llen(keys.playerHistory(ws, '3'))).to.equal(0);
+    await write('3', { ops: [set('a', 2), set('b', true)] }, t0 + 1);
+    const [entry] = await store.history(ws, '3');
+    const [header, ...rest] = entry!.split('\n');
+    expect(JSON.parse(header!)).to.deep.equal({ v: 2, t: t0 + 1, k: 'test', by: 'key:k1', keys: ['a', 'b'], lens: [encodeEntry('1', t0).length, -1] });
+    expect(rest.join('\n')).to.equal(encodeEntry('1', t0));
+    for (let i = 3; i <= 6; i++) await write('3', { ops: [set('a', i)] }, t0 + i);
+    const history = await store.history(ws, '3');
+    expect(history.map((e) => JSON.parse(e.split('\n')[0]!).v)).to.deep.equal([6, 5, 4]);
+    expect((await meta('3')).history).to.equal(history.reduce((sum, e) => sum + Buffer.byteLength(e), 0));
+  });
+
+  it('drops history older than the age limit or beyond the byte budget, keeping the newest entry', async () => {
+    const tight = new PlayerDataStore(redis, { ...LIMITS, history: { maxVersions: 50, maxAgeMs: 1000, maxBytes: 300 } });
+    const w = (i: number, now: number) => tight.write(ws, '4', { ops: [set('a', 'y'.repeat(100 + i))] }, { nowMs: now, kind: 'set', actor: 'a' });
+    const t0 = Date.now();
+    await w(0, t0);
+    await w(1, t0 + 10);
+    await w(2, t0 + 20);
+    // Two entries of about 250 bytes do not fit in 300: only the newest stays.
+    expect(await tight.history(ws, '4')).to.have.length(1);
+    await w(3, t0 + 5000);
+    const kept = await tight.history(ws, '4');
+    expect(kept.map((e) => JSON.parse(e.split('\n')[0]!).v)).to.deep.equal([4]);
+  });
+
+  it('computes the counts of a player written before versions once, and starts it at version 1', async () => {
+    const hash = keys.player(ws, '5');
+    await redis.hset(hash, 'coins', encodeEntry('5', 1000), 'name', encodeEntry('"Ada"', 1000));
+    const reply = await write('5', { ops: [{ op: 'increment', key: 'coins', amount: 1, defaultValue: 0 }] });
+    expect(reply.reply.slice(0, 2)).to.deep.equal([1, 2]);
+    // A legacy player was never counted in the workspace total: no player added.
+    expect(reply.reply[3]).to.equal(0);
+    expect(await meta('5')).to.include({ version: 2, keys: 2, bytes: await dataBytes('5') });
+  });
+
+  it('writes nothing for a write that changes nothing on a new player', async () => {
+    const reply = await write('6', { ops: [{ op: 'delete', key: 'a' }] });
+    expect(reply.reply).to.deep.equal([1, 0, 0, 0, 0, '0']);
+    expect(await redis.exists(keys.player(ws, '6'))).to.equal(0);
+  });
+});
