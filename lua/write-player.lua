@@ -36,7 +36,7 @@
                'i' key amount default         increment (decimal strings from JavaScript)
                'd' key '' ''                  delete
 
-  Output (integers and strings only):
+  Output:
     { 1, version, dataBytesDelta, playersDelta, historyBytesDelta, r1, r2, ... }  applied;
         r = ARGV[1] for a set (its updated_at), the new value for an increment, '0' or '1' for a
         delete, and for a

@@ -57,9 +57,12 @@ export async function deleteWorkspace(
     await options.onProgress?.({ phase: 'keys', done: keysDeleted });
   }
 
-  // 2. Players, spread over every master.
-  const playersDeleted = await unlinkMatching(ctx.redis, keys.playerPattern(workspaceId), (done) =>
-    options.onProgress?.({ phase: 'players', done }),
+  // 2. Players (their data, history and kept answers), spread over every master.
+  const playersDeleted = await unlinkMatching(
+    ctx.redis,
+    keys.playerPattern(workspaceId),
+    (done) => options.onProgress?.({ phase: 'players', done }),
+    keys.isPlayerHash,
   );
 
   // 3. The workspace's own slot: record, key set, rate-limit window, usage, last-use times.

@@ -28,6 +28,8 @@ export const keys = {
     `${PREFIX}p:{${workspaceId}:${userId}}:i:${keyHash}`,
   /** SCAN pattern matching every key of every player of a workspace (data, history, idempotency). */
   playerPattern: (workspaceId: string) => `${PREFIX}p:{${workspaceId}:*`,
+  /** Whether a key found by playerPattern is a player's data hash (not its history or kept answers). */
+  isPlayerHash: (key: string) => key.endsWith('}'),
   /** SCAN pattern matching the players' data hashes only. */
   playerHashPattern: (workspaceId: string) => `${PREFIX}p:{${workspaceId}:*}`,
   /** Length of the player key prefix, to recover the user id from a key found by SCAN. */

@@ -52,13 +52,15 @@ export async function unlinkMatching(
   redis: RedisClient,
   pattern: string,
   onPage?: (removedSoFar: number) => void | Promise<void>,
+  /** Which removed keys to count (all by default): a player's data hash, not its history. */
+  counts: (key: string) => boolean = () => true,
 ): Promise<number> {
   let removed = 0;
   await scanMatching(redis, pattern, async (node, found) => {
     const replies = (await node.pipeline(found.map((key) => ['unlink', key])).exec()) ?? [];
-    for (const [err, n] of replies) {
+    for (const [i, [err, n]] of replies.entries()) {
       if (err) throw err;
-      removed += n as number;
+      if (counts(found[i]!)) removed += n as number;
     }
     await onPage?.(removed);
   });

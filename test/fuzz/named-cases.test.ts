@@ -65,10 +65,10 @@ describe('named hostile inputs', function () {
         // Compared as text: the stored JSON is exactly what was sent, own "__proto__" member included.
         expect(one.text).to.include(`"value":${value}`);
         const all = await call(service, 'GET', `/data?userId=${name}`, { key });
-        expect(all.text).to.equal(`{"success":true,"data":{"${name}":${value}}}`);
+        expect(all.text).to.equal(`{"success":true,"data":{"${name}":${value}},"version":1}`);
         expect(Object.keys(all.body.data)).to.deep.equal([name]);
         const inc = await call(service, 'POST', '/data/increment', { key, body: JSON.parse(`{"userId":"${name}","key":"n_${name}","amount":2}`) });
-        expect(inc.body).to.deep.equal({ success: true, value: 2 });
+        expect(inc.body).to.deep.equal({ success: true, value: 2, version: 2 });
       }
       const query = await call(service, 'GET', '/data?userId=1&__proto__=x&constructor=y&prototype=z', { key });
       expect(query.status).to.be.oneOf([400, 404]);

@@ -36,13 +36,13 @@ describe('rate limit fast paths', () => {
   it('a read under the limit costs one script call and one read, and carries the limit headers', async () => {
     const ws = await newWorkspace(t.redis, 'free');
     await t.redis.hset(keys.player(ws.workspaceId, 'p1'), 'coins', '[1,5]');
-    const before = await calls(t.redis, 'evalsha', 'hget');
+    const before = await calls(t.redis, 'evalsha', 'hmget');
     const res = await call(t.service, 'GET', '/data?userId=p1&key=coins', { key: ws.apiKey });
     expect(res.status).to.equal(200);
     expect(res.body.data.value).to.equal(5);
     expect(res.headers.get('x-ratelimit-limit')).to.equal('2');
     expect(res.headers.get('x-ratelimit-remaining')).to.equal('1');
-    expect((await calls(t.redis, 'evalsha', 'hget')) - before).to.equal(2);
+    expect((await calls(t.redis, 'evalsha', 'hmget')) - before).to.equal(2);
   });
 
   it('a write over the limit is refused before it writes', async () => {
@@ -55,7 +55,7 @@ describe('rate limit fast paths', () => {
   it('once Redis said 429, more 429s of that workspace need no Redis command but still count as usage', async () => {
     const ws = await overLimit();
     expect((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(429);
-    const commands = ['evalsha', 'hget', 'hgetall', 'exists', 'hset'];
+    const commands = ['evalsha', 'hmget', 'hgetall', 'exists', 'hset'];
     const before = await calls(t.redis, ...commands);
     for (const path of ['/ping', '/data?userId=p1&key=coins', '/data?userId=p1', '/ping']) {
       expect((await call(t.service, 'GET', path, { key: ws.apiKey })).status, path).to.equal(429);

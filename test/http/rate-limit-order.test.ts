@@ -62,7 +62,7 @@ describe('rate limit middleware: reads alongside the lease, writes after it', ()
       call(t.service, 'GET', '/data?userId=1&key=coins', { key: t.apiKey }),
     );
     expect(sentBeforeAnyReply).to.include('evalsha');
-    expect(sentBeforeAnyReply).to.include('hget');
+    expect(sentBeforeAnyReply).to.include('hmget');
     expect(res.status).to.equal(200);
     expect(res.body.data.value).to.equal(5);
   });
@@ -91,7 +91,7 @@ describe('rate limit middleware with a lease in hand', () => {
     const second = await call(t.service, 'POST', '/data/set', { key: t.apiKey, body: { userId: 1, key: 'coins', value: 9 } });
     const sent = t.proxy.sent().toLowerCase();
     expect(sent, 'the window counter').to.not.include(':rl');
-    expect(sent).to.include('hget');
+    expect(sent).to.include('hmget');
     expect(first.status).to.equal(200);
     expect(second.status).to.equal(200);
     expect(Number(first.headers.get('x-ratelimit-remaining'))).to.equal(300 - 5);

@@ -6,7 +6,7 @@ import { SCRIPTS, preloadScripts, scriptsLoaded } from '../../src/store/scripts.
 import { testRedis } from '../support/service.js';
 
 const PINNED: Record<string, string> = {
-  'write-player.lua': 'bb0162a08a2c641241a117f89fbb957cb965fc7a',
+  'write-player.lua': '7c5e579c74452ea7017ed3f327d249b06e56f861',
   'player-session.lua': '12b20da4340f58a2f6347351a701d0d5986fe423',
   'read-player.lua': '2c1edac575a7a47c2dd271996dfe15522d165e79',
   'rate-limit.lua': '090e1f04f7423e3c33dd9b18a889fcfd5ea7988e',

@@ -49,7 +49,11 @@ function valueFor(n: number) {
 async function scanPlayers(redis: Redis, workspaceId: string): Promise<Map<string, Record<string, string>>> {
   const players = new Map<string, Record<string, string>>();
   await scanMatching(redis, keys.playerHashPattern(workspaceId), async (_node, batch) => {
-    for (const key of batch) players.set(key, await redis.hgetall(key));
+    // Data fields only: the player's meta (version, counts) lives under fields starting with NUL.
+    for (const key of batch) {
+      const fields = Object.entries(await redis.hgetall(key)).filter(([field]) => !field.startsWith('\0'));
+      players.set(key, Object.fromEntries(fields));
+    }
   });
   return players;
 }

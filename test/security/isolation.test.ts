@@ -35,7 +35,14 @@ async function snapshot(redis: Redis, workspaceId: string): Promise<string> {
   for (const key of found.sort()) {
     if (key.endsWith(':rl') || key.includes(':use:')) continue; // B's own request counters
     const type = await redis.type(key);
-    state[key] = type === 'hash' ? await redis.hgetall(key) : type === 'set' ? (await redis.smembers(key)).sort() : await redis.get(key);
+    state[key] =
+      type === 'hash'
+        ? await redis.hgetall(key)
+        : type === 'set'
+          ? (await redis.smembers(key)).sort()
+          : type === 'list'
+            ? await redis.lrange(key, 0, -1)
+            : await redis.get(key);
   }
   return JSON.stringify(state);
 }

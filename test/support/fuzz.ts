@@ -213,7 +213,7 @@ function target(req: FuzzRequest): { userId: string; key: string; parsed: Record
 export async function checkCase(ctx: FuzzContext, req: FuzzRequest): Promise<FuzzAnswer> {
   const aim = target(req);
   const hash = aim ? keys.player(ctx.workspaceId, aim.userId) : undefined;
-  const before = aim ? await ctx.redis.hgetall(hash!) : undefined;
+  const before = aim ? await dataFields(ctx.redis, hash!) : undefined;
   const answer = await send(ctx.baseUrl, req);
   if (answer.status >= 500) throw new Error(`status ${answer.status}: ${answer.text}`);
   // OPTIONS is answered by the router with the Allow header and no body, as HTTP describes.
@@ -237,7 +237,7 @@ export async function checkCase(ctx: FuzzContext, req: FuzzRequest): Promise<Fuz
     }
   }
   if (aim && hash) {
-    const after = await ctx.redis.hgetall(hash);
+    const after = await dataFields(ctx.redis, hash);
     const path = req.path.split('?')[0];
     if (answer.status !== 200) {
       if (JSON.stringify(after) !== JSON.stringify(before)) throw new Error(`a refused request (${answer.status}) changed ${hash}`);
@@ -274,6 +274,16 @@ export async function checkCase(ctx: FuzzContext, req: FuzzRequest): Promise<Fuz
     }
   }
   return answer;
+}
+
+/** A player's data fields, without its meta (version, counts, session: fields starting with NUL). */
+async function dataFields(redis: { hgetall(key: string): Promise<Record<string, string>> }, hash: string): Promise<Record<string, string>> {
+  const all = await redis.hgetall(hash);
+  const data: Record<string, string> = {};
+  for (const field of Object.keys(all)) {
+    if (!field.startsWith('\0')) Object.defineProperty(data, field, { value: all[field], enumerable: true, writable: true, configurable: true });
+  }
+  return data;
 }
 
 /** A field of a player's hash; never an inherited property, whatever the field is called ("__proto__"). */
