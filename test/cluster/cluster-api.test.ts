@@ -207,7 +207,8 @@ describe('on a Redis Cluster (3 masters + 3 replicas)', function () {
     const userId = fc.stringMatching(/^[A-Za-z0-9_.-]{1,64}$/);
     await fc.assert(
       fc.asyncProperty(id, userId, async (ws, user) => {
-        // rate-limit.lua: the window; usage-add.lua: the day's usage; set-entry.lua and increment-entry.lua: the player hash only.
+        // rate-limit.lua: the window; usage-add.lua: the day's usage; write-player.lua and
+        // player-session.lua: the player's hash, history and kept answer, all in one slot.
         const [window, usage] = await Promise.all([
           redis.cluster('KEYSLOT', keys.rateLimit(ws)),
           redis.cluster('KEYSLOT', keys.usage(ws, usageDay(Date.now()))),
@@ -216,8 +217,60 @@ describe('on a Redis Cluster (3 masters + 3 replicas)', function () {
         // Workspace keys share the tag too, and a player key's tag holds only its own ids.
         expect(await redis.cluster('KEYSLOT', keys.workspace(ws))).to.equal(window);
         expect(keys.player(ws, user).match(/\{([^}]*)\}/)![1]).to.equal(`${ws}:${user}`);
+        const [player, history, kept] = await Promise.all([
+          redis.cluster('KEYSLOT', keys.player(ws, user)),
+          redis.cluster('KEYSLOT', keys.playerHistory(ws, user)),
+          redis.cluster('KEYSLOT', keys.playerIdempotency(ws, user, 'abc')),
+        ]);
+        expect(history).to.equal(player);
+        expect(kept).to.equal(player);
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('keeps saves safe on the cluster: batches over every master, sessions fenced across instances, idempotent retries', async () => {
+    const [a, b] = services as [RunningService, RunningService];
+    const created = await admin(a, 'POST', '/workspaces', { name: 'safe saves', plan: 'pro' });
+    const ws = created.body.data as { workspaceId: string; apiKey: string };
+    const onA = client(a, ws.apiKey);
+    const onB = client(b, ws.apiKey);
+    const users = Array.from({ length: 30 }, (_, i) => `s${i}`);
+    expect(new Set(await Promise.all(users.map((u) => cluster.masterOf(keys.player(ws.workspaceId, u))))).size).to.equal(3);
+
+    // A server joins its 30 players: one session each, then saves them all in one request.
+    const sessions = new Map<string, string>();
+    for (const user of users) {
+      const res = await onA.post('/sessions/acquire', { userId: user, owner: 'job-A', load: true });
+      expect(res.status, res.text).to.equal(200);
+      sessions.set(user, res.body.data.sessionId);
+    }
+    const save = (release: boolean) => ({
+      players: users.map((user) => ({
+        userId: user,
+        sessionId: sessions.get(user),
+        release,
+        ops: [{ op: 'increment', key: 'coins', amount: 10 }, { op: 'set', key: 'seen', value: true }],
+      })),
+    });
+    const saved = await onA.post('/data/batch', save(false), { headers: { 'Idempotency-Key': 'autosave-1' } });
+    expect(saved.body.data.players.every((p: { success: boolean }) => p.success)).to.equal(true);
+    // The same save retried on the other instance replays, and counts once.
+    const retried = await onB.post('/data/batch', save(false), { headers: { 'Idempotency-Key': 'autosave-1' } });
+    expect(retried.text).to.equal(saved.text);
+    expect((await onB.get('/data?userId=s7&key=coins')).body).to.deep.include({ version: 1 });
+
+    // Another server steals one player on instance b; instance a's next write to it is fenced.
+    const stolen = await onB.post('/sessions/acquire', { userId: 's3', owner: 'job-B', steal: true });
+    expect(stolen.status).to.equal(200);
+    const second = await onA.post('/data/batch', save(true));
+    const outcomes = second.body.data.players as Array<{ userId: string; success: boolean; code?: string }>;
+    const refused = outcomes.filter((p) => !p.success);
+    expect(refused.map((p) => [p.userId, p.code])).to.deep.equal([['s3', 'SESSION_LOST']]);
+    expect((await onB.get('/data?userId=s3&key=coins')).body.data.value).to.equal(10);
+    expect((await onB.get('/data?userId=s4&key=coins')).body.data.value).to.equal(20);
+    // Released by the save: another server takes the player at once.
+    expect((await onB.post('/sessions/acquire', { userId: 's4', owner: 'job-B' })).status).to.equal(200);
+    expect(await crossSlotErrors(cluster)).to.equal(0);
   });
 });
