@@ -88,11 +88,12 @@ describe('workspace isolation', function () {
         // A fresh, empty workspace A for every run.
         a = await newWorkspace(redis, 'pro', 'Studio A');
         const model: Model = new Map();
+        const versions = new Map<string, number>();
         for (const o of ops) {
           const res = await send(o);
           expect(res.text).to.not.include(marker);
           expect(res.text).to.not.include(b.workspaceId);
-          expect(expected(model, o), `${JSON.stringify(o)} -> ${res.text}`).to.deep.equal({ status: res.status, body: strip(res.body) });
+          expect(expected(model, o, versions), `${JSON.stringify(o)} -> ${res.text}`).to.deep.equal({ status: res.status, body: strip(res.body) });
         }
       }),
       { numRuns: 100 },
@@ -102,7 +103,9 @@ describe('workspace isolation', function () {
     for (const user of B_USERS) {
       const all = await call(service, 'GET', `/data?userId=${user}`, { key: b.apiKey });
       expect(all.status).to.equal(200);
-      expect(all.body).to.deep.equal(JSON.parse(`{"success":true,"data":{${B_KEYS.map((k) => `"${k}":${JSON.stringify({ marker, user })}`).join(',')}}}`));
+      expect(all.body).to.deep.equal(
+        JSON.parse(`{"success":true,"data":{${B_KEYS.map((k) => `"${k}":${JSON.stringify({ marker, user })}`).join(',')}},"version":${B_KEYS.length}}`),
+      );
     }
   });
 
@@ -116,7 +119,7 @@ describe('workspace isolation', function () {
   }
 
   /** The answer a service holding only A's model would give. */
-  function expected(model: Model, o: Op): { status: number; body: unknown } {
+  function expected(model: Model, o: Op, versions: Map<string, number>): { status: number; body: unknown } {
     const user = normalizeUserId(o.userId);
     const bad = (field: string, part: string) => ({
       status: 400,
@@ -124,39 +127,45 @@ describe('workspace isolation', function () {
     });
     if (user === undefined) return bad('userId', o.op === 'get' ? 'query' : 'body');
     const entries = model.get(user);
+    // Every write that changes something raises the player's version; a delete of all keeps it.
+    const version = versions.get(user) ?? 0;
+    const bump = () => {
+      versions.set(user, version + 1);
+      return version + 1;
+    };
     switch (o.op) {
       case 'set': {
         const map = entries ?? new Map<string, unknown>();
         map.set(o.key, o.value);
         model.set(user, map);
-        return { status: 200, body: { success: true, data: { key: o.key, value: o.value } } };
+        return { status: 200, body: { success: true, data: { key: o.key, value: o.value }, version: bump() } };
       }
       case 'increment': {
         const map = entries ?? new Map<string, unknown>();
         const current = map.get(o.key);
         if (current !== undefined && typeof current !== 'number') {
-          return { status: 409, body: { success: false, error: 'Stored value is not a number', code: 'NOT_A_NUMBER' } };
+          return { status: 409, body: { success: false, error: 'Stored value is not a number', code: 'NOT_A_NUMBER', version } };
         }
         const value = ((current as number | undefined) ?? 0) + o.amount;
         map.set(o.key, value);
         model.set(user, map);
-        return { status: 200, body: { success: true, value } };
+        return { status: 200, body: { success: true, value, version: bump() } };
       }
       case 'get': {
-        if (!entries || entries.size === 0) return { status: 404, body: { success: false, error: 'Player not found', code: 'PLAYER_NOT_FOUND' } };
-        if (o.key === undefined) return { status: 200, body: { success: true, data: Object.fromEntries(entries) } };
-        if (!entries.has(o.key)) return { status: 404, body: { success: false, error: 'Key not found', code: 'KEY_NOT_FOUND' } };
-        return { status: 200, body: { success: true, data: { key: o.key, value: entries.get(o.key) } } };
+        if (!entries || entries.size === 0) return { status: 404, body: { success: false, error: 'Player not found', code: 'PLAYER_NOT_FOUND', version } };
+        if (o.key === undefined) return { status: 200, body: { success: true, data: Object.fromEntries(entries), version } };
+        if (!entries.has(o.key)) return { status: 404, body: { success: false, error: 'Key not found', code: 'KEY_NOT_FOUND', version } };
+        return { status: 200, body: { success: true, data: { key: o.key, value: entries.get(o.key) }, version } };
       }
       case 'delete': {
         if (o.key === undefined) {
           const deleted = entries?.size ?? 0;
           model.delete(user);
-          return { status: 200, body: { success: true, data: { deleted } } };
+          return { status: 200, body: { success: true, data: { deleted }, version: deleted > 0 ? bump() : version } };
         }
         const deleted = entries?.delete(o.key) ? 1 : 0;
         if (entries && entries.size === 0) model.delete(user);
-        return { status: 200, body: { success: true, data: { deleted } } };
+        return { status: 200, body: { success: true, data: { deleted }, version: deleted > 0 ? bump() : version } };
       }
     }
   }
