@@ -21,17 +21,27 @@ export interface RecordedRequest {
   readonly body: string | undefined;
 }
 
+/**
+ * What the network does to the next requests, one entry per request: `connect-fail` never
+ * reaches the service; `drop-answer` reaches it, and its answer is lost on the way back (a
+ * timeout after the write was applied). Both raise in RequestAsync as the platform's do.
+ */
+export type Fault = 'connect-fail' | 'drop-answer';
+
 export interface LuauVm {
-  /** Every HTTP request the module made, in order. */
+  /** Every HTTP request the module made, in order (faulty ones included). */
   readonly requests: RecordedRequest[];
+  /** Faults for the next requests, taken in order; empty means a working network. */
+  readonly faults: Fault[];
   /** Runs a chunk (PlayerData and JSON are globals); `args` arrive as `...`. */
   run(code: string, ...args: Array<string | number | boolean>): Promise<unknown[]>;
-  /** Fresh platform globals and a fresh copy of the module (as a new server would have); forgets recorded requests. */
+  /** Fresh platform globals and a fresh copy of the module (as a new server would have); forgets recorded requests and faults. */
   reset(): Promise<void>;
 }
 
 async function hostFetch(
   requests: RecordedRequest[],
+  faults: Fault[],
   url: string,
   method: string,
   headersJson: string,
@@ -41,8 +51,14 @@ async function hostFetch(
   const parsed: unknown = JSON.parse(headersJson);
   const headers = Array.isArray(parsed) ? {} : (parsed as Record<string, string>);
   requests.push({ method, url, headers, body: hasBody ? body : undefined });
+  const fault = faults.shift();
+  if (fault === 'connect-fail') return JSON.stringify({ error: 'ConnectFail (fault injected)' });
   try {
     const res = await fetch(url, { method, headers, body: hasBody ? body : undefined });
+    if (fault === 'drop-answer') {
+      await res.arrayBuffer();
+      return JSON.stringify({ error: 'Timedout (answer lost, fault injected)' });
+    }
     return JSON.stringify({
       status: res.status,
       statusText: res.statusText,
@@ -60,9 +76,10 @@ export async function startLuauVm(): Promise<LuauVm> {
   // a second copy of test/support/hooks.ts (without the test Redis).
   const { LuauState } = await import('luau-web');
   const requests: RecordedRequest[] = [];
+  const faults: Fault[] = [];
   const env = {
-    __fetch: (...a: Parameters<typeof hostFetch> extends [unknown, ...infer R] ? R : never) => hostFetch(requests, ...a),
-    __sleep: (seconds: number) => new Promise<void>((resolve) => setTimeout(resolve, seconds * 1000)),
+    __fetch: (...a: Parameters<typeof hostFetch> extends [unknown, unknown, ...infer R] ? R : never) =>
+      hostFetch(requests, faults, ...a),
   };
   const state = await LuauState.createAsync(env as unknown as LuauEnv);
   const [json] = (await state.loadstring(JSON_SOURCE, 'json.luau', true)()) as unknown[];
@@ -71,6 +88,7 @@ export async function startLuauVm(): Promise<LuauVm> {
   let chunks = 0;
   const vm: LuauVm = {
     requests,
+    faults,
     async run(code, ...args) {
       const chunk = state.loadstring(code, `test-${++chunks}`, true);
       return (await chunk(...args)) as unknown[];
@@ -80,6 +98,7 @@ export async function startLuauVm(): Promise<LuauVm> {
       const [playerData] = (await state.loadstring(MODULE_SOURCE, 'PlayerData', true)()) as unknown[];
       state.env.set('PlayerData', playerData, true);
       requests.length = 0;
+      faults.length = 0;
     },
   };
   await vm.reset();
