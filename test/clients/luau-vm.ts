@@ -33,6 +33,8 @@ export interface LuauVm {
   readonly requests: RecordedRequest[];
   /** Faults for the next requests, taken in order; empty means a working network. */
   readonly faults: Fault[];
+  /** Called (and awaited) whenever the stand-in's virtual clock moves forward, with the step. */
+  onClock: ((seconds: number) => Promise<void> | void) | undefined;
   /** Runs a chunk (PlayerData and JSON are globals); `args` arrive as `...`. */
   run(code: string, ...args: Array<string | number | boolean>): Promise<unknown[]>;
   /** Fresh platform globals and a fresh copy of the module (as a new server would have); forgets recorded requests and faults. */
@@ -80,6 +82,9 @@ export async function startLuauVm(): Promise<LuauVm> {
   const env = {
     __fetch: (...a: Parameters<typeof hostFetch> extends [unknown, unknown, ...infer R] ? R : never) =>
       hostFetch(requests, faults, ...a),
+    __clockMoved: async (seconds: number) => {
+      await vm.onClock?.(seconds);
+    },
   };
   const state = await LuauState.createAsync(env as unknown as LuauEnv);
   const [json] = (await state.loadstring(JSON_SOURCE, 'json.luau', true)()) as unknown[];
@@ -89,6 +94,7 @@ export async function startLuauVm(): Promise<LuauVm> {
   const vm: LuauVm = {
     requests,
     faults,
+    onClock: undefined,
     async run(code, ...args) {
       const chunk = state.loadstring(code, `test-${++chunks}`, true);
       return (await chunk(...args)) as unknown[];
@@ -99,6 +105,7 @@ export async function startLuauVm(): Promise<LuauVm> {
       state.env.set('PlayerData', playerData, true);
       requests.length = 0;
       faults.length = 0;
+      vm.onClock = undefined;
     },
   };
   await vm.reset();
