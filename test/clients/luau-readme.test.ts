@@ -89,7 +89,8 @@ describe('clients/luau/README.md examples (against the service)', () => {
     const beforeLeave = vm.requests.length;
     await vm.run('game:GetService("Players").__leave(101)');
     expect(vm.requests.length - beforeLeave).to.equal(1);
-    expect(bodyOf(batches(beforeLeave)[0]!)).to.include({ userId: '101', release: true });
+    expect(bodyOf(batches(beforeLeave)[0]!).players).to.have.length(1);
+    expect(bodyOf(batches(beforeLeave)[0]!).players[0]).to.include({ userId: '101', release: true });
     expect(await stored(101)).to.deep.equal({ level: 6, inventory: ['axe'], coins: 0, purchases: [] });
     const free = await call(t.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 101, key: 'x', value: 1 } });
     expect(free.status, 'released').to.equal(200);

@@ -82,6 +82,8 @@ export async function startLuauVm(): Promise<LuauVm> {
   const env = {
     __fetch: (...a: Parameters<typeof hostFetch> extends [unknown, unknown, ...infer R] ? R : never) =>
       hostFetch(requests, faults, ...a),
+    // Seeds the stand-in's math.random: every VM (server) must make its own GUIDs and JobId.
+    __seed: () => Math.floor(Math.random() * 2 ** 31),
     __clockMoved: async (seconds: number) => {
       await vm.onClock?.(seconds);
     },

@@ -1,0 +1,275 @@
+// The Luau module's session layer (PlayerData.newSessionStore), run as shipped in Luau VMs against
+// the real service. Each VM is one game server; the stand-in's task runs on a virtual clock, so
+// "wait 61 s" runs the auto-save at once and nothing here depends on the machine's speed.
+import { expect } from 'chai';
+import type { CreatedWorkspace } from '../../src/admin/operations.js';
+import { keys } from '../../src/store/keys.js';
+import { call, newWorkspace, useService } from '../support/service.js';
+import { startLuauVm, type LuauVm, type RecordedRequest } from './luau-vm.js';
+
+// Starts a server: init, one store (options as JSON), and globals the tests read.
+const SERVER = `
+local baseUrl, apiKey, options = ...
+PlayerData.init({ baseUrl = baseUrl, apiKey = apiKey })
+STORE = PlayerData.newSessionStore(JSON.decode(options))
+LOST, FAILED = {}, {}
+STORE.SessionLost:Connect(function(session, code) table.insert(LOST, session.userId .. ":" .. code) end)
+STORE.SaveFailed:Connect(function(session, message) table.insert(FAILED, message) end)
+-- Opens in its own thread (as a PlayerAdded handler would); OPENED[id] is the session once open.
+OPENED = {}
+function OPEN(id, cancel)
+  task.spawn(function()
+    local ok, session = pcall(STORE.open, STORE, id, { cancel = cancel })
+    OPENED[id] = if ok then (session or false) else tostring(session)
+  end)
+end`;
+
+const bodyOf = (r: RecordedRequest) => JSON.parse(r.body!);
+const batchesOf = (vm: LuauVm, from = 0) => vm.requests.slice(from).filter((r) => r.url.endsWith('/data/batch'));
+const acquiresOf = (vm: LuauVm, from = 0) => vm.requests.slice(from).filter((r) => r.url.endsWith('/sessions/acquire'));
+
+describe('Luau session layer (in Luau VMs, against the service)', () => {
+  const t = useService();
+  let ws: CreatedWorkspace;
+  let a: LuauVm;
+  let b: LuauVm;
+  before(async () => {
+    a = await startLuauVm();
+    b = await startLuauVm();
+  });
+  beforeEach(async () => {
+    ws = await newWorkspace(t.redis);
+    await a.reset();
+    await b.reset();
+  });
+
+  const start = (vm: LuauVm, options: Record<string, unknown> = {}) =>
+    vm.run(SERVER, t.service.baseUrl, ws.apiKey, JSON.stringify({ autoSaveSeconds: 60, ...options }));
+  const stored = async (userId: number) => {
+    const res = await call(t.service, 'GET', `/data?userId=${userId}`, { key: ws.apiKey });
+    return res.status === 404 ? undefined : res.body.data;
+  };
+  const seed = (userId: number, key: string, value: unknown) =>
+    call(t.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId, key, value } });
+
+  it('open acquires and loads in one request and fills the template; each auto-save is one request with only the changed keys', async () => {
+    await seed(1, 'coins', 10);
+    await seed(1, 'old', 'x');
+    await start(a, { template: { coins: 0, inventory: { sword: 1 } } });
+    const [coins, sword, version] = await a.run('local s = STORE:open(1) return s.data.coins, s.data.inventory.sword, s.version');
+    expect([coins, sword, version]).to.deep.equal([10, 1, 2]);
+    expect(a.requests.filter((r) => !r.url.endsWith('/ping'))).to.have.length(1);
+    await a.run('STORE:open(2) STORE:open(3)');
+
+    const before = a.requests.length;
+    await a.run(`
+      local one = STORE:find(1)
+      one.data.inventory.shield = 1 -- changed in place
+      one.data.old = nil            -- deleted
+      STORE:find(2).data.coins += 5
+      task.wait(61)`);
+    const saves = batchesOf(a, before);
+    expect(saves).to.have.length(1);
+    expect(a.requests.length - before, 'nothing else was sent').to.equal(1);
+    const players = bodyOf(saves[0]!).players as Array<{ userId: string; ops: unknown[]; sessionId: string }>;
+    expect(players.map((p) => p.userId).sort()).to.deep.equal(['1', '2', '3']);
+    const byId = Object.fromEntries(players.map((p) => [p.userId, p]));
+    expect(byId['1']!.ops).to.have.deep.members([
+      { op: 'set', key: 'inventory', value: { sword: 1, shield: 1 } },
+      { op: 'delete', key: 'old' },
+    ]);
+    expect(byId['2']!.ops).to.have.deep.members([
+      { op: 'set', key: 'coins', value: 5 },
+      { op: 'set', key: 'inventory', value: { sword: 1 } },
+    ]);
+    expect(byId['3']!.ops).to.have.length(2); // the template, never saved before
+    expect(await stored(1)).to.deep.equal({ coins: 10, inventory: { sword: 1, shield: 1 } });
+
+    // Nothing changed: the next auto-save still goes (it renews the leases), with no ops.
+    const second = a.requests.length;
+    await a.run('task.wait(60)');
+    const renewal = batchesOf(a, second);
+    expect(renewal).to.have.length(1);
+    for (const p of bodyOf(renewal[0]!).players) expect(p.ops).to.deep.equal([]);
+    expect(await a.run('return #LOST, #FAILED, #WARNINGS, #ERRORS')).to.deep.equal([0, 0, 0, 0]);
+  });
+
+  it('close saves and releases in one request; another server then opens the player at once, with that save', async () => {
+    await start(a);
+    await start(b);
+    await a.run('local s = STORE:open(4) s.data.level = 3');
+    const before = a.requests.length;
+    const [closed, active] = await a.run('local s = STORE:find(4) return s:close(), s:isActive()');
+    expect([closed, active]).to.deep.equal([true, false]);
+    expect(a.requests.length - before).to.equal(1);
+    const [entry] = bodyOf(a.requests.at(-1)!).players;
+    expect(entry).to.deep.include({ userId: '4', release: true, ops: [{ op: 'set', key: 'level', value: 3 }] });
+    expect(entry.sessionId).to.match(/^ses_/);
+    const [level] = await b.run('return STORE:open(4).data.level');
+    expect(level).to.equal(3);
+    expect(acquiresOf(b)).to.have.length(1);
+  });
+
+  it('BindToClose saves 60 players in ONE request and releases them all', async () => {
+    await start(a);
+    await a.run('for id = 1000, 1059 do STORE:open(id).data.coins = id end');
+    const before = a.requests.length;
+    const [running] = await a.run('return game.__close()');
+    expect(running).to.equal(0);
+    expect(a.requests.length - before).to.equal(1);
+    const players = bodyOf(a.requests.at(-1)!).players as Array<{ userId: string; release: boolean }>;
+    expect(players).to.have.length(60);
+    expect(players.every((p) => p.release)).to.equal(true);
+    expect((await stored(1059)).coins).to.equal(1059);
+    // Released: a write without a session is accepted.
+    expect((await seed(1030, 'x', 1)).status).to.equal(200);
+    expect(await a.run('return STORE:find(1000) == nil, #FAILED')).to.deep.equal([true, 0]);
+  });
+
+  it('BindToClose splits only past 100 players (150 -> 100 + 50) or past 1 MiB of body', async () => {
+    await start(a);
+    await a.run('for id = 2000, 2149 do STORE:open(id).data.n = id end');
+    const before = a.requests.length;
+    await a.run('game.__close()');
+    const sizes = batchesOf(a, before).map((r) => bodyOf(r).players.length);
+    expect(sizes).to.deep.equal([100, 50]);
+    expect((await stored(2149)).n).to.equal(2149);
+
+    await a.reset();
+    await start(a);
+    await a.run('for id = 3000, 3003 do STORE:open(id).data.blob = string.rep("x", 300 * 1024) end');
+    const beforeBig = a.requests.length;
+    await a.run('game.__close()');
+    const big = batchesOf(a, beforeBig);
+    expect(big.length).to.equal(2);
+    for (const r of big) expect(Buffer.byteLength(r.body!)).to.be.at.most(1024 * 1024);
+    expect(big.map((r) => bodyOf(r).players.length).reduce((x, y) => x + y)).to.equal(4);
+    expect(((await stored(3003)).blob as string).length).to.equal(300 * 1024);
+  });
+
+  it('two servers race for one player: B waits, then steals; A\'s later save is refused and reported; no update is lost or doubled', async () => {
+    await seed(7, 'coins', 10);
+    await start(a);
+    await start(b);
+    await a.run('S = STORE:open(7) S.data.coins = 20 STORE:saveAll()');
+    expect((await stored(7)).coins).to.equal(20);
+
+    // B's player joins: A holds the lock, so B waits (asking every ~5 s).
+    await b.run('OPEN(7)');
+    expect(await b.run('return OPENED[7] == nil')).to.deep.equal([true]);
+    // A is still the owner and may save.
+    await a.run('S.data.coins = 21 STORE:saveAll()');
+    expect((await stored(7)).coins).to.equal(21);
+
+    // After 30 s (at the next ask) B takes the lock over, and loads A's last save.
+    await b.run('task.wait(40)');
+    const acquires = acquiresOf(b).map(bodyOf);
+    expect(acquires.length).to.be.at.least(5);
+    expect(acquires.slice(0, -1).every((body) => body.steal === undefined)).to.equal(true);
+    expect(acquires.at(-1)).to.include({ steal: true, load: true });
+    expect(await b.run('return OPENED[7].data.coins')).to.deep.equal([21]);
+
+    // A (frozen until now) saves again: refused, reported, and the session is over on A.
+    const [lost, active, failed] = await a.run('S.data.coins = 999 STORE:saveAll() return LOST[1], S:isActive(), #FAILED');
+    expect([lost, active, failed]).to.deep.equal(['7:SESSION_LOST', false, 0]);
+    expect((await stored(7)).coins).to.equal(21);
+    const beforeA = a.requests.length;
+    await a.run('task.wait(61)');
+    expect(batchesOf(a, beforeA), 'A never tries to write the player again').to.have.length(0);
+    expect(await a.run('return select(2, pcall(S.save, S))')).to.deep.equal([
+      'PlayerData.save: SESSION_NOT_OPEN: session of player 7 is lost',
+    ]);
+
+    await b.run('OPENED[7].data.coins += 5 OPENED[7]:save()');
+    expect((await stored(7)).coins).to.equal(26);
+  });
+
+  it('a handoff: B waits while A holds the player, and gets it without stealing once A closes, with A\'s final save', async () => {
+    await start(a);
+    await start(b);
+    await a.run('S = STORE:open(8) S.data.level = 1');
+    await b.run('OPEN(8)');
+    await a.run('S.data.level = 2 S:close()');
+    await b.run('task.wait(7)');
+    expect(await b.run('return OPENED[8].data.level')).to.deep.equal([2]);
+    expect(acquiresOf(b).map(bodyOf).every((body) => body.steal === undefined)).to.equal(true);
+  });
+
+  it('open gives up without stealing when the player leaves while another server holds them', async () => {
+    await start(a);
+    await start(b);
+    await a.run('S = STORE:open(9)');
+    await b.run('LEFT = false OPEN(9, function() return LEFT end)');
+    await b.run('task.wait(10) LEFT = true task.wait(60)');
+    expect(await b.run('return OPENED[9]')).to.deep.equal([false]);
+    expect(acquiresOf(b).map(bodyOf).every((body) => body.steal === undefined)).to.equal(true);
+    await a.run('S.data.ok = true S:save()');
+    expect((await stored(9)).ok).to.equal(true);
+  });
+
+  it('a value that cannot be stored fails that player\'s save before any request; the lease is still renewed', async () => {
+    await start(a);
+    await a.run('STORE:open(10).data.speed = 0/0 STORE:open(11).data.coins = 1');
+    const before = a.requests.length;
+    await a.run('task.wait(61)');
+    const [saves] = [batchesOf(a, before)];
+    expect(saves).to.have.length(1);
+    const players = bodyOf(saves[0]!).players as Array<{ userId: string; ops: unknown[] }>;
+    expect(players.find((p) => p.userId === '10')!.ops).to.deep.equal([]);
+    expect(players.find((p) => p.userId === '11')!.ops).to.have.length(1);
+    const [failed] = await a.run('return FAILED[1]');
+    expect((failed as string).replace('-nan', 'nan')).to.equal(
+      'PlayerData.save: INVALID_ARGUMENT: data.speed is nan: NaN and infinite numbers cannot be stored',
+    );
+    const err = await a.run('return select(2, pcall(function() STORE:find(10):save() end))');
+    expect((err[0] as string).replace('-nan', 'nan')).to.equal(
+      'PlayerData.save: INVALID_ARGUMENT: data.speed is nan: NaN and infinite numbers cannot be stored',
+    );
+    expect(await stored(10)).to.equal(undefined);
+  });
+
+  it('a save whose answer is lost is retried with the same key and body, and applied once', async () => {
+    await start(a);
+    await a.run('S = STORE:open(12) S.data.coins = 1 S:save()');
+    a.faults.push('drop-answer', 'drop-answer');
+    const [version] = await a.run('S.data.coins += 1 S:save() return S.version');
+    const saves = batchesOf(a).slice(-3);
+    expect(new Set(saves.map((r) => r.headers['Idempotency-Key'])).size).to.equal(1);
+    expect(new Set(saves.map((r) => r.body)).size).to.equal(1);
+    expect(version).to.equal(2);
+    expect((await stored(12)).coins).to.equal(2);
+  });
+});
+
+describe('Luau session layer over the rate limit', () => {
+  const t = useService({ RATE_LIMIT_FREE: '6' });
+  let vm: LuauVm;
+  before(async () => {
+    vm = await startLuauVm();
+  });
+
+  it('at shutdown a 429 is waited out (Retry-After) within the deadline, and the save lands', async () => {
+    const ws = await newWorkspace(t.redis, 'free');
+    await vm.reset();
+    await vm.run(SERVER, t.service.baseUrl, ws.apiKey, JSON.stringify({ autoSaveSeconds: 600 }));
+    await vm.run('STORE:open(1).data.coins = 1 STORE:open(2).data.coins = 2');
+    // Spend the rest of the window.
+    let spent = 0;
+    while ((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status !== 429) spent++;
+    expect(spent).to.be.lessThan(6);
+    // The service's window follows the stand-in's clock: once it has moved 10 s, the window resets.
+    let elapsed = 0;
+    vm.onClock = async (seconds) => {
+      elapsed += seconds;
+      if (elapsed >= 10) await t.redis.del(keys.rateLimit(ws.workspaceId));
+    };
+    const before = vm.requests.length;
+    const [running] = await vm.run('return game.__close()');
+    expect(running).to.equal(0);
+    const closes = batchesOf(vm, before);
+    expect(closes).to.have.length(2);
+    expect(new Set(closes.map((r) => r.body)).size).to.equal(1);
+    const res = await call(t.service, 'GET', '/data?userId=2', { key: ws.apiKey });
+    expect(res.body.data).to.deep.equal({ coins: 2 });
+  });
+});
