@@ -4,7 +4,8 @@
 // numbers and booleans cross between Luau and JavaScript (and never a raw NUL: luau-web ends a
 // string there; JSON text carries it escaped, so requests and answers are unaffected).
 // One VM serves many tests: luau-web 1.4.0 cannot create a working state after one was
-// destroyed ("attempt to call a nil value"), so states are never destroyed, only reused.
+// destroyed ("attempt to call a nil value"), so states are never destroyed, only reused
+// (startLuauVm hands out shared VMs by slot).
 import { readFileSync } from 'node:fs';
 import type { LuauEnv } from 'luau-web';
 
@@ -72,7 +73,23 @@ async function hostFetch(
   }
 }
 
-export async function startLuauVm(): Promise<LuauVm> {
+/**
+ * The VM of a slot, created on first use and shared by every test file after that: luau-web 1.4.0
+ * gives all its states one heap of about 17 MB that cannot grow, and cannot destroy a state, so
+ * tests reuse a few VMs (two servers need slots 0 and 1) and reset() them before use.
+ */
+export function startLuauVm(slot = 0): Promise<LuauVm> {
+  let vm = pool.get(slot);
+  if (vm === undefined) {
+    vm = createLuauVm();
+    pool.set(slot, vm);
+  }
+  return vm;
+}
+
+const pool = new Map<number, Promise<LuauVm>>();
+
+async function createLuauVm(): Promise<LuauVm> {
   // Imported lazily: luau-web has a top-level await, and a test file whose static imports
   // contain one is loaded by mocha through import() instead of require(), which would give it
   // a second copy of test/support/hooks.ts (without the test Redis).
