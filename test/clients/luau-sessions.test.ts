@@ -292,6 +292,31 @@ describe('Luau session layer over the rate limit', () => {
     const res = await call(t.service, 'GET', '/data?userId=2', { key: ws.apiKey });
     expect(res.body.data).to.deep.equal({ coins: 2 });
   });
+
+  it('a join that meets a 429 waits out Retry-After and opens; a direct call raises RATE_LIMITED at once', async () => {
+    const ws = await newWorkspace(t.redis, 'free');
+    await vm.reset();
+    await vm.run(SERVER, t.service.baseUrl, ws.apiKey, JSON.stringify({ autoSaveSeconds: 600 }));
+    let spent = 0;
+    while ((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status !== 429) {
+      spent++;
+      expect(spent, 'the free plan of 6 requests is spent').to.be.lessThan(6);
+    }
+    const before = vm.requests.length;
+    const [code] = await vm.run('return PlayerData.errorCode(select(2, pcall(PlayerData.set, 3, "a", 1)))');
+    expect(code).to.equal('RATE_LIMITED');
+    expect(vm.requests.length - before).to.equal(1);
+    let elapsed = 0;
+    vm.onClock = async (seconds) => {
+      elapsed += seconds;
+      if (elapsed >= 10) await t.redis.del(keys.rateLimit(ws.workspaceId));
+    };
+    const [opened] = await vm.run('return STORE:open(3) ~= nil');
+    expect(opened).to.equal(true);
+    const acquires = acquiresOf(vm, before);
+    expect(acquires).to.have.length(2);
+    expect(new Set(acquires.map((r) => r.headers['Idempotency-Key'])).size).to.equal(1);
+  });
 });
 
 // One player, two servers, random interleavings of open (which waits and then steals), a purchase-like
