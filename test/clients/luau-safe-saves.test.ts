@@ -2,8 +2,12 @@
 // Luau VM against the real service: versions, ifVersion, batches, sessions, idempotency keys with
 // retries, codes, NaN refused, the key as a Secret.
 import { expect } from 'chai';
+import type { Redis } from 'ioredis';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
-import { call, newWorkspace, useService } from '../support/service.js';
+import type { RunningService } from '../../src/server.js';
+import { testRedisUrl } from '../support/hooks.js';
+import { startRedisProxy, type RedisProxy } from '../support/redis-proxy.js';
+import { call, newWorkspace, startTestService, testRedis, useService } from '../support/service.js';
 import { startLuauVm, type LuauVm, type RecordedRequest } from './luau-vm.js';
 
 const INIT = 'local baseUrl, apiKey = ...; PlayerData.init({ baseUrl = baseUrl, apiKey = apiKey })';
@@ -244,6 +248,59 @@ describe('Luau PlayerData safe saves (in a Luau VM, against the service)', () =>
         'PlayerData.init: INVALID_ARGUMENT: expects { baseUrl = string, apiKey = string or Secret }',
       );
     });
+  });
+});
+
+// A first request held inside the service (its Redis replies held by a proxy) while the Luau
+// module sends the same write with the same key: the service answers IDEMPOTENCY_IN_PROGRESS,
+// the module backs off, and (the first one finished meanwhile) its retry replays the first answer.
+describe('Luau PlayerData and IDEMPOTENCY_IN_PROGRESS', () => {
+  let proxy: RedisProxy;
+  let service: RunningService;
+  let redis: Redis;
+  let vm: LuauVm;
+  before(async () => {
+    proxy = await startRedisProxy(Number(new URL(testRedisUrl()).port || 6379));
+    service = await startTestService({ REDIS_URL: proxy.url });
+    redis = testRedis();
+    vm = await startLuauVm();
+  });
+  after(async () => {
+    proxy.release();
+    await service.close();
+    await proxy.close();
+    redis.disconnect();
+  });
+
+  it('is retried with the same key and body, and the write counts once', async () => {
+    const ws = await newWorkspace(redis);
+    await new Promise((r) => setTimeout(r, 200)); // the key's creation event passes before it is cached
+    await vm.reset();
+    await vm.run(INIT, service.baseUrl, ws.apiKey);
+    await vm.run('PlayerData.set(1, "warm", 1)'); // the key is cached and the rate limit leased ahead
+    proxy.reset();
+    proxy.hold();
+    const first = call(service, 'POST', '/data/increment', {
+      key: ws.apiKey,
+      body: { userId: '2', key: 'coins', amount: 5 },
+      headers: { 'Idempotency-Key': 'dup-1' },
+    });
+    while (!proxy.sent().includes('NX')) await new Promise((r) => setTimeout(r, 5));
+    let released = false;
+    vm.onClock = async () => {
+      if (released) return;
+      released = true;
+      proxy.release();
+      expect((await first).status).to.equal(200);
+    };
+    const [value] = await vm.run('return PlayerData.increment(2, "coins", 5, nil, { idempotencyKey = "dup-1" })');
+    expect(released, 'the module backed off').to.equal(true);
+    expect(value).to.equal(5);
+    const sent = vm.requests.filter((r) => r.url.endsWith('/data/increment'));
+    expect(sent).to.have.length(2);
+    expect(new Set(sent.map((r) => r.body)).size).to.equal(1);
+    const res = await call(service, 'GET', '/data?userId=2&key=coins', { key: ws.apiKey });
+    expect(res.body.data.value).to.equal(5);
   });
 });
 
