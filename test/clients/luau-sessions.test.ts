@@ -269,7 +269,7 @@ describe('Luau session layer over the rate limit', () => {
   it('at shutdown a 429 is waited out (Retry-After) within the deadline, and the save lands', async () => {
     const ws = await newWorkspace(t.redis, 'free');
     await vm.reset();
-    await vm.run(SERVER, t.service.baseUrl, ws.apiKey, JSON.stringify({ autoSaveSeconds: 600 }));
+    await vm.run(SERVER, t.service.baseUrl, ws.apiKey, JSON.stringify({ autoSaveSeconds: 600, ttlSeconds: 1800 }));
     await vm.run('STORE:open(1).data.coins = 1 STORE:open(2).data.coins = 2');
     // Spend the rest of the window.
     let spent = 0;
@@ -296,7 +296,7 @@ describe('Luau session layer over the rate limit', () => {
   it('a join that meets a 429 waits out Retry-After and opens; a direct call raises RATE_LIMITED at once', async () => {
     const ws = await newWorkspace(t.redis, 'free');
     await vm.reset();
-    await vm.run(SERVER, t.service.baseUrl, ws.apiKey, JSON.stringify({ autoSaveSeconds: 600 }));
+    await vm.run(SERVER, t.service.baseUrl, ws.apiKey, JSON.stringify({ autoSaveSeconds: 600, ttlSeconds: 1800 }));
     let spent = 0;
     while ((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status !== 429) {
       spent++;
