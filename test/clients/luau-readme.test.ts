@@ -117,9 +117,11 @@ describe('clients/luau/README.md examples (against the service)', () => {
   it('the server script kicks a player whose data cannot be loaded, and saves nothing over it', async () => {
     await t.redis.hset(keys.player(ws.workspaceId, '105'), 'broken', 'not an entry');
     await runServerScript();
-    const [kicked, warning] = await vm.run('game:GetService("Players").__join(105) return KICKED[1], WARNINGS[1]');
+    // The join's thread backs off between its tries (on the virtual clock), so time must pass.
+    const [kicked, warning] = await vm.run('game:GetService("Players").__join(105) task.wait(30) return KICKED[1], WARNINGS[1]');
     expect(kicked).to.equal('105: Your data could not be loaded. Please rejoin.');
     expect(warning).to.match(/^PlayerData\.acquireSession: INTERNAL: HTTP 500/);
+    expect(vm.requests.filter((r) => r.url.endsWith('/sessions/acquire')), 'tried 5 times').to.have.length(5);
     expect(batches()).to.have.length(0);
     expect(await t.redis.hget(keys.player(ws.workspaceId, '105'), 'broken')).to.equal('not an entry');
   });
