@@ -217,6 +217,19 @@ describe('Luau session layer (in Luau VMs, against the service)', () => {
     expect(await stored(10)).to.equal(undefined);
   });
 
+  it('an auto-save that gets no answer at all is reported, and its changes go with the next one', async () => {
+    await start(a);
+    await a.run('STORE:open(13).data.coins = 1');
+    for (let i = 0; i < 5; i++) a.faults.push('connect-fail');
+    await a.run('task.wait(75)'); // the auto-save at 60 s backs off between its 5 tries
+    const [failed, active] = await a.run('return FAILED[1], STORE:find(13):isActive()');
+    expect(failed).to.match(/^PlayerData\.save: NETWORK_ERROR: player 13: request failed: HttpError: ConnectFail/);
+    expect(active).to.equal(true);
+    expect(await stored(13)).to.equal(undefined);
+    await a.run('task.wait(60)'); // the next auto-save, 60 s after the failed one ended
+    expect(await stored(13)).to.deep.equal({ coins: 1 });
+  });
+
   it('a save whose answer is lost is retried with the same key and body, and applied once', async () => {
     await start(a);
     await a.run('S = STORE:open(12) S.data.coins = 1 S:save()');
