@@ -109,18 +109,28 @@ async function createLuauVm(): Promise<LuauVm> {
   const [json] = (await state.loadstring(JSON_SOURCE, 'json.luau', true)()) as unknown[];
   state.env.set('JSON', json, true);
 
+  // Compiled once: every chunk compiled stays in the VM's fixed heap for good (luau-web keeps a
+  // reference to it), so reset() runs these two again instead of compiling them each time.
+  const platform = state.loadstring(PLATFORM_SOURCE, 'platform.luau', true);
+  const playerDataModule = state.loadstring(MODULE_SOURCE, 'PlayerData', true);
   let chunks = 0;
+  const compiled = new Map<string, (...args: unknown[]) => Promise<unknown>>();
   const vm: LuauVm = {
     requests,
     faults,
     onClock: undefined,
     async run(code, ...args) {
-      const chunk = state.loadstring(code, `test-${++chunks}`, true);
+      // The same code (a test's step run many times) is compiled once, for the same reason.
+      let chunk = compiled.get(code);
+      if (chunk === undefined) {
+        chunk = state.loadstring(code, `test-${++chunks}`, true);
+        compiled.set(code, chunk);
+      }
       return (await chunk(...args)) as unknown[];
     },
     async reset() {
-      await state.loadstring(PLATFORM_SOURCE, 'platform.luau', true)();
-      const [playerData] = (await state.loadstring(MODULE_SOURCE, 'PlayerData', true)()) as unknown[];
+      await platform();
+      const [playerData] = (await playerDataModule()) as unknown[];
       state.env.set('PlayerData', playerData, true);
       requests.length = 0;
       faults.length = 0;
