@@ -84,6 +84,12 @@ describe('Luau PlayerData module (in a Luau VM, against the service)', () => {
         ['set', '1, "k", 1'],
         ['increment', '1, "k"'],
         ['delete', '1'],
+        ['batch', '1, {}'],
+        ['batchPlayers', '{ { userId = 1, ops = {} } }'],
+        ['acquireSession', '1'],
+        ['renewSession', '1, "ses_x"'],
+        ['releaseSession', '1, "ses_x"'],
+        ['newSessionStore', ''],
       ]) {
         const err = await luauError(vm, `PlayerData.${name}(${args})`);
         expect(err).to.match(new RegExp(`^PlayerData\\.${name}: NOT_INITIALIZED: call PlayerData\\.init\\(`));
