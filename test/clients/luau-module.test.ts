@@ -51,24 +51,29 @@ describe('Luau PlayerData module (in a Luau VM, against the service)', () => {
       const revoked = 'pds_' + 'x'.repeat(40);
       const server = await call(t.service, 'GET', '/ping', { key: revoked });
       const err = await luauError(vm, INIT.replace('return ', ''), t.service.baseUrl, revoked);
-      expect(err).to.equal(`PlayerData.init: HTTP 401: ${server.body.error}`);
-      expect(await luauError(vm, 'PlayerData.get(1, "coins")')).to.match(/^PlayerData\.get: call PlayerData\.init/);
+      expect(server.body.code).to.equal('UNAUTHORIZED');
+      expect(err).to.equal(`PlayerData.init: UNAUTHORIZED: HTTP 401: ${server.body.error}`);
+      expect(await luauError(vm, 'PlayerData.get(1, "coins")')).to.match(/^PlayerData\.get: NOT_INITIALIZED: call PlayerData\.init/);
     });
 
     it('a failed init after a good one leaves the module refusing, not on the old key', async () => {
       await init();
       await luauError(vm, INIT.replace('return ', ''), t.service.baseUrl, 'wrong');
-      expect(await luauError(vm, 'PlayerData.ping()')).to.match(/^PlayerData\.ping: call PlayerData\.init/);
+      expect(await luauError(vm, 'PlayerData.ping()')).to.match(/^PlayerData\.ping: NOT_INITIALIZED: call PlayerData\.init/);
     });
 
     it('init names a wrong base URL instead of failing later', async () => {
       const err = await luauError(vm, INIT.replace('return ', ''), t.service.baseUrl.replace('/api/v1', ''), ws.apiKey);
-      expect(err).to.match(/^PlayerData\.init: HTTP 404: No such endpoint: GET \/ping$/);
+      expect(err).to.match(/^PlayerData\.init: NOT_FOUND: HTTP 404: No such endpoint: GET \/ping$/);
+      expect(vm.requests, 'a 404 is not retried').to.have.length(1);
     });
 
-    it('a network failure is an error naming the operation', async () => {
+    it('a network failure is tried 5 times (the default), then an error naming the operation and NETWORK_ERROR', async () => {
       const err = await luauError(vm, INIT.replace('return ', ''), await unreachableBaseUrl(), ws.apiKey);
-      expect(err).to.match(/^PlayerData\.init: request failed: HttpError: ConnectFail/);
+      expect(err).to.match(/^PlayerData\.init: NETWORK_ERROR: request failed: HttpError: ConnectFail/);
+      expect(vm.requests).to.have.length(5);
+      const [code] = await vm.run('return PlayerData.errorCode(...)', err);
+      expect(code).to.equal('NETWORK_ERROR');
     });
 
     it('every function refuses before init, without a request', async () => {
@@ -79,9 +84,15 @@ describe('Luau PlayerData module (in a Luau VM, against the service)', () => {
         ['set', '1, "k", 1'],
         ['increment', '1, "k"'],
         ['delete', '1'],
+        ['batch', '1, {}'],
+        ['batchPlayers', '{ { userId = 1, ops = {} } }'],
+        ['acquireSession', '1'],
+        ['renewSession', '1, "ses_x"'],
+        ['releaseSession', '1, "ses_x"'],
+        ['newSessionStore', ''],
       ]) {
         const err = await luauError(vm, `PlayerData.${name}(${args})`);
-        expect(err).to.match(new RegExp(`^PlayerData\\.${name}: call PlayerData\\.init\\(`));
+        expect(err).to.match(new RegExp(`^PlayerData\\.${name}: NOT_INITIALIZED: call PlayerData\\.init\\(`));
       }
       expect(vm.requests).to.have.length(0);
     });
@@ -127,7 +138,9 @@ describe('Luau PlayerData module (in a Luau VM, against the service)', () => {
       expect([count, first, second, level]).to.deep.equal([2, 'sword', 'shield', 3]);
       const set = vm.requests.find((r) => r.url.endsWith('/data/set'))!;
       expect(set.method).to.equal('POST');
-      expect(set.headers).to.deep.equal({ 'x-api-key': ws.apiKey, 'Content-Type': 'application/json' });
+      expect(set.headers).to.have.keys('x-api-key', 'Content-Type', 'Idempotency-Key');
+      expect(set.headers).to.include({ 'x-api-key': ws.apiKey, 'Content-Type': 'application/json' });
+      expect(set.headers['Idempotency-Key']).to.match(/^[0-9A-F]{8}-[0-9A-F]{4}-4[0-9A-F]{3}-[89AB][0-9A-F]{3}-[0-9A-F]{12}$/);
       expect(JSON.parse(set.body!)).to.deep.equal({ userId: '7', key: 'inventory', value: ['sword', 'shield'] });
     });
 
@@ -172,7 +185,7 @@ describe('Luau PlayerData module (in a Luau VM, against the service)', () => {
         local down = PlayerData.increment(5, "gems", -20.5)
         local tenth = PlayerData.increment(5, "f", 0.1)
         local sum = PlayerData.increment(5, "f", 0.2)
-        return first, second, fromDefault, down, tenth, sum, PlayerData.get(5, "coins")`);
+        return first, second, fromDefault, down, tenth, sum, (PlayerData.get(5, "coins"))`);
       expect(results).to.deep.equal([1, 6, 110, 89.5, 0.1, 0.30000000000000004, 6]);
       const body = JSON.parse(vm.requests.find((r) => r.url.endsWith('/data/increment'))!.body!);
       expect(body).to.deep.equal({ userId: '5', key: 'coins' });
@@ -182,8 +195,9 @@ describe('Luau PlayerData module (in a Luau VM, against the service)', () => {
       await vm.run('PlayerData.set(5, "name", "Ann")');
       const server = await call(t.service, 'POST', '/data/increment', { key: ws.apiKey, body: { userId: 5, key: 'name' } });
       expect(server.status).to.equal(409);
+      expect(server.body.code).to.equal('NOT_A_NUMBER');
       const err = await luauError(vm, 'PlayerData.increment(5, "name", 1)');
-      expect(err).to.equal(`PlayerData.increment: HTTP 409: ${server.body.error}`);
+      expect(err).to.equal(`PlayerData.increment: NOT_A_NUMBER: HTTP 409: ${server.body.error}`);
     });
 
     it('delete removes one key or the whole player and returns how many keys went', async () => {
@@ -191,7 +205,7 @@ describe('Luau PlayerData module (in a Luau VM, against the service)', () => {
         PlayerData.set(6, "a", 1)
         PlayerData.set(6, "b", 2)
         PlayerData.set(6, "c", 3)
-        return PlayerData.delete(6, "a"), PlayerData.delete(6, "a"), PlayerData.delete(6), PlayerData.getAll(6) == nil`);
+        return (PlayerData.delete(6, "a")), (PlayerData.delete(6, "a")), (PlayerData.delete(6)), PlayerData.getAll(6) == nil`);
       expect([one, again, rest, after]).to.deep.equal([1, 0, 2, true]);
       const bodies = vm.requests.filter((r) => r.url.endsWith('/data/delete')).map((r) => JSON.parse(r.body!));
       expect(bodies).to.deep.equal([{ userId: '6', key: 'a' }, { userId: '6', key: 'a' }, { userId: '6' }]);
@@ -215,12 +229,12 @@ describe('Luau PlayerData module (in a Luau VM, against the service)', () => {
     it('refuses arguments it cannot send (user id, key, nil or cyclic value), before any request', async () => {
       const before = vm.requests.length;
       for (const bad of ['-1', '1.5', '""', 'nil', '{}']) {
-        expect(await luauError(vm, `PlayerData.get(${bad}, "k")`)).to.match(/^PlayerData\.get: userId must be/);
+        expect(await luauError(vm, `PlayerData.get(${bad}, "k")`)).to.match(/^PlayerData\.get: INVALID_ARGUMENT: userId must be/);
       }
-      expect(await luauError(vm, 'PlayerData.set(1, "k", nil)')).to.match(/^PlayerData\.set: value must be/);
-      expect(await luauError(vm, 'PlayerData.set(1, "", 1)')).to.match(/^PlayerData\.set: key must be/);
+      expect(await luauError(vm, 'PlayerData.set(1, "k", nil)')).to.match(/^PlayerData\.set: INVALID_ARGUMENT: value must be/);
+      expect(await luauError(vm, 'PlayerData.set(1, "", 1)')).to.match(/^PlayerData\.set: INVALID_ARGUMENT: key must be/);
       expect(await luauError(vm, 'local t = {}; t.self = t; PlayerData.set(1, "k", t)')).to.equal(
-        'PlayerData.set: cannot encode the request as JSON: tables cannot be cyclic',
+        'PlayerData.set: INVALID_ARGUMENT: value.self contains itself: tables cannot be cyclic',
       );
       expect(vm.requests.length).to.equal(before);
     });
@@ -229,14 +243,19 @@ describe('Luau PlayerData module (in a Luau VM, against the service)', () => {
       const key = 'k'.repeat(129);
       const server = await call(t.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 1, key, value: 1 } });
       expect(server.status).to.equal(400);
+      expect(server.body.code).to.equal('INVALID_REQUEST');
+      const before = vm.requests.length;
       const err = await luauError(vm, 'PlayerData.set(1, ..., 1)', key);
-      expect(err).to.equal(`PlayerData.set: HTTP 400: ${server.body.error}`);
+      expect(err).to.equal(`PlayerData.set: INVALID_REQUEST: HTTP 400: ${server.body.error}`);
+      expect(vm.requests.length - before, 'a 400 is not retried').to.equal(1);
     });
 
-    it('a 500 raises with its status; the value is not mistaken for nil', async () => {
+    it('a 500 is retried, then raises with INTERNAL and its status; the value is not mistaken for nil', async () => {
       await t.redis.hset(keys.player(ws.workspaceId, '4'), 'broken', 'not an entry');
-      expect(await luauError(vm, 'PlayerData.get(4, "broken")')).to.equal('PlayerData.get: HTTP 500: Internal server error');
-      expect(await luauError(vm, 'PlayerData.getAll(4)')).to.equal('PlayerData.getAll: HTTP 500: Internal server error');
+      const before = vm.requests.length;
+      expect(await luauError(vm, 'PlayerData.get(4, "broken")')).to.equal('PlayerData.get: INTERNAL: HTTP 500: Internal server error');
+      expect(vm.requests.length - before, 'tried 5 times').to.equal(5);
+      expect(await luauError(vm, 'PlayerData.getAll(4)')).to.equal('PlayerData.getAll: INTERNAL: HTTP 500: Internal server error');
     });
   });
 });
@@ -256,7 +275,7 @@ describe('Luau PlayerData module over the rate limit', () => {
     const err = await luauError(vm, 'PlayerData.set(1, "c", 3)');
     expect(vm.requests.length - before).to.equal(1);
     expect(err).to.match(
-      /^PlayerData\.set: HTTP 429: Rate limit exceeded: the free plan allows 3 requests per 10 s; the window resets in (\d+) s \(retry after \1 s\)$/,
+      /^PlayerData\.set: RATE_LIMITED: HTTP 429: Rate limit exceeded: the free plan allows 3 requests per 10 s; the window resets in (\d+) s \(retry after \1 s\)$/,
     );
   });
 });

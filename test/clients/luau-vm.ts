@@ -4,7 +4,8 @@
 // numbers and booleans cross between Luau and JavaScript (and never a raw NUL: luau-web ends a
 // string there; JSON text carries it escaped, so requests and answers are unaffected).
 // One VM serves many tests: luau-web 1.4.0 cannot create a working state after one was
-// destroyed ("attempt to call a nil value"), so states are never destroyed, only reused.
+// destroyed ("attempt to call a nil value"), so states are never destroyed, only reused
+// (startLuauVm hands out shared VMs by slot).
 import { readFileSync } from 'node:fs';
 import type { LuauEnv } from 'luau-web';
 
@@ -21,17 +22,29 @@ export interface RecordedRequest {
   readonly body: string | undefined;
 }
 
+/**
+ * What the network does to the next requests, one entry per request: `connect-fail` never
+ * reaches the service; `drop-answer` reaches it, and its answer is lost on the way back (a
+ * timeout after the write was applied). Both raise in RequestAsync as the platform's do.
+ */
+export type Fault = 'connect-fail' | 'drop-answer';
+
 export interface LuauVm {
-  /** Every HTTP request the module made, in order. */
+  /** Every HTTP request the module made, in order (faulty ones included). */
   readonly requests: RecordedRequest[];
+  /** Faults for the next requests, taken in order; empty means a working network. */
+  readonly faults: Fault[];
+  /** Called (and awaited) whenever the stand-in's virtual clock moves forward, with the step. */
+  onClock: ((seconds: number) => Promise<void> | void) | undefined;
   /** Runs a chunk (PlayerData and JSON are globals); `args` arrive as `...`. */
   run(code: string, ...args: Array<string | number | boolean>): Promise<unknown[]>;
-  /** Fresh platform globals and a fresh copy of the module (as a new server would have); forgets recorded requests. */
+  /** Fresh platform globals and a fresh copy of the module (as a new server would have); forgets recorded requests and faults. */
   reset(): Promise<void>;
 }
 
 async function hostFetch(
   requests: RecordedRequest[],
+  faults: Fault[],
   url: string,
   method: string,
   headersJson: string,
@@ -41,8 +54,14 @@ async function hostFetch(
   const parsed: unknown = JSON.parse(headersJson);
   const headers = Array.isArray(parsed) ? {} : (parsed as Record<string, string>);
   requests.push({ method, url, headers, body: hasBody ? body : undefined });
+  const fault = faults.shift();
+  if (fault === 'connect-fail') return JSON.stringify({ error: 'ConnectFail (fault injected)' });
   try {
     const res = await fetch(url, { method, headers, body: hasBody ? body : undefined });
+    if (fault === 'drop-answer') {
+      await res.arrayBuffer();
+      return JSON.stringify({ error: 'Timedout (answer lost, fault injected)' });
+    }
     return JSON.stringify({
       status: res.status,
       statusText: res.statusText,
@@ -54,32 +73,68 @@ async function hostFetch(
   }
 }
 
-export async function startLuauVm(): Promise<LuauVm> {
+/**
+ * The VM of a slot, created on first use and shared by every test file after that: luau-web 1.4.0
+ * gives all its states one heap of about 17 MB that cannot grow, and cannot destroy a state, so
+ * tests reuse a few VMs (two servers need slots 0 and 1) and reset() them before use.
+ */
+export function startLuauVm(slot = 0): Promise<LuauVm> {
+  let vm = pool.get(slot);
+  if (vm === undefined) {
+    vm = createLuauVm();
+    pool.set(slot, vm);
+  }
+  return vm;
+}
+
+const pool = new Map<number, Promise<LuauVm>>();
+
+async function createLuauVm(): Promise<LuauVm> {
   // Imported lazily: luau-web has a top-level await, and a test file whose static imports
   // contain one is loaded by mocha through import() instead of require(), which would give it
   // a second copy of test/support/hooks.ts (without the test Redis).
   const { LuauState } = await import('luau-web');
   const requests: RecordedRequest[] = [];
+  const faults: Fault[] = [];
   const env = {
-    __fetch: (...a: Parameters<typeof hostFetch> extends [unknown, ...infer R] ? R : never) => hostFetch(requests, ...a),
-    __sleep: (seconds: number) => new Promise<void>((resolve) => setTimeout(resolve, seconds * 1000)),
+    __fetch: (...a: Parameters<typeof hostFetch> extends [unknown, unknown, ...infer R] ? R : never) =>
+      hostFetch(requests, faults, ...a),
+    // Seeds the stand-in's math.random: every VM (server) must make its own GUIDs and JobId.
+    __seed: () => Math.floor(Math.random() * 2 ** 31),
+    __clockMoved: async (seconds: number) => {
+      await vm.onClock?.(seconds);
+    },
   };
   const state = await LuauState.createAsync(env as unknown as LuauEnv);
   const [json] = (await state.loadstring(JSON_SOURCE, 'json.luau', true)()) as unknown[];
   state.env.set('JSON', json, true);
 
+  // Compiled once: every chunk compiled stays in the VM's fixed heap for good (luau-web keeps a
+  // reference to it), so reset() runs these two again instead of compiling them each time.
+  const platform = state.loadstring(PLATFORM_SOURCE, 'platform.luau', true);
+  const playerDataModule = state.loadstring(MODULE_SOURCE, 'PlayerData', true);
   let chunks = 0;
+  const compiled = new Map<string, (...args: unknown[]) => Promise<unknown>>();
   const vm: LuauVm = {
     requests,
+    faults,
+    onClock: undefined,
     async run(code, ...args) {
-      const chunk = state.loadstring(code, `test-${++chunks}`, true);
+      // The same code (a test's step run many times) is compiled once, for the same reason.
+      let chunk = compiled.get(code);
+      if (chunk === undefined) {
+        chunk = state.loadstring(code, `test-${++chunks}`, true);
+        compiled.set(code, chunk);
+      }
       return (await chunk(...args)) as unknown[];
     },
     async reset() {
-      await state.loadstring(PLATFORM_SOURCE, 'platform.luau', true)();
-      const [playerData] = (await state.loadstring(MODULE_SOURCE, 'PlayerData', true)()) as unknown[];
+      await platform();
+      const [playerData] = (await playerDataModule()) as unknown[];
       state.env.set('PlayerData', playerData, true);
       requests.length = 0;
+      faults.length = 0;
+      vm.onClock = undefined;
     },
   };
   await vm.reset();
