@@ -1,68 +1,116 @@
-// PlayerDataClient: one workspace's connection to the service. Owns the x-api-key header, JSON
-// in and out, and the mapping of answers to a value, undefined (player or key missing) or a
-// PlayerDataError. It never retries: a 429 means "call less often", and whether to retry
-// anything else is the caller's decision.
+// PlayerDataClient: one workspace's connection to the service. Owns the calls and the mapping of
+// answers to values, undefined (the service's PLAYER_NOT_FOUND / KEY_NOT_FOUND) or a
+// PlayerDataError carrying the service's code. Retries, timeouts and aborts are transport.ts's;
+// every write sends an Idempotency-Key, so that its retries are applied once.
+import { randomUUID } from 'node:crypto';
+import {
+  checkKey,
+  checkNumber,
+  checkOps,
+  checkOptionalText,
+  checkPrintable,
+  checkValue,
+  checkVersion,
+  userIdText,
+} from './checks.js';
 import { PlayerDataError, type Operation } from './errors.js';
+import { Transport, retryAfterSeconds, type Answer } from './transport.js';
+import type {
+  AcquireOptions,
+  BatchOp,
+  BatchOpResult,
+  BatchOptions,
+  BatchResult,
+  CallOptions,
+  ClientConfig,
+  ConditionalWriteOptions,
+  DeleteResult,
+  Entry,
+  IncrementResult,
+  LoadedSession,
+  PlayerBatch,
+  PlayerBatchOutcome,
+  PlayerValues,
+  ReleaseResult,
+  RenewOptions,
+  Session,
+  SetResult,
+  UserId,
+  Value,
+  Workspace,
+  WriteOptions,
+} from './types.js';
 
-export type JsonValue = number | string | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-/** What the service stores: any JSON value except null at the top. */
-export type Value = number | string | boolean | JsonValue[] | { [key: string]: JsonValue };
-/** A player's id: 42 and "42" are the same player. */
-export type UserId = number | string;
+type Body = Record<string, any>;
 
-export interface ClientConfig {
-  /** Base URL of the service, ending in /api/v1 (a trailing slash is ignored). */
-  readonly baseUrl: string;
-  readonly apiKey: string;
-  /** Gives up on a request after this long (default 10 000 ms); it then fails with status 0. */
-  readonly timeoutMs?: number;
+/** The error an unsuccessful answer (or one failed player of a multi-player batch) stands for. */
+function errorOf(operation: Operation, status: number, body: Body, attempts: number, retryAfter?: number): PlayerDataError {
+  const message = typeof body['error'] === 'string' ? body['error'] : 'unexpected answer';
+  return new PlayerDataError(operation, status, message, retryAfter, {
+    code: typeof body['code'] === 'string' ? body['code'] : undefined,
+    version: typeof body['version'] === 'number' ? body['version'] : undefined,
+    data: body['data'],
+    attempts,
+  });
 }
 
-export interface Workspace {
-  readonly workspaceId: string;
-  readonly workspaceName: string;
-  readonly plan: 'free' | 'pro';
+function bodyOf(operation: Operation, answer: Answer): Body {
+  if (answer.body !== undefined) return answer.body;
+  throw new PlayerDataError(operation, answer.status, "the answer is not the service's JSON (is baseUrl right?)", undefined, {
+    code: 'INVALID_ANSWER',
+    attempts: answer.attempts,
+  });
 }
 
-interface Answer {
-  readonly status: number;
-  readonly body: Record<string, any>;
-  readonly headers: Headers;
+/** The body of a successful answer; anything else becomes a PlayerDataError. */
+function succeeded(operation: Operation, answer: Answer): Body {
+  const body = bodyOf(operation, answer);
+  if (answer.status === 200 && body['success'] === true) return body;
+  const retryAfter = answer.status === 429 ? retryAfterSeconds(answer) : undefined;
+  throw errorOf(operation, answer.status, body, answer.attempts, retryAfter);
 }
 
-function userIdText(operation: Operation, userId: UserId): string {
-  if (typeof userId === 'string' && userId !== '') return userId;
-  if (typeof userId === 'number' && Number.isSafeInteger(userId) && userId >= 0) return String(userId);
-  throw new TypeError(
-    `PlayerData.${operation}: userId must be a non-negative whole number or a non-empty string, got ${String(userId)}`,
-  );
+// Only the service's own codes mean "no such player or key"; any other 404 (a wrong baseUrl, a
+// proxy) throws, so a misconfiguration is never mistaken for a player without data.
+function isMissing(operation: Operation, answer: Answer): boolean {
+  const code = bodyOf(operation, answer)['code'];
+  return answer.status === 404 && (code === 'PLAYER_NOT_FOUND' || code === 'KEY_NOT_FOUND');
 }
 
-function checkKey(operation: Operation, key: unknown): string {
-  if (typeof key !== 'string' || key === '') {
-    throw new TypeError(`PlayerData.${operation}: key must be a non-empty string, got ${String(key)}`);
-  }
-  return key;
+function versionOf(body: Body): number {
+  return typeof body['version'] === 'number' ? body['version'] : 0;
 }
 
-// Only the service's own "not found" answers mean undefined; any other 404 (a wrong baseUrl,
-// a proxy) throws, so a misconfiguration is never mistaken for a player without data.
-function isMissing(answer: Answer): boolean {
-  return answer.status === 404 && (answer.body.error === 'Key not found' || answer.body.error === 'Player not found');
+function opResult(raw: Body): BatchOpResult {
+  if ('updated_at' in raw) return { key: raw['key'], value: raw['value'], updatedAt: raw['updated_at'] };
+  if ('deleted' in raw) return { key: raw['key'], deleted: raw['deleted'] };
+  return { key: raw['key'], value: raw['value'] };
+}
+
+function sessionOf(body: Body): Session {
+  const data = body['data'];
+  return { sessionId: data.sessionId, userId: data.userId, owner: data.owner, expiresAt: data.expiresAt, version: versionOf(body) };
 }
 
 export class PlayerDataClient {
-  private readonly baseUrl: string;
-  private readonly apiKey: string;
-  private readonly timeoutMs: number;
+  private readonly transport: Transport;
 
   constructor(config: ClientConfig) {
     if (typeof config?.baseUrl !== 'string' || typeof config.apiKey !== 'string' || config.apiKey === '') {
       throw new TypeError('PlayerData: expects { baseUrl: string, apiKey: string }');
     }
-    this.baseUrl = config.baseUrl.replace(/\/+$/, '');
-    this.apiKey = config.apiKey;
-    this.timeoutMs = config.timeoutMs ?? 10_000;
+    const retry = config.retry ?? {};
+    this.transport = new Transport({
+      baseUrl: config.baseUrl.replace(/\/+$/, ''),
+      apiKey: config.apiKey,
+      timeoutMs: config.timeoutMs ?? 10_000,
+      retry: {
+        attempts: Math.max(1, Math.floor(retry.attempts ?? 3)),
+        baseDelayMs: retry.baseDelayMs ?? 100,
+        maxDelayMs: retry.maxDelayMs ?? 2_000,
+        maxRateLimitWaitMs: retry.maxRateLimitWaitMs ?? 0,
+      },
+    });
   }
 
   /** Creates a client and checks its settings and key with one ping. */
@@ -71,88 +119,219 @@ export class PlayerDataClient {
     return { client, workspace: await client.pingAs('init') };
   }
 
-  ping(): Promise<Workspace> {
-    return this.pingAs('ping');
+  ping(options: CallOptions = {}): Promise<Workspace> {
+    return this.pingAs('ping', options);
   }
 
   /** The stored value, or undefined when the player or the key does not exist. */
-  async get<T extends Value = Value>(userId: UserId, key: string): Promise<T | undefined> {
-    const query = new URLSearchParams({ userId: userIdText('get', userId), key: checkKey('get', key) });
-    const answer = await this.send('get', 'GET', `/data?${query}`);
-    if (isMissing(answer)) return undefined;
-    return this.succeeded('get', answer).data.value as T;
+  async get<T extends Value = Value>(userId: UserId, key: string, options: CallOptions = {}): Promise<T | undefined> {
+    return (await this.readEntry<T>('get', userId, key, options)).value;
   }
 
   /** Every key of the player with its value, or undefined when the player has no data. */
-  async getAll(userId: UserId): Promise<Record<string, Value> | undefined> {
-    const query = new URLSearchParams({ userId: userIdText('getAll', userId) });
-    const answer = await this.send('getAll', 'GET', `/data?${query}`);
-    if (isMissing(answer)) return undefined;
-    return this.succeeded('getAll', answer).data as Record<string, Value>;
+  async getAll(userId: UserId, options: CallOptions = {}): Promise<Record<string, Value> | undefined> {
+    const read = await this.readAll('getAll', userId, options);
+    return read.exists ? read.values : undefined;
   }
 
-  async set(userId: UserId, key: string, value: Value): Promise<void> {
-    if (value === undefined || value === null) {
-      throw new TypeError('PlayerData.set: value must not be undefined or null (use delete to remove a key)');
-    }
-    const body = { userId: userIdText('set', userId), key: checkKey('set', key), value };
-    this.succeeded('set', await this.send('set', 'POST', '/data/set', body));
+  /** The value with its `updatedAt` and the player's version (also when the key or player is missing). */
+  getVersioned<T extends Value = Value>(userId: UserId, key: string, options: CallOptions = {}): Promise<Entry<T>> {
+    return this.readEntry<T>('getVersioned', userId, key, options);
+  }
+
+  /** Every key with its value, and the player's version: what a read-modify-write with `ifVersion` starts from. */
+  getAllVersioned(userId: UserId, options: CallOptions = {}): Promise<PlayerValues> {
+    return this.readAll('getAllVersioned', userId, options);
+  }
+
+  async set(userId: UserId, key: string, value: Value, options: ConditionalWriteOptions = {}): Promise<SetResult> {
+    const body = {
+      userId: userIdText('set', userId),
+      key: checkKey('set', key),
+      value: checkValue('set', value),
+      ...this.conditions('set', options),
+    };
+    const answer = succeeded('set', await this.write('set', '/data/set', body, options));
+    const data = answer['data'];
+    return { key: data.key, value: data.value, updatedAt: data.updated_at, version: versionOf(answer) };
   }
 
   /**
    * Adds `amount` (default 1) atomically, starting from `defaultValue` (default 0) when the key
-   * does not exist; returns the new value. A PlayerDataError with `retryable` may be retried.
+   * does not exist; returns the new value. Retries send the same Idempotency-Key, so a lost
+   * answer never counts twice.
    */
-  async increment(userId: UserId, key: string, amount?: number, defaultValue?: number): Promise<number> {
-    const body = { userId: userIdText('increment', userId), key: checkKey('increment', key), amount, defaultValue };
-    return this.succeeded('increment', await this.send('increment', 'POST', '/data/increment', body)).value as number;
+  async increment(
+    userId: UserId,
+    key: string,
+    amount?: number,
+    defaultValue?: number,
+    options: ConditionalWriteOptions = {},
+  ): Promise<number> {
+    return (await this.incrementAs('increment', userId, key, amount, defaultValue, options)).value;
+  }
+
+  /** increment, answering the new value with the player's version. */
+  incrementVersioned(
+    userId: UserId,
+    key: string,
+    amount?: number,
+    defaultValue?: number,
+    options: ConditionalWriteOptions = {},
+  ): Promise<IncrementResult> {
+    return this.incrementAs('incrementVersioned', userId, key, amount, defaultValue, options);
   }
 
   /** Deletes one key, or all of the player's data without a key; returns how many keys went. */
-  async delete(userId: UserId, key?: string): Promise<number> {
-    const body = { userId: userIdText('delete', userId), key: key === undefined ? undefined : checkKey('delete', key) };
-    return this.succeeded('delete', await this.send('delete', 'POST', '/data/delete', body)).data.deleted as number;
+  async delete(userId: UserId, key?: string, options: ConditionalWriteOptions = {}): Promise<number> {
+    return (await this.deleteAs('delete', userId, key, options)).deleted;
   }
 
-  private async pingAs(operation: 'init' | 'ping'): Promise<Workspace> {
-    const body = this.succeeded(operation, await this.send(operation, 'GET', '/ping'));
-    return { workspaceId: body.workspaceId, workspaceName: body.workspaceName, plan: body.plan };
+  /** delete, answering the count with the player's version. */
+  deleteVersioned(userId: UserId, key?: string, options: ConditionalWriteOptions = {}): Promise<DeleteResult> {
+    return this.deleteAs('deleteVersioned', userId, key, options);
   }
 
-  private async send(operation: Operation, method: 'GET' | 'POST', path: string, payload?: object): Promise<Answer> {
-    const headers: Record<string, string> = { 'x-api-key': this.apiKey };
-    if (payload !== undefined) headers['content-type'] = 'application/json';
-    let res: Response;
-    let text: string;
-    try {
-      res = await fetch(this.baseUrl + path, {
-        method,
-        headers,
-        body: payload === undefined ? undefined : JSON.stringify(payload),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      text = await res.text();
-    } catch (err) {
-      const reason = err instanceof Error ? ((err.cause as Error | undefined)?.message ?? err.message) : String(err);
-      throw new PlayerDataError(operation, 0, reason, undefined, { cause: err });
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
-    if (typeof body !== 'object' || body === null) {
-      throw new PlayerDataError(operation, res.status, "the answer is not the service's JSON (is baseUrl right?)");
-    }
-    return { status: res.status, body: body as Record<string, any>, headers: res.headers };
+  /** Applies every op to one player, all or nothing, in one request; one result per op, in order. */
+  async batch(userId: UserId, ops: readonly BatchOp[], options: BatchOptions = {}): Promise<BatchResult> {
+    const body = {
+      userId: userIdText('batch', userId),
+      ops: checkOps('batch', ops),
+      ...this.conditions('batch', options),
+      release: options.release,
+    };
+    const answer = succeeded('batch', await this.write('batch', '/data/batch', body, options));
+    return { results: (answer['data'].results as Body[]).map(opResult), version: versionOf(answer) };
   }
 
-  /** The body of a successful answer; anything else becomes a PlayerDataError. */
-  private succeeded(operation: Operation, answer: Answer): Record<string, any> {
-    if (answer.status === 200 && answer.body.success === true) return answer.body;
-    const message = typeof answer.body.error === 'string' ? answer.body.error : 'unexpected answer';
-    const retryAfter = answer.status === 429 ? Number(answer.headers.get('retry-after') ?? NaN) : NaN;
-    throw new PlayerDataError(operation, answer.status, message, Number.isFinite(retryAfter) ? retryAfter : undefined);
+  /**
+   * Many players in one request (at most 100): each player's ops are atomic, and players succeed
+   * or fail independently. Throws only when the request as a whole fails (invalid, 429, ...).
+   */
+  async batchPlayers(players: readonly PlayerBatch[], options: WriteOptions = {}): Promise<PlayerBatchOutcome[]> {
+    const op: Operation = 'batchPlayers';
+    if (!Array.isArray(players)) throw new TypeError(`PlayerData.${op}: players must be an array, got ${String(players)}`);
+    const body = {
+      players: players.map((p, i) => ({
+        userId: userIdText(op, p.userId),
+        ops: checkOps(op, p.ops, `players[${i}].ops`),
+        ifVersion: checkVersion(op, p.ifVersion, `players[${i}].ifVersion`),
+        sessionId: checkOptionalText(op, p.sessionId, `players[${i}].sessionId`),
+        release: p.release,
+      })),
+    };
+    const answer = await this.write(op, '/data/batch', body, options);
+    const outcomes = succeeded(op, answer)['data'].players as Body[];
+    return outcomes.map((entry): PlayerBatchOutcome => {
+      const userId = String(entry['userId']);
+      if (entry['success'] === true) {
+        return { userId, success: true, version: versionOf(entry), results: (entry['results'] as Body[]).map(opResult) };
+      }
+      return { userId, success: false, error: errorOf(op, Number(entry['status']), entry, answer.attempts) };
+    });
+  }
+
+  /**
+   * Takes the lease on a player for `owner` (a server id). SESSION_LOCKED (with the holder's
+   * `{owner, expiresAt}` in `data`) while another live session holds it, unless `steal`.
+   */
+  acquireSession(userId: UserId, owner: string, options: AcquireOptions & { load: true }): Promise<LoadedSession>;
+  acquireSession(userId: UserId, owner: string, options?: AcquireOptions): Promise<Session>;
+  async acquireSession(userId: UserId, owner: string, options: AcquireOptions = {}): Promise<Session | LoadedSession> {
+    const op: Operation = 'acquireSession';
+    const body = {
+      userId: userIdText(op, userId),
+      owner: checkPrintable(op, owner, 'owner'),
+      ttlSeconds: checkNumber(op, options.ttlSeconds, 'ttlSeconds'),
+      steal: options.steal,
+      load: options.load,
+    };
+    const answer = succeeded(op, await this.write(op, '/sessions/acquire', body, options));
+    const session = sessionOf(answer);
+    return options.load ? { ...session, values: answer['data'].values ?? {} } : session;
+  }
+
+  /** Extends the lease; SESSION_LOST when that session no longer holds the player. */
+  async renewSession(userId: UserId, sessionId: string, options: RenewOptions = {}): Promise<Session> {
+    const op: Operation = 'renewSession';
+    const body = {
+      userId: userIdText(op, userId),
+      sessionId: checkKey(op, sessionId, 'sessionId'),
+      ttlSeconds: checkNumber(op, options.ttlSeconds, 'ttlSeconds'),
+    };
+    return sessionOf(succeeded(op, await this.write(op, '/sessions/renew', body, options)));
+  }
+
+  /** Gives the player up; `released` is false when the session no longer held it. Idempotent. */
+  async releaseSession(userId: UserId, sessionId: string, options: WriteOptions = {}): Promise<ReleaseResult> {
+    const op: Operation = 'releaseSession';
+    const body = { userId: userIdText(op, userId), sessionId: checkKey(op, sessionId, 'sessionId') };
+    const answer = succeeded(op, await this.write(op, '/sessions/release', body, options));
+    return { released: answer['data'].released === true, version: typeof answer['version'] === 'number' ? answer['version'] : undefined };
+  }
+
+  private async pingAs(operation: 'init' | 'ping', options: CallOptions = {}): Promise<Workspace> {
+    const answer = await this.transport.send({ operation, method: 'GET', path: '/ping', signal: options.signal });
+    const body = succeeded(operation, answer);
+    return { workspaceId: body['workspaceId'], workspaceName: body['workspaceName'], plan: body['plan'] };
+  }
+
+  private async readEntry<T extends Value>(operation: Operation, userId: UserId, key: string, options: CallOptions): Promise<Entry<T>> {
+    const query = new URLSearchParams({ userId: userIdText(operation, userId), key: checkKey(operation, key) });
+    const answer = await this.transport.send({ operation, method: 'GET', path: `/data?${query}`, signal: options.signal });
+    if (isMissing(operation, answer)) return { value: undefined, updatedAt: undefined, version: versionOf(answer.body!) };
+    const body = succeeded(operation, answer);
+    return { value: body['data'].value as T, updatedAt: body['data'].updated_at, version: versionOf(body) };
+  }
+
+  private async readAll(operation: Operation, userId: UserId, options: CallOptions): Promise<PlayerValues> {
+    const query = new URLSearchParams({ userId: userIdText(operation, userId) });
+    const answer = await this.transport.send({ operation, method: 'GET', path: `/data?${query}`, signal: options.signal });
+    if (isMissing(operation, answer)) return { values: {}, exists: false, version: versionOf(answer.body!) };
+    const body = succeeded(operation, answer);
+    return { values: body['data'] as Record<string, Value>, exists: true, version: versionOf(body) };
+  }
+
+  private async incrementAs(
+    operation: Operation,
+    userId: UserId,
+    key: string,
+    amount: number | undefined,
+    defaultValue: number | undefined,
+    options: ConditionalWriteOptions,
+  ): Promise<IncrementResult> {
+    const body = {
+      userId: userIdText(operation, userId),
+      key: checkKey(operation, key),
+      amount: checkNumber(operation, amount, 'amount'),
+      defaultValue: checkNumber(operation, defaultValue, 'defaultValue'),
+      ...this.conditions(operation, options),
+    };
+    const answer = succeeded(operation, await this.write(operation, '/data/increment', body, options));
+    return { value: answer['value'] as number, version: versionOf(answer) };
+  }
+
+  private async deleteAs(operation: Operation, userId: UserId, key: string | undefined, options: ConditionalWriteOptions): Promise<DeleteResult> {
+    const body = {
+      userId: userIdText(operation, userId),
+      key: key === undefined ? undefined : checkKey(operation, key),
+      ...this.conditions(operation, options),
+    };
+    const answer = succeeded(operation, await this.write(operation, '/data/delete', body, options));
+    return { deleted: answer['data'].deleted as number, version: versionOf(answer) };
+  }
+
+  private conditions(operation: Operation, options: ConditionalWriteOptions): { ifVersion?: number; sessionId?: string } {
+    return {
+      ifVersion: checkVersion(operation, options.ifVersion),
+      sessionId: checkOptionalText(operation, options.sessionId, 'sessionId'),
+    };
+  }
+
+  /** One write: the body serialized once and one Idempotency-Key, both reused by every retry. */
+  private write(operation: Operation, path: string, body: object, options: WriteOptions): Promise<Answer> {
+    const idempotencyKey =
+      options.idempotencyKey === undefined ? randomUUID() : checkPrintable(operation, options.idempotencyKey, 'idempotencyKey');
+    return this.transport.send({ operation, method: 'POST', path, body: JSON.stringify(body), idempotencyKey, signal: options.signal });
   }
 }

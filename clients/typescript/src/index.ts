@@ -1,12 +1,37 @@
-// The client's module-level API, the same seven functions as the Luau module: init() connects
-// once (one ping), and the other functions use that connection. PlayerDataClient serves code
-// that talks to more than one workspace.
-import { PlayerDataClient, type ClientConfig, type UserId, type Value, type Workspace } from './client.js';
+// The client's module-level API: the seven functions of the Luau module (init() connects once
+// with one ping, and the others use that connection), plus the safe-save calls (versions,
+// batches, sessions). PlayerDataClient serves code that talks to more than one workspace.
+import { PlayerDataClient } from './client.js';
 import type { Operation } from './errors.js';
+import type {
+  AcquireOptions,
+  BatchOp,
+  BatchOptions,
+  BatchResult,
+  CallOptions,
+  ClientConfig,
+  ConditionalWriteOptions,
+  DeleteResult,
+  Entry,
+  IncrementResult,
+  LoadedSession,
+  PlayerBatch,
+  PlayerBatchOutcome,
+  PlayerValues,
+  ReleaseResult,
+  RenewOptions,
+  Session,
+  SetResult,
+  UserId,
+  Value,
+  Workspace,
+  WriteOptions,
+} from './types.js';
 
 export { PlayerDataClient } from './client.js';
-export type { ClientConfig, JsonValue, UserId, Value, Workspace } from './client.js';
-export { PlayerDataError, type Operation } from './errors.js';
+export type * from './types.js';
+export type { RetryConfig } from './transport.js';
+export { PlayerDataError, type ClientErrorCode, type ErrorCode, type ErrorDetails, type Operation, type ServerErrorCode } from './errors.js';
 
 let current: PlayerDataClient | undefined;
 
@@ -15,7 +40,7 @@ function connected(operation: Operation): PlayerDataClient {
   return current;
 }
 
-/** Checks the settings and key with one ping; throws PlayerDataError with the server's message. */
+/** Checks the settings and key with one ping; throws PlayerDataError with the server's message and code. */
 export async function init(config: ClientConfig): Promise<Workspace> {
   current = undefined;
   const { client, workspace } = await PlayerDataClient.connect(config);
@@ -24,32 +49,89 @@ export async function init(config: ClientConfig): Promise<Workspace> {
 }
 
 // Each function is async so that every failure, "not initialized" included, is a rejection.
-export async function ping(): Promise<Workspace> {
-  return connected('ping').ping();
+export async function ping(options?: CallOptions): Promise<Workspace> {
+  return connected('ping').ping(options);
 }
 
 /** The stored value, or undefined when the player or the key does not exist. */
-export async function get<T extends Value = Value>(userId: UserId, key: string): Promise<T | undefined> {
-  return connected('get').get<T>(userId, key);
+export async function get<T extends Value = Value>(userId: UserId, key: string, options?: CallOptions): Promise<T | undefined> {
+  return connected('get').get<T>(userId, key, options);
 }
 
 /** Every key of the player with its value, or undefined when the player has no data. */
-export async function getAll(userId: UserId): Promise<Record<string, Value> | undefined> {
-  return connected('getAll').getAll(userId);
+export async function getAll(userId: UserId, options?: CallOptions): Promise<Record<string, Value> | undefined> {
+  return connected('getAll').getAll(userId, options);
 }
 
-export async function set(userId: UserId, key: string, value: Value): Promise<void> {
-  return connected('set').set(userId, key, value);
+/** The value with its updatedAt and the player's version. */
+export async function getVersioned<T extends Value = Value>(userId: UserId, key: string, options?: CallOptions): Promise<Entry<T>> {
+  return connected('getVersioned').getVersioned<T>(userId, key, options);
+}
+
+/** Every key with its value ({} for none) and the player's version. */
+export async function getAllVersioned(userId: UserId, options?: CallOptions): Promise<PlayerValues> {
+  return connected('getAllVersioned').getAllVersioned(userId, options);
+}
+
+/** Stores the value; answers the stored entry with the player's new version. */
+export async function set(userId: UserId, key: string, value: Value, options?: ConditionalWriteOptions): Promise<SetResult> {
+  return connected('set').set(userId, key, value, options);
 }
 
 /** Adds amount (default 1) atomically, from defaultValue (default 0) for a new key; returns the new value. */
-export async function increment(userId: UserId, key: string, amount?: number, defaultValue?: number): Promise<number> {
-  return connected('increment').increment(userId, key, amount, defaultValue);
+export async function increment(
+  userId: UserId,
+  key: string,
+  amount?: number,
+  defaultValue?: number,
+  options?: ConditionalWriteOptions,
+): Promise<number> {
+  return connected('increment').increment(userId, key, amount, defaultValue, options);
+}
+
+/** increment, answering the new value with the player's version. */
+export async function incrementVersioned(
+  userId: UserId,
+  key: string,
+  amount?: number,
+  defaultValue?: number,
+  options?: ConditionalWriteOptions,
+): Promise<IncrementResult> {
+  return connected('incrementVersioned').incrementVersioned(userId, key, amount, defaultValue, options);
 }
 
 /** Deletes one key, or all of the player's data without a key; returns how many keys went. */
-async function remove(userId: UserId, key?: string): Promise<number> {
-  return connected('delete').delete(userId, key);
+async function remove(userId: UserId, key?: string, options?: ConditionalWriteOptions): Promise<number> {
+  return connected('delete').delete(userId, key, options);
 }
 // `delete` is reserved as a declaration name but allowed as an export name.
 export { remove as delete };
+
+/** delete, answering the count with the player's version. */
+export async function deleteVersioned(userId: UserId, key?: string, options?: ConditionalWriteOptions): Promise<DeleteResult> {
+  return connected('deleteVersioned').deleteVersioned(userId, key, options);
+}
+
+/** One player's ops, all or nothing, in one request. */
+export async function batch(userId: UserId, ops: readonly BatchOp[], options?: BatchOptions): Promise<BatchResult> {
+  return connected('batch').batch(userId, ops, options);
+}
+
+/** Many players' ops in one request; each player succeeds or fails on its own. */
+export async function batchPlayers(players: readonly PlayerBatch[], options?: WriteOptions): Promise<PlayerBatchOutcome[]> {
+  return connected('batchPlayers').batchPlayers(players, options);
+}
+
+export async function acquireSession(userId: UserId, owner: string, options: AcquireOptions & { load: true }): Promise<LoadedSession>;
+export async function acquireSession(userId: UserId, owner: string, options?: AcquireOptions): Promise<Session>;
+export async function acquireSession(userId: UserId, owner: string, options?: AcquireOptions): Promise<Session | LoadedSession> {
+  return connected('acquireSession').acquireSession(userId, owner, options);
+}
+
+export async function renewSession(userId: UserId, sessionId: string, options?: RenewOptions): Promise<Session> {
+  return connected('renewSession').renewSession(userId, sessionId, options);
+}
+
+export async function releaseSession(userId: UserId, sessionId: string, options?: WriteOptions): Promise<ReleaseResult> {
+  return connected('releaseSession').releaseSession(userId, sessionId, options);
+}

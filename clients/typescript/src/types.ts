@@ -1,0 +1,147 @@
+// The values, options and results of the client's calls, as the wire contract
+// (docs/safe-saves.md) gives them, with camelCase names (updated_at -> updatedAt).
+import type { PlayerDataError } from './errors.js';
+import type { RetryConfig } from './transport.js';
+
+export type JsonValue = number | string | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+/** What the service stores: any JSON value except null at the top. */
+export type Value = number | string | boolean | JsonValue[] | { [key: string]: JsonValue };
+/** A player's id: 42 and "42" are the same player. */
+export type UserId = number | string;
+
+export interface ClientConfig {
+  /** Base URL of the service, ending in /api/v1 (a trailing slash is ignored). */
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  /** Gives up on one request after this long (default 10 000 ms); it then fails with status 0, code TIMEOUT. */
+  readonly timeoutMs?: number;
+  /** Which failures are tried again, and how often (see RetryConfig). */
+  readonly retry?: RetryConfig;
+}
+
+export interface Workspace {
+  readonly workspaceId: string;
+  readonly workspaceName: string;
+  readonly plan: 'free' | 'pro';
+}
+
+export interface CallOptions {
+  /** Aborts the call, whether a request is in flight or a retry is waiting: code ABORTED. */
+  readonly signal?: AbortSignal;
+}
+
+export interface WriteOptions extends CallOptions {
+  /**
+   * Sent as Idempotency-Key (1-128 printable ASCII characters) on every attempt of this call.
+   * Default: a fresh crypto.randomUUID() per call. Pass your own (a purchase id) to make a
+   * repeat of the whole call, e.g. after a crash, safe as well.
+   */
+  readonly idempotencyKey?: string;
+}
+
+export interface ConditionalWriteOptions extends WriteOptions {
+  /** Write only if the player's version is this, else VERSION_CONFLICT (with the current `version`). */
+  readonly ifVersion?: number;
+  /** The session that holds the player: required while one does (SESSION_LOCKED / SESSION_LOST). */
+  readonly sessionId?: string;
+}
+
+export interface Entry<T extends Value = Value> {
+  /** undefined when the player or the key does not exist. */
+  readonly value: T | undefined;
+  readonly updatedAt: string | undefined;
+  readonly version: number;
+}
+
+export interface PlayerValues {
+  /** Every key with its value; {} when the player has no data. */
+  readonly values: Record<string, Value>;
+  /** False when the player has no data (version is then 0, or the version after a delete of everything). */
+  readonly exists: boolean;
+  readonly version: number;
+}
+
+export interface SetResult {
+  readonly key: string;
+  readonly value: Value;
+  readonly updatedAt: string;
+  readonly version: number;
+}
+
+export interface IncrementResult {
+  readonly value: number;
+  readonly version: number;
+}
+
+export interface DeleteResult {
+  readonly deleted: number;
+  readonly version: number;
+}
+
+export type BatchOp =
+  | { readonly op: 'set'; readonly key: string; readonly value: Value }
+  | { readonly op: 'increment'; readonly key: string; readonly amount?: number; readonly defaultValue?: number }
+  | { readonly op: 'delete'; readonly key: string };
+
+/** One per op, in order: a set's stored entry, an increment's new value, a delete's count. */
+export type BatchOpResult =
+  | { readonly key: string; readonly value: Value; readonly updatedAt: string }
+  | { readonly key: string; readonly value: number }
+  | { readonly key: string; readonly deleted: number };
+
+export interface BatchOptions extends ConditionalWriteOptions {
+  /** With sessionId: release the session once the batch is applied, in the same step. */
+  readonly release?: boolean;
+}
+
+export interface BatchResult {
+  readonly results: BatchOpResult[];
+  readonly version: number;
+}
+
+export interface PlayerBatch {
+  readonly userId: UserId;
+  readonly ops: readonly BatchOp[];
+  readonly ifVersion?: number;
+  readonly sessionId?: string;
+  readonly release?: boolean;
+}
+
+/** A failed player carries the error its own request would have raised (code, status, version, data). */
+export type PlayerBatchOutcome =
+  | { readonly userId: string; readonly success: true; readonly version: number; readonly results: BatchOpResult[] }
+  | { readonly userId: string; readonly success: false; readonly error: PlayerDataError };
+
+export interface AcquireOptions extends WriteOptions {
+  /** 30-3600, default 300 (the service's). */
+  readonly ttlSeconds?: number;
+  /** Take the lock over from a live holder at once; its next write is SESSION_LOST. */
+  readonly steal?: boolean;
+  /** Also answer the player's whole data (`values`), so that a join costs one request. */
+  readonly load?: boolean;
+}
+
+export interface RenewOptions extends WriteOptions {
+  /** Default: the session's own. */
+  readonly ttlSeconds?: number;
+}
+
+export interface Session {
+  readonly sessionId: string;
+  readonly userId: string;
+  readonly owner: string;
+  readonly expiresAt: string;
+  /** The player's version. */
+  readonly version: number;
+}
+
+export interface LoadedSession extends Session {
+  /** The player's whole data; {} for a new player. */
+  readonly values: Record<string, Value>;
+}
+
+export interface ReleaseResult {
+  /** False when the session no longer held the player (release is idempotent). */
+  readonly released: boolean;
+  readonly version: number | undefined;
+}
