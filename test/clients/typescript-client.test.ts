@@ -4,6 +4,7 @@ import * as PlayerData from '../../clients/typescript/src/index.js';
 import { PlayerDataClient, PlayerDataError } from '../../clients/typescript/src/index.js';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
 import { keys } from '../../src/store/keys.js';
+import { startHttpProxy } from '../support/http-proxy.js';
 import { call, newWorkspace, useService } from '../support/service.js';
 import { unreachableBaseUrl } from './unreachable.js';
 
@@ -64,7 +65,7 @@ describe('TypeScript client (against the service)', () => {
       await init();
       const server = await call(t.service, 'GET', '/ping', { key: 'wrong' });
       const err = await playerDataError(PlayerData.init({ baseUrl: t.service.baseUrl, apiKey: 'wrong' }));
-      expect(err).to.include({ operation: 'init', status: 401, serverMessage: server.body.error });
+      expect(err).to.include({ operation: 'init', status: 401, code: 'UNAUTHORIZED', serverMessage: server.body.error });
       expect(err.message).to.equal(`PlayerData.init: HTTP 401: ${server.body.error}`);
       const calls: Array<[string, () => Promise<unknown>]> = [
         ['ping', () => PlayerData.ping()],
@@ -82,11 +83,11 @@ describe('TypeScript client (against the service)', () => {
 
     it('a wrong base URL and an unreachable service are errors (404, never undefined; and 0)', async () => {
       const wrong = await playerDataError(PlayerData.init({ baseUrl: t.service.baseUrl.replace('/api/v1', ''), apiKey: ws.apiKey }));
-      expect(wrong).to.include({ status: 404, serverMessage: 'No such endpoint: GET /ping', retryable: false });
+      expect(wrong).to.include({ status: 404, code: 'NOT_FOUND', serverMessage: 'No such endpoint: GET /ping', retryable: false });
       const unchecked = new PlayerDataClient({ baseUrl: t.service.baseUrl.replace('/api/v1', ''), apiKey: ws.apiKey });
       expect(await playerDataError(unchecked.get(1, 'k'))).to.include({ operation: 'get', status: 404 });
       const down = await playerDataError(PlayerData.init({ baseUrl: await unreachableBaseUrl(), apiKey: ws.apiKey }));
-      expect(down).to.include({ operation: 'init', status: 0, retryable: true });
+      expect(down).to.include({ operation: 'init', status: 0, code: 'NETWORK_ERROR', retryable: true, attempts: 3 });
       expect(down.message).to.match(/^PlayerData\.init: request failed: .*ECONNREFUSED/);
     });
   });
@@ -134,7 +135,8 @@ describe('TypeScript client (against the service)', () => {
       await PlayerData.set(5, 'name', 'Ann');
       const server = await call(t.service, 'POST', '/data/increment', { key: ws.apiKey, body: { userId: 5, key: 'name' } });
       const err = await playerDataError(PlayerData.increment(5, 'name'));
-      expect(err).to.include({ operation: 'increment', status: 409, serverMessage: server.body.error, retryable: false });
+      expect(err).to.include({ operation: 'increment', status: 409, code: 'NOT_A_NUMBER', serverMessage: server.body.error });
+      expect(err).to.include({ retryable: false, attempts: 1 });
     });
 
     it('delete removes one key or the whole player and returns the count', async () => {
@@ -170,14 +172,17 @@ describe('TypeScript client (against the service)', () => {
       const key = 'k'.repeat(129);
       const server = await call(t.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 1, key, value: 1 } });
       const err = await playerDataError(PlayerData.set(1, key, 1));
-      expect(err).to.include({ operation: 'set', status: 400, serverMessage: server.body.error });
+      expect(err).to.include({ operation: 'set', status: 400, code: 'INVALID_REQUEST', serverMessage: server.body.error, attempts: 1 });
       expect(err.message).to.equal(`PlayerData.set: HTTP 400: ${server.body.error}`);
     });
 
-    it('a 500 is a retryable error, not undefined', async () => {
+    it('a 500 is a retryable error, not undefined, after the retries (3 requests by default)', async () => {
       await t.redis.hset(keys.player(ws.workspaceId, '4'), 'broken', 'not an entry');
-      const err = await playerDataError(PlayerData.get(4, 'broken'));
-      expect(err).to.include({ operation: 'get', status: 500, serverMessage: 'Internal server error', retryable: true });
+      const { result, requests } = await countingFetch(() => PlayerData.get(4, 'broken'));
+      expect(result).to.be.instanceOf(PlayerDataError);
+      expect(result).to.include({ operation: 'get', status: 500, code: 'INTERNAL', serverMessage: 'Internal server error' });
+      expect(result).to.include({ retryable: true, attempts: 3 });
+      expect(requests).to.equal(3);
     });
 
     it('PlayerDataClient instances talk to their own workspaces side by side', async () => {
@@ -204,11 +209,446 @@ describe('TypeScript client over the rate limit', () => {
     expect(requests).to.equal(1);
     expect(result).to.be.instanceOf(PlayerDataError);
     const err = result as PlayerDataError;
-    expect(err).to.include({ operation: 'set', status: 429, retryable: false });
+    expect(err).to.include({ operation: 'set', status: 429, code: 'RATE_LIMITED', retryable: false });
     expect(err.retryAfterSeconds).to.be.within(1, 10);
     expect(err.serverMessage).to.equal(
       `Rate limit exceeded: the free plan allows 3 requests per 10 s; the window resets in ${err.retryAfterSeconds} s`,
     );
     expect(err.message).to.equal(`PlayerData.set: HTTP 429: ${err.serverMessage} (retry after ${err.retryAfterSeconds} s)`);
+  });
+});
+
+describe('TypeScript client: safe saves (against the service)', () => {
+  const t = useService();
+  let ws: CreatedWorkspace;
+  let client: PlayerDataClient;
+  beforeEach(async () => {
+    ws = await newWorkspace(t.redis, 'pro', 'Safe saves');
+    client = new PlayerDataClient({ baseUrl: t.service.baseUrl, apiKey: ws.apiKey, retry: { baseDelayMs: 5 } });
+  });
+  const stored = async (userId: number) => {
+    const res = await call(t.service, 'GET', `/data?userId=${userId}`, { key: ws.apiKey });
+    return { status: res.status, data: res.body.data, version: res.body.version };
+  };
+
+  describe('versions', () => {
+    it('every read and write answers the player version, which every change raises by one', async () => {
+      expect(await client.getVersioned(1, 'coins')).to.deep.equal({ value: undefined, updatedAt: undefined, version: 0 });
+      expect(await client.getAllVersioned(1)).to.deep.equal({ values: {}, exists: false, version: 0 });
+      const set = await client.set(1, 'name', 'Ann');
+      expect(set).to.include({ key: 'name', value: 'Ann', version: 1 });
+      expect(set.updatedAt).to.be.a('string');
+      expect(await client.incrementVersioned(1, 'coins', 5)).to.deep.equal({ value: 5, version: 2 });
+      const entry = await client.getVersioned<number>(1, 'coins');
+      expect(entry).to.include({ value: 5, version: 2 });
+      expect(entry.updatedAt).to.be.a('string');
+      expect(await client.getVersioned(1, 'gems')).to.deep.equal({ value: undefined, updatedAt: undefined, version: 2 });
+      expect(await client.getAllVersioned(1)).to.deep.equal({ values: { name: 'Ann', coins: 5 }, exists: true, version: 2 });
+      expect(await client.deleteVersioned(1, 'gems')).to.deep.equal({ deleted: 0, version: 2 });
+      expect(await client.deleteVersioned(1, 'name')).to.deep.equal({ deleted: 1, version: 3 });
+      expect(await client.deleteVersioned(1)).to.deep.equal({ deleted: 1, version: 4 });
+      expect(await client.getAllVersioned(1)).to.deep.equal({ values: {}, exists: false, version: 4 });
+      expect((await client.set(1, 'name', 'Bo')).version, 'a number once used never comes back').to.equal(5);
+    });
+
+    it('ifVersion applies set, increment and delete only at that version; else VERSION_CONFLICT with the current one', async () => {
+      expect((await client.set(2, 'a', 1, { ifVersion: 0 })).version).to.equal(1);
+      expect(await client.incrementVersioned(2, 'b', 2, 0, { ifVersion: 1 })).to.deep.equal({ value: 2, version: 2 });
+      const stale: Array<[string, () => Promise<unknown>]> = [
+        ['set', () => client.set(2, 'a', 99, { ifVersion: 1 })],
+        ['increment', () => client.increment(2, 'b', 1, 0, { ifVersion: 0 })],
+        ['delete', () => client.delete(2, 'a', { ifVersion: 1 })],
+      ];
+      for (const [operation, write] of stale) {
+        const { result, requests } = await countingFetch(write);
+        expect(result, operation).to.be.instanceOf(PlayerDataError);
+        expect(result).to.include({ operation, status: 409, code: 'VERSION_CONFLICT', version: 2, retryable: false, attempts: 1 });
+        expect(requests, 'a 409 is not retried').to.equal(1);
+      }
+      expect(await stored(2)).to.deep.equal({ status: 200, data: { a: 1, b: 2 }, version: 2 });
+      expect(await client.deleteVersioned(2, 'a', { ifVersion: 2 })).to.deep.equal({ deleted: 1, version: 3 });
+    });
+
+    it('the module-level functions take the same options and give the same versions', async () => {
+      await PlayerData.init({ baseUrl: t.service.baseUrl, apiKey: ws.apiKey });
+      expect((await PlayerData.set(3, 'a', 1)).version).to.equal(1);
+      expect(await PlayerData.increment(3, 'b', 1, 0, { ifVersion: 1 })).to.equal(1);
+      expect(await PlayerData.incrementVersioned(3, 'b')).to.deep.equal({ value: 2, version: 3 });
+      expect((await PlayerData.getVersioned(3, 'b')).version).to.equal(3);
+      expect((await PlayerData.getAllVersioned(3)).values).to.deep.equal({ a: 1, b: 2 });
+      expect(await PlayerData.delete(3, 'a', { ifVersion: 3 })).to.equal(1);
+      expect(await PlayerData.deleteVersioned(3)).to.deep.equal({ deleted: 1, version: 5 });
+      expect((await PlayerData.batch(3, [{ op: 'set', key: 'c', value: true }])).version).to.equal(6);
+      const [outcome] = await PlayerData.batchPlayers([{ userId: 3, ops: [{ op: 'delete', key: 'c' }] }]);
+      expect(outcome).to.deep.include({ userId: '3', success: true, version: 7 });
+      const session = await PlayerData.acquireSession(3, 'server-1', { load: true });
+      expect(session.values).to.deep.equal({});
+      expect((await PlayerData.renewSession(3, session.sessionId)).sessionId).to.equal(session.sessionId);
+      expect((await PlayerData.releaseSession(3, session.sessionId)).released).to.equal(true);
+    });
+  });
+
+  describe('batch', () => {
+    it('applies one player\'s ops in one request and answers one result per op, in order', async () => {
+      await client.set(10, 'tutorialStep', 3);
+      await client.set(10, 'coins', 100);
+      const { result, requests } = await countingFetch(() =>
+        client.batch(
+          10,
+          [
+            { op: 'set', key: 'inventory', value: { sword: 1 } },
+            { op: 'increment', key: 'coins', amount: 5, defaultValue: 0 },
+            { op: 'delete', key: 'tutorialStep' },
+          ],
+          { ifVersion: 2 },
+        ),
+      );
+      expect(requests).to.equal(1);
+      const batch = result as PlayerData.BatchResult;
+      expect(batch.version).to.equal(3);
+      expect(batch.results).to.have.length(3);
+      expect(batch.results[0]).to.include({ key: 'inventory' });
+      expect(batch.results[0]).to.have.deep.property('value', { sword: 1 });
+      expect((batch.results[0] as { updatedAt: string }).updatedAt).to.be.a('string');
+      expect(batch.results.slice(1)).to.deep.equal([
+        { key: 'coins', value: 105 },
+        { key: 'tutorialStep', deleted: 1 },
+      ]);
+      expect(await stored(10)).to.deep.equal({ status: 200, data: { coins: 105, inventory: { sword: 1 } }, version: 3 });
+    });
+
+    it('a failing op writes nothing: NOT_A_NUMBER, an invalid op (INVALID_REQUEST naming it), a stale ifVersion', async () => {
+      await client.batch(11, [
+        { op: 'set', key: 'name', value: 'Ann' },
+        { op: 'set', key: 'coins', value: 1 },
+      ]);
+      const before = await stored(11);
+      const notANumber = await playerDataError(
+        client.batch(11, [
+          { op: 'increment', key: 'coins', amount: 1 },
+          { op: 'increment', key: 'name', amount: 1 },
+        ]),
+      );
+      expect(notANumber).to.include({ operation: 'batch', status: 409, code: 'NOT_A_NUMBER', attempts: 1 });
+      const invalid = await playerDataError(
+        client.batch(11, [
+          { op: 'delete', key: 'name' },
+          { op: 'set', key: 'k'.repeat(129), value: 1 },
+        ]),
+      );
+      expect(invalid).to.include({ status: 400, code: 'INVALID_REQUEST' });
+      expect(invalid.serverMessage).to.include('ops[1]');
+      const twice = await playerDataError(
+        client.batch(11, [
+          { op: 'delete', key: 'name' },
+          { op: 'set', key: 'name', value: 'Bo' },
+        ]),
+      );
+      expect(twice).to.include({ status: 400, code: 'INVALID_REQUEST' });
+      const conflict = await playerDataError(client.batch(11, [{ op: 'delete', key: 'name' }], { ifVersion: 0 }));
+      expect(conflict).to.include({ status: 409, code: 'VERSION_CONFLICT', version: 1 });
+      expect(await stored(11)).to.deep.equal(before);
+    });
+
+    it('refuses ops the service would refuse before any request', async () => {
+      const { requests } = await countingFetch(async () => {
+        const bad: Array<[unknown, RegExp]> = [
+          [[{ op: 'rename', key: 'a' }], /ops\[0\]\.op must be/],
+          [[{ op: 'set', key: 'a', value: null }], /ops\[0\]\.value must not/],
+          [[{ op: 'delete', key: 'a' }, { op: 'increment', key: 'b', amount: Number.NaN }], /ops\[1\]\.amount must be a finite number/],
+          [[{ op: 'set', key: '', value: 1 }], /ops\[0\]\.key must be/],
+        ];
+        for (const [ops, message] of bad) {
+          expect((await rejection(client.batch(1, ops as PlayerData.BatchOp[]))).message).to.match(message);
+        }
+        expect((await rejection(client.set(1, 'k', 1, { ifVersion: -1 }))).message).to.match(/ifVersion must be/);
+        expect((await rejection(client.increment(1, 'k', Infinity))).message).to.match(/amount must be a finite number/);
+        expect((await rejection(client.set(1, 'k', Number.NaN))).message).to.match(/value must be a finite number/);
+        expect((await rejection(client.set(1, 'k', 1, { idempotencyKey: 'é' }))).message).to.match(/idempotencyKey must be/);
+      });
+      expect(requests).to.equal(0);
+    });
+
+    it('saves many players in one request, each on its own: mixed outcomes carry their codes', async () => {
+      await client.set(21, 'coins', 1);
+      const held = await client.acquireSession(22, 'server-a');
+      const { result, requests } = await countingFetch(() =>
+        client.batchPlayers([
+          { userId: 20, ops: [{ op: 'set', key: 'level', value: 2 }] },
+          { userId: 21, ops: [{ op: 'increment', key: 'coins', amount: 1 }], ifVersion: 0 },
+          { userId: 22, ops: [{ op: 'set', key: 'level', value: 9 }], sessionId: 'ses_not_the_holder' },
+          { userId: 23, ops: [{ op: 'set', key: 'level', value: 3 }] },
+        ]),
+      );
+      expect(requests).to.equal(1);
+      const outcomes = result as PlayerData.PlayerBatchOutcome[];
+      expect(outcomes.map((o) => [o.userId, o.success])).to.deep.equal([
+        ['20', true],
+        ['21', false],
+        ['22', false],
+        ['23', true],
+      ]);
+      const [ok, conflict, lost] = outcomes;
+      expect(ok).to.deep.include({ version: 1 });
+      expect(ok!.success && ok!.results[0]).to.include({ key: 'level', value: 2 });
+      const conflictError = !conflict!.success && conflict!.error;
+      expect(conflictError).to.be.instanceOf(PlayerDataError);
+      expect(conflictError).to.include({ operation: 'batchPlayers', status: 409, code: 'VERSION_CONFLICT', version: 1 });
+      const lostError = !lost!.success && lost!.error;
+      expect(lostError).to.include({ status: 409, code: 'SESSION_LOST' });
+      expect((await stored(21)).data).to.deep.equal({ coins: 1 });
+      expect((await stored(22)).status).to.equal(404);
+      expect((await stored(23)).data).to.deep.equal({ level: 3 });
+      await client.releaseSession(22, held.sessionId);
+    });
+  });
+
+  describe('sessions', () => {
+    it('acquire with load answers the data in one request; a second server is SESSION_LOCKED with the holder', async () => {
+      await client.set(30, 'level', 4);
+      const { result, requests } = await countingFetch(() => client.acquireSession(30, 'server-a', { load: true, ttlSeconds: 60 }));
+      expect(requests).to.equal(1);
+      const a = result as PlayerData.LoadedSession;
+      expect(a).to.include({ userId: '30', owner: 'server-a', version: 1 });
+      expect(a.sessionId).to.be.a('string').and.not.equal('');
+      expect(a.values).to.deep.equal({ level: 4 });
+      expect(Date.parse(a.expiresAt)).to.be.greaterThan(Date.now());
+
+      const fresh = await client.acquireSession(31, 'server-a', { load: true });
+      expect(fresh).to.deep.include({ values: {}, version: 0 });
+
+      const locked = await playerDataError(client.acquireSession(30, 'server-b'));
+      expect(locked).to.include({ operation: 'acquireSession', status: 409, code: 'SESSION_LOCKED', attempts: 1 });
+      expect(locked.data).to.deep.equal({ owner: 'server-a', expiresAt: a.expiresAt });
+    });
+
+    it('writes must carry the live session; a steal fences the old holder out', async () => {
+      const a = await client.acquireSession(32, 'server-a');
+      const none = await playerDataError(client.set(32, 'level', 1));
+      expect(none).to.include({ status: 409, code: 'SESSION_LOCKED' });
+      expect((none.data as { owner: string }).owner).to.equal('server-a');
+      expect((await client.set(32, 'level', 1, { sessionId: a.sessionId })).version).to.equal(1);
+
+      const b = await client.acquireSession(32, 'server-b', { steal: true, load: true });
+      expect(b.values).to.deep.equal({ level: 1 });
+      expect(b.sessionId).to.not.equal(a.sessionId);
+      for (const late of [
+        () => client.set(32, 'level', 99, { sessionId: a.sessionId }),
+        () => client.increment(32, 'coins', 1, 0, { sessionId: a.sessionId }),
+        () => client.delete(32, undefined, { sessionId: a.sessionId }),
+        () => client.batch(32, [{ op: 'set', key: 'level', value: 99 }], { sessionId: a.sessionId }),
+        () => client.renewSession(32, a.sessionId),
+      ]) {
+        expect(await playerDataError(late())).to.include({ status: 409, code: 'SESSION_LOST', attempts: 1 });
+      }
+      expect(await client.incrementVersioned(32, 'coins', 3, 0, { sessionId: b.sessionId })).to.deep.equal({ value: 3, version: 2 });
+      expect(await stored(32)).to.deep.include({ data: { level: 1, coins: 3 }, version: 2 });
+
+      const renewed = await client.renewSession(32, b.sessionId, { ttlSeconds: 600 });
+      expect(renewed).to.include({ sessionId: b.sessionId, owner: 'server-b', userId: '32' });
+      expect(Date.parse(renewed.expiresAt)).to.be.greaterThan(Date.parse(b.expiresAt));
+      expect((await client.releaseSession(32, b.sessionId)).released).to.equal(true);
+      expect((await client.releaseSession(32, b.sessionId)).released, 'release is idempotent').to.equal(false);
+      expect((await client.set(32, 'level', 2)).version, 'free again').to.equal(3);
+    });
+
+    it('a batch with release is the last save and the release in one request', async () => {
+      const s = await client.acquireSession(33, 'server-a', { load: true });
+      const { result, requests } = await countingFetch(() =>
+        client.batch(33, [{ op: 'set', key: 'level', value: 7 }], { sessionId: s.sessionId, ifVersion: s.version, release: true }),
+      );
+      expect(requests).to.equal(1);
+      expect((result as PlayerData.BatchResult).version).to.equal(1);
+      expect(await client.acquireSession(33, 'server-b')).to.include({ owner: 'server-b', version: 1 });
+    });
+  });
+
+  describe('idempotency keys', () => {
+    it('the same key is applied once and answered again; the same key with another body is IDEMPOTENCY_KEY_REUSED', async () => {
+      const purchase = { idempotencyKey: 'purchase-p1' };
+      expect(await client.incrementVersioned(40, 'coins', 100, 0, purchase)).to.deep.equal({ value: 100, version: 1 });
+      expect(await client.incrementVersioned(40, 'coins', 100, 0, purchase)).to.deep.equal({ value: 100, version: 1 });
+      expect((await stored(40)).data).to.deep.equal({ coins: 100 });
+      const { result, requests } = await countingFetch(() => client.increment(40, 'coins', 5, 0, purchase));
+      expect(result).to.include({ status: 422, code: 'IDEMPOTENCY_KEY_REUSED', retryable: false });
+      expect(requests).to.equal(1);
+      expect(await client.increment(40, 'coins', 100), 'without a key of its own, each call is a new write').to.equal(200);
+      expect(await client.increment(40, 'coins', 100)).to.equal(300);
+    });
+
+    it('a write whose answer was lost is retried with the same key and counted once', async () => {
+      const proxy = await startHttpProxy(t.service.baseUrl, (n) => (n === 1 ? 'drop-answer' : 'forward'));
+      try {
+        const via = new PlayerDataClient({ baseUrl: proxy.baseUrl, apiKey: ws.apiKey, retry: { baseDelayMs: 5 } });
+        expect(await via.increment(41, 'coins', 100)).to.equal(100);
+        expect(proxy.requests).to.have.length(2);
+        const [first, retry] = proxy.requests;
+        expect(first!.headers['idempotency-key']).to.be.a('string').and.match(/^[0-9a-f-]{36}$/);
+        expect(retry!.headers['idempotency-key']).to.equal(first!.headers['idempotency-key']);
+        expect(retry!.body).to.equal(first!.body);
+        expect(await stored(41)).to.deep.include({ data: { coins: 100 }, version: 1 });
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    it('a lost acquire answer retried gives the session that was taken, which then holds the player', async () => {
+      const proxy = await startHttpProxy(t.service.baseUrl, (n) => (n === 1 ? 'drop-answer' : 'forward'));
+      try {
+        const via = new PlayerDataClient({ baseUrl: proxy.baseUrl, apiKey: ws.apiKey, retry: { baseDelayMs: 5 } });
+        const session = await via.acquireSession(42, 'server-a', { load: true });
+        expect(proxy.requests).to.have.length(2);
+        expect((await client.set(42, 'level', 1, { sessionId: session.sessionId })).version).to.equal(1);
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    it('a batch of many players whose answer was lost is applied once', async () => {
+      const proxy = await startHttpProxy(t.service.baseUrl, (n) => (n === 1 ? 'drop-answer' : 'forward'));
+      try {
+        const via = new PlayerDataClient({ baseUrl: proxy.baseUrl, apiKey: ws.apiKey, retry: { baseDelayMs: 5 } });
+        const outcomes = await via.batchPlayers([
+          { userId: 43, ops: [{ op: 'increment', key: 'coins', amount: 10 }] },
+          { userId: 44, ops: [{ op: 'increment', key: 'coins', amount: 20 }] },
+        ]);
+        expect(outcomes.map((o) => o.success && o.results[0])).to.deep.equal([
+          { key: 'coins', value: 10 },
+          { key: 'coins', value: 20 },
+        ]);
+        expect([(await stored(43)).data, (await stored(44)).data]).to.deep.equal([{ coins: 10 }, { coins: 20 }]);
+      } finally {
+        await proxy.close();
+      }
+    });
+  });
+
+  describe('retries, timeouts and aborts', () => {
+    it('IDEMPOTENCY_IN_PROGRESS and 503 are retried with the same key; a 4xx after them ends the call', async () => {
+      const inProgress = { success: false, error: 'A request with this Idempotency-Key is in progress', code: 'IDEMPOTENCY_IN_PROGRESS' };
+      const unavailable = { success: false, error: 'Storage unavailable', code: 'STORAGE_UNAVAILABLE' };
+      const proxy = await startHttpProxy(t.service.baseUrl, (n) =>
+        n === 1 ? { status: 409, body: inProgress } : n === 2 ? { status: 503, body: unavailable } : 'forward',
+      );
+      try {
+        const via = new PlayerDataClient({ baseUrl: proxy.baseUrl, apiKey: ws.apiKey, retry: { attempts: 4, baseDelayMs: 5 } });
+        expect(await via.increment(50, 'coins', 7)).to.equal(7);
+        expect(proxy.requests).to.have.length(3);
+        expect(new Set(proxy.requests.map((r) => r.headers['idempotency-key'])).size).to.equal(1);
+        await via.set(50, 'name', 'Ann');
+        proxy.requests.length = 0;
+        const err = await playerDataError(via.increment(50, 'name', 1));
+        expect(err).to.include({ code: 'NOT_A_NUMBER', attempts: 1 });
+        expect(proxy.requests).to.have.length(1);
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    it('gives up after `attempts` requests, with the last error', async () => {
+      const unavailable = { success: false, error: 'Storage unavailable', code: 'STORAGE_UNAVAILABLE' };
+      const proxy = await startHttpProxy(t.service.baseUrl, () => ({ status: 503, body: unavailable }));
+      try {
+        const via = new PlayerDataClient({ baseUrl: proxy.baseUrl, apiKey: ws.apiKey, retry: { attempts: 2, baseDelayMs: 5 } });
+        const err = await playerDataError(via.set(51, 'a', 1));
+        expect(err).to.include({ status: 503, code: 'STORAGE_UNAVAILABLE', retryable: true, attempts: 2 });
+        expect(proxy.requests).to.have.length(2);
+        const once = new PlayerDataClient({ baseUrl: proxy.baseUrl, apiKey: ws.apiKey, retry: { attempts: 1 } });
+        expect(await playerDataError(once.get(51, 'a'))).to.include({ status: 503, attempts: 1 });
+        expect(proxy.requests).to.have.length(3);
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    it('a request that gets no answer times out (TIMEOUT) and is retried', async () => {
+      const proxy = await startHttpProxy(t.service.baseUrl, () => 'hang');
+      try {
+        const via = new PlayerDataClient({ baseUrl: proxy.baseUrl, apiKey: ws.apiKey, timeoutMs: 100, retry: { attempts: 2, baseDelayMs: 5 } });
+        const err = await playerDataError(via.increment(52, 'coins'));
+        expect(err).to.include({ operation: 'increment', status: 0, code: 'TIMEOUT', retryable: true, attempts: 2 });
+        expect(err.message).to.equal('PlayerData.increment: request failed: no answer within 100 ms');
+        expect(proxy.requests).to.have.length(2);
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    it('an AbortSignal ends a call mid-request, and it is not retried', async () => {
+      const proxy = await startHttpProxy(t.service.baseUrl, () => 'hang');
+      try {
+        const via = new PlayerDataClient({ baseUrl: proxy.baseUrl, apiKey: ws.apiKey, timeoutMs: 60_000 });
+        const controller = new AbortController();
+        const pending = via.set(53, 'a', 1, { signal: controller.signal });
+        await proxy.received(1);
+        controller.abort(new Error('player left'));
+        const err = await playerDataError(pending);
+        expect(err).to.include({ operation: 'set', status: 0, code: 'ABORTED', retryable: false, attempts: 1 });
+        expect((err.cause as Error).message).to.equal('player left');
+        expect(proxy.requests).to.have.length(1);
+
+        const { requests } = await countingFetch(() => via.get(53, 'a', { signal: AbortSignal.abort() }));
+        expect(requests, 'an already aborted signal sends nothing').to.equal(0);
+      } finally {
+        await proxy.close();
+      }
+    });
+
+    it('an AbortSignal ends the wait between retries', async () => {
+      const unavailable = { success: false, error: 'Storage unavailable', code: 'STORAGE_UNAVAILABLE' };
+      const proxy = await startHttpProxy(t.service.baseUrl, () => ({ status: 503, body: unavailable }));
+      try {
+        // The first wait is drawn from [0, 20 s]; the abort comes as soon as the first answer is in.
+        const via = new PlayerDataClient({
+          baseUrl: proxy.baseUrl,
+          apiKey: ws.apiKey,
+          retry: { attempts: 5, baseDelayMs: 20_000, maxDelayMs: 20_000 },
+        });
+        const controller = new AbortController();
+        const { result } = await countingFetch(async () => {
+          const pending = via.getAll(54, { signal: controller.signal });
+          await proxy.received(1);
+          setTimeout(() => controller.abort(), 20);
+          return pending;
+        });
+        expect(result).to.include({ code: 'ABORTED', status: 0 });
+        expect(proxy.requests).to.have.length(1);
+      } finally {
+        await proxy.close();
+      }
+    });
+  });
+});
+
+describe('TypeScript client over a short rate-limit window', () => {
+  const t = useService({ RATE_LIMIT_FREE: '2', RATE_LIMIT_WINDOW_MS: '1000', RATE_LIMIT_LEASE_AHEAD: '0' });
+
+  it('a Retry-After over maxRateLimitWaitMs fails at once with RATE_LIMITED', async () => {
+    const ws = await newWorkspace(t.redis, 'free');
+    const hasty = new PlayerDataClient({ baseUrl: t.service.baseUrl, apiKey: ws.apiKey, retry: { maxRateLimitWaitMs: 500 } });
+    for (;;) {
+      const res = await call(t.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 1, key: 'fill', value: 1 } });
+      if (res.status === 429) break;
+    }
+    const { result, requests } = await countingFetch(() => hasty.increment(1, 'coins'));
+    expect(result).to.include({ status: 429, code: 'RATE_LIMITED', retryable: false, attempts: 1 });
+    expect((result as PlayerDataError).retryAfterSeconds).to.equal(1);
+    expect(requests).to.equal(1);
+  });
+
+  it('a Retry-After within maxRateLimitWaitMs is waited for, then the same write is sent again', async () => {
+    const ws = await newWorkspace(t.redis, 'free');
+    const limited = { success: false, error: 'Rate limit exceeded', code: 'RATE_LIMITED' };
+    const proxy = await startHttpProxy(t.service.baseUrl, (n) =>
+      n === 1 ? { status: 429, headers: { 'retry-after': '1' }, body: limited } : 'forward',
+    );
+    try {
+      const patient = new PlayerDataClient({ baseUrl: proxy.baseUrl, apiKey: ws.apiKey, retry: { maxRateLimitWaitMs: 1_000 } });
+      expect(await patient.increment(2, 'coins', 3)).to.equal(3);
+      expect(proxy.requests).to.have.length(2);
+      expect(proxy.requests[1]!.headers['idempotency-key']).to.equal(proxy.requests[0]!.headers['idempotency-key']);
+    } finally {
+      await proxy.close();
+    }
   });
 });
