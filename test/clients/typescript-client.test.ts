@@ -1,5 +1,9 @@
 // The TypeScript client (clients/typescript, imported from source) against the real service.
 import { expect } from 'chai';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import * as PlayerData from '../../clients/typescript/src/index.js';
 import { PlayerDataClient, PlayerDataError } from '../../clients/typescript/src/index.js';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
@@ -650,5 +654,75 @@ describe('TypeScript client over a short rate-limit window', () => {
     } finally {
       await proxy.close();
     }
+  });
+});
+
+describe("the TypeScript client README's examples (against the service)", () => {
+  const t = useService();
+  const readme = readFileSync(new URL('../../clients/typescript/README.md', import.meta.url), 'utf8');
+  const examples = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((code) => code.includes("from '@player-data-service/client'"));
+  const clientUrl = pathToFileURL(new URL('../../clients/typescript/src/index.ts', import.meta.url).pathname).href;
+  let dir: string;
+  let ws: CreatedWorkspace;
+  let client: PlayerDataClient;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'pds-ts-readme-'));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  beforeEach(async () => {
+    ws = await newWorkspace(t.redis);
+    client = new PlayerDataClient({ baseUrl: t.service.baseUrl, apiKey: ws.apiKey });
+  });
+
+  /** Imports the example that defines `name`, as written, as the server `serverId`. */
+  async function loadExample(name: string, serverId: string): Promise<any> {
+    const code = examples.find((e) => e.includes(`export async function ${name}(`));
+    expect(code, `README example defining ${name}`).to.be.a('string');
+    const file = join(dir, `${name}-${serverId}.mts`);
+    writeFileSync(file, code!.split('@player-data-service/client').join(clientUrl));
+    Object.assign(process.env, { PDS_URL: t.service.baseUrl, PDS_API_KEY: ws.apiKey, SERVER_ID: serverId });
+    try {
+      return await import(`${pathToFileURL(file).href}?${ws.workspaceId}`);
+    } finally {
+      for (const name of ['PDS_URL', 'PDS_API_KEY', 'SERVER_ID']) delete process.env[name];
+    }
+  }
+  const stored = async (userId: number) => (await call(t.service, 'GET', `/data?userId=${userId}`, { key: ws.apiKey })).body.data;
+
+  it('a safe purchase counts once however often it runs, with or without a session', async () => {
+    const { grantPurchase } = await loadExample('grantPurchase', 'shop');
+    expect(await grantPurchase(60, 'p1', 100)).to.equal(100);
+    expect(await grantPurchase(60, 'p1', 100)).to.equal(100);
+    expect(await grantPurchase(60, 'p2', 100)).to.equal(200);
+    const session = await client.acquireSession(61, 'server-a');
+    expect(await grantPurchase(61, 'p3', 50, session.sessionId)).to.equal(50);
+    expect(await grantPurchase(61, 'p3', 50, session.sessionId)).to.equal(50);
+    expect([await stored(60), await stored(61)]).to.deep.equal([{ coins: 200 }, { coins: 50 }]);
+  });
+
+  it('a session-held save: join loads, save writes the changes, a stolen session never writes again, shutdown releases', async () => {
+    await client.set(70, 'level', 1);
+    const a = await loadExample('join', 'server-a');
+    const b = await loadExample('join', 'server-b');
+    expect((await a.join(70)).values).to.deep.equal({ level: 1 });
+    a.change(70, 'level', 2);
+    await a.save(70);
+    expect(await stored(70)).to.deep.equal({ level: 2 });
+
+    expect((await b.join(70, 0)).values, 'b steals at once with stealAfterMs 0').to.deep.equal({ level: 2 });
+    a.change(70, 'level', 99);
+    await a.save(70);
+    expect(a.players.has(70), 'a dropped the player it lost').to.equal(false);
+    expect(await stored(70)).to.deep.equal({ level: 2 });
+
+    b.change(70, 'coins', 5);
+    await b.join(71);
+    b.change(71, 'level', 3);
+    await b.save(71, true);
+    expect(b.players.has(71)).to.equal(false);
+    await b.saveAll();
+    expect(b.players.size).to.equal(0);
+    expect([await stored(70), await stored(71)]).to.deep.equal([{ level: 2, coins: 5 }, { level: 3 }]);
+    expect(await client.acquireSession(70, 'server-c'), 'released at shutdown').to.include({ owner: 'server-c' });
   });
 });
