@@ -55,7 +55,8 @@ class NoAnswer extends Error {
   }
 }
 
-function retryAfterSeconds(answer: Answer): number | undefined {
+/** The answer's Retry-After in seconds (for a 429), or undefined. */
+export function retryAfterSeconds(answer: Answer): number | undefined {
   const seconds = Number(answer.headers.get('retry-after') ?? NaN);
   return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
 }
@@ -181,6 +182,3 @@ export class Transport {
 function backoff(attempt: number, baseDelayMs: number, maxDelayMs: number): number {
   return Math.random() * Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
 }
-
-/** The answer's Retry-After in seconds (for a 429), or undefined. */
-export { retryAfterSeconds };
