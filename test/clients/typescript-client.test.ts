@@ -480,6 +480,15 @@ describe('TypeScript client: safe saves (against the service)', () => {
       expect(await client.increment(40, 'coins', 100)).to.equal(300);
     });
 
+    it('ten concurrent calls with one key count once and all answer the same', async () => {
+      const patient = new PlayerDataClient({ baseUrl: t.service.baseUrl, apiKey: ws.apiKey, retry: { attempts: 10, baseDelayMs: 5 } });
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => patient.incrementVersioned(45, 'coins', 100, 0, { idempotencyKey: 'purchase-p9' })),
+      );
+      expect(answers).to.deep.equal(Array.from({ length: 10 }, () => ({ value: 100, version: 1 })));
+      expect(await stored(45)).to.deep.include({ data: { coins: 100 }, version: 1 });
+    });
+
     it('a write whose answer was lost is retried with the same key and counted once', async () => {
       const proxy = await startHttpProxy(t.service.baseUrl, (n) => (n === 1 ? 'drop-answer' : 'forward'));
       try {
