@@ -19,17 +19,19 @@ export type Operation =
   | 'renewSession'
   | 'releaseSession';
 
-/** The service's codes (docs/safe-saves.md). */
+/** The service's codes (docs/safe-saves.md; src/errors.ts of the service). */
 export type ServerErrorCode =
   | 'INVALID_REQUEST'
   | 'UNAUTHORIZED'
   | 'KEY_REVOKED'
   | 'KEY_EXPIRED'
   | 'FORBIDDEN'
+  | 'STORAGE_QUOTA_EXCEEDED'
   | 'PLAYER_NOT_FOUND'
   | 'KEY_NOT_FOUND'
   | 'NOT_FOUND'
   | 'METHOD_NOT_ALLOWED'
+  | 'REQUEST_TIMEOUT'
   | 'VERSION_CONFLICT'
   | 'NOT_A_NUMBER'
   | 'NUMBER_OUT_OF_RANGE'
@@ -42,6 +44,7 @@ export type ServerErrorCode =
   | 'PLAYER_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'IDEMPOTENCY_KEY_REUSED'
+  | 'REQUEST_HEADERS_TOO_LARGE'
   | 'RATE_LIMITED'
   | 'INTERNAL'
   | 'STORAGE_UNAVAILABLE';
