@@ -8,8 +8,10 @@ import * as PlayerData from '../../clients/typescript/src/index.js';
 import { PlayerDataClient, PlayerDataError } from '../../clients/typescript/src/index.js';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
 import { keys } from '../../src/store/keys.js';
+import { testRedisUrl } from '../support/hooks.js';
 import { startHttpProxy } from '../support/http-proxy.js';
-import { call, newWorkspace, useService } from '../support/service.js';
+import { startRedisProxy } from '../support/redis-proxy.js';
+import { call, newWorkspace, startTestService, testRedis, useService } from '../support/service.js';
 import { unreachableBaseUrl } from './unreachable.js';
 
 /** Resolves to what `promise` rejected with; fails the test if it resolved. */
@@ -662,6 +664,59 @@ describe('TypeScript client over a short rate-limit window', () => {
       expect(proxy.requests[1]!.headers['idempotency-key']).to.equal(proxy.requests[0]!.headers['idempotency-key']);
     } finally {
       await proxy.close();
+    }
+  });
+});
+
+// The service's own IDEMPOTENCY_IN_PROGRESS: a first request held inside the service (its Redis
+// replies held by a proxy) while the client sends the same write with the same key.
+describe('TypeScript client and a write still in flight (IDEMPOTENCY_IN_PROGRESS)', () => {
+  it('is retried with the same key and body until the first answer can be replayed, and counts once', async () => {
+    const proxy = await startRedisProxy(Number(new URL(testRedisUrl()).port || 6379));
+    const service = await startTestService({ REDIS_URL: proxy.url });
+    const redis = testRedis();
+    const realFetch = globalThis.fetch;
+    try {
+      const ws = await newWorkspace(redis);
+      await new Promise((r) => setTimeout(r, 200)); // the key's creation event passes before it is cached
+      const client = new PlayerDataClient({ baseUrl: service.baseUrl, apiKey: ws.apiKey, retry: { attempts: 10, baseDelayMs: 20 } });
+      // Caches the key and fills the rate limiter's lease, so that neither request below needs
+      // Redis before its idempotency claim.
+      for (let i = 0; i < 13; i++) await client.set(1, 'warm', i);
+      proxy.reset();
+      proxy.hold();
+      const first = call(service, 'POST', '/data/increment', {
+        key: ws.apiKey,
+        body: { userId: '2', key: 'coins', amount: 5 },
+        headers: { 'Idempotency-Key': 'dup-1' },
+      });
+      for (let i = 0; !proxy.sent().includes('NX'); i++) {
+        expect(i, 'the first request reaches its idempotency claim').to.be.lessThan(400);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      // The client's answers, seen as they arrive; the held request is let go after the first.
+      const statuses: Array<[number, string | undefined]> = [];
+      const bodies: string[] = [];
+      globalThis.fetch = async (input, init) => {
+        bodies.push(String(init?.body));
+        const res = await realFetch(input, init);
+        const code = ((await res.clone().json()) as { code?: string }).code;
+        statuses.push([res.status, code]);
+        proxy.release();
+        return res;
+      };
+      expect(await client.increment('2', 'coins', 5, undefined, { idempotencyKey: 'dup-1' })).to.equal(5);
+      expect((await first).body).to.deep.equal({ success: true, value: 5, version: 1 });
+      expect(statuses[0]).to.deep.equal([409, 'IDEMPOTENCY_IN_PROGRESS']);
+      expect(statuses.at(-1)).to.deep.equal([200, undefined]);
+      expect(new Set(bodies).size, 'every retry sends the same body').to.equal(1);
+      expect((await call(service, 'GET', '/data?userId=2', { key: ws.apiKey })).body).to.deep.include({ data: { coins: 5 }, version: 1 });
+    } finally {
+      globalThis.fetch = realFetch;
+      proxy.release();
+      await service.close();
+      await proxy.close();
+      redis.disconnect();
     }
   });
 });
