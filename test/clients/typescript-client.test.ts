@@ -453,8 +453,8 @@ describe('TypeScript client: safe saves (against the service)', () => {
       const renewed = await client.renewSession(32, b.sessionId, { ttlSeconds: 600 });
       expect(renewed).to.include({ sessionId: b.sessionId, owner: 'server-b', userId: '32' });
       expect(Date.parse(renewed.expiresAt)).to.be.greaterThan(Date.parse(b.expiresAt));
-      expect((await client.releaseSession(32, b.sessionId)).released).to.equal(true);
-      expect((await client.releaseSession(32, b.sessionId)).released, 'release is idempotent').to.equal(false);
+      expect(await client.releaseSession(32, b.sessionId)).to.deep.equal({ released: true, version: 2 });
+      expect(await client.releaseSession(32, b.sessionId), 'release is idempotent').to.deep.equal({ released: false, version: 2 });
       expect((await client.set(32, 'level', 2)).version, 'free again').to.equal(3);
     });
 

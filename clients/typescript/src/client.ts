@@ -267,7 +267,7 @@ export class PlayerDataClient {
     const op: Operation = 'releaseSession';
     const body = { userId: userIdText(op, userId), sessionId: checkKey(op, sessionId, 'sessionId') };
     const answer = succeeded(op, await this.write(op, '/sessions/release', body, options));
-    return { released: answer['data'].released === true, version: typeof answer['version'] === 'number' ? answer['version'] : undefined };
+    return { released: answer['data'].released === true, version: versionOf(answer) };
   }
 
   private async pingAs(operation: 'init' | 'ping', options: CallOptions = {}): Promise<Workspace> {

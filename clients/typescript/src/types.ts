@@ -143,5 +143,5 @@ export interface LoadedSession extends Session {
 export interface ReleaseResult {
   /** False when the session no longer held the player (release is idempotent). */
   readonly released: boolean;
-  readonly version: number | undefined;
+  readonly version: number;
 }
