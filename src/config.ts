@@ -40,6 +40,14 @@ export interface Config {
   };
   /** How long the first answer to an Idempotency-Key is kept. */
   readonly idempotencyTtlSeconds: number;
+  /** Each workspace's stored bytes (data and history), by plan (saves/storage-quota.ts). */
+  readonly storage: {
+    readonly quotaBytes: Readonly<Record<Plan, number>>;
+    /** How often each instance adds its writes' byte counts to the workspace totals in Redis. */
+    readonly flushMs: number;
+    /** How old a total read from Redis may be before a write of that workspace reads it again. */
+    readonly refreshMs: number;
+  };
   readonly rateLimit: {
     readonly windowMs: number;
     readonly plans: Readonly<Record<Plan, number>>;
@@ -254,6 +262,14 @@ export function loadConfig(env: Env = process.env): Config {
       defaultTtlSeconds: int(env, 'SESSION_DEFAULT_TTL_SECONDS', 300, 30, 3600),
     },
     idempotencyTtlSeconds: int(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400, 60, 7 * 86_400),
+    storage: {
+      quotaBytes: {
+        free: int(env, 'STORAGE_QUOTA_FREE_BYTES', 256 * 1024 * 1024, 0, 2 ** 50),
+        pro: int(env, 'STORAGE_QUOTA_PRO_BYTES', 16 * 1024 * 1024 * 1024, 0, 2 ** 50),
+      },
+      flushMs: int(env, 'STORAGE_FLUSH_MS', 1000, 50, 60_000),
+      refreshMs: int(env, 'STORAGE_REFRESH_MS', 5000, 50, 600_000),
+    },
     rateLimit: {
       windowMs: int(env, 'RATE_LIMIT_WINDOW_MS', 10_000, 100, 3_600_000),
       plans: {

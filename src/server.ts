@@ -18,6 +18,8 @@ import { KeyUsageStore } from './store/key-usage.js';
 import { PlayerDataStore, playerLimitsOf } from './store/player-data.js';
 import { IdempotencyClaims } from './saves/idempotency.js';
 import { PlayerWrites } from './saves/player-writes.js';
+import { StorageQuota } from './saves/storage-quota.js';
+import { StorageUsage } from './store/storage-usage.js';
 import { RateLimiter } from './store/rate-limiter.js';
 import { connectRedis, createRedis, createSubscriberConnection, type RedisClient } from './store/redis.js';
 import { preloadScripts, scriptsLoaded } from './store/scripts.js';
@@ -97,7 +99,14 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const untrackKeyCache = metrics.trackKeyCache(authenticator);
   const untrackGate = metrics.trackGate(gate);
   const players = new PlayerDataStore(redis, playerLimitsOf(config));
-  const writes = new PlayerWrites(players, new IdempotencyClaims(redis, config.idempotencyTtlSeconds), config.limits);
+  const storage = new StorageUsage(redis, config.storage.refreshMs);
+  storage.start(config.storage.flushMs);
+  const writes = new PlayerWrites(
+    players,
+    new IdempotencyClaims(redis, config.idempotencyTtlSeconds),
+    config.limits,
+    new StorageQuota(storage, config.storage.quotaBytes),
+  );
   const app = buildApp({
     config,
     logger,
@@ -167,6 +176,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       untrackGate();
       await events.stop();
       await limiter.stop().catch((err: unknown) => logger.warn({ err }, 'could not write the last usage counts'));
+      await storage.stop().catch((err: unknown) => logger.warn({ err }, 'could not write the last storage counts'));
       await redis.quit().catch(() => redis.disconnect());
     })();
     return closing;

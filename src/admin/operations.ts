@@ -13,6 +13,7 @@ import { publishEvent } from '../store/events.js';
 import { KeyUsageStore } from '../store/key-usage.js';
 import { loadConfig, type Config } from '../config.js';
 import { PlayerDataStore, playerLimitsOf } from '../store/player-data.js';
+import { readStorageTotals } from '../store/storage-usage.js';
 import type { RedisClient } from '../store/redis.js';
 import { ensureScripts } from '../store/scripts.js';
 import { WorkspaceStore } from '../store/workspaces.js';
@@ -39,6 +40,8 @@ export interface CreatedWorkspace {
 
 export interface WorkspaceDetails extends Workspace {
   readonly keys: keyLifecycle.KeyView[];
+  /** What the workspace stores, and its plan's quota (saves/storage-quota.ts). */
+  readonly storage: { readonly bytes: number; readonly players: number; readonly quotaBytes: number };
 }
 
 export interface AdminOptions {
@@ -46,7 +49,7 @@ export interface AdminOptions {
   readonly actor?: string;
   readonly clock?: () => number;
   /** Limits and retention; the defaults of src/config.ts when not given. */
-  readonly config?: Pick<Config, 'limits' | 'history' | 'idempotencyTtlSeconds' | 'auditMaxEntries'>;
+  readonly config?: Pick<Config, 'limits' | 'history' | 'idempotencyTtlSeconds' | 'auditMaxEntries' | 'storage'>;
 }
 
 export const AUDIT_READ_MAX = 10_000;
@@ -59,6 +62,7 @@ export class AdminOperations implements AdminContext {
   readonly players: PlayerDataStore;
   readonly maxValueDepth: number;
   readonly limits: Config['limits'];
+  readonly storageQuota: Config['storage']['quotaBytes'];
   readonly actor: string;
   private readonly auditLog: AuditLogStore;
   private readonly clock: () => number;
@@ -76,6 +80,7 @@ export class AdminOperations implements AdminContext {
     const config = options.config ?? loadConfig({});
     this.players = new PlayerDataStore(redis, playerLimitsOf(config));
     this.limits = config.limits;
+    this.storageQuota = config.storage.quotaBytes;
     this.maxValueDepth = config.limits.maxValueDepth;
     this.auditLog = new AuditLogStore(redis, config.auditMaxEntries);
     this.actor = options.actor ?? 'unknown';
@@ -124,7 +129,8 @@ export class AdminOperations implements AdminContext {
 
   async showWorkspace(id: string): Promise<WorkspaceDetails> {
     const workspace = await this.requireWorkspace(id);
-    return { ...workspace, keys: await keyLifecycle.listKeys(this, id) };
+    const [keyViews, storage] = await Promise.all([keyLifecycle.listKeys(this, id), readStorageTotals(this.redis, id)]);
+    return { ...workspace, keys: keyViews, storage: { ...storage, quotaBytes: this.storageQuota[workspace.plan] } };
   }
 
   async renameWorkspace(id: string, rawName: string): Promise<Workspace> {

@@ -8,6 +8,7 @@ import { checkValue } from '../domain/value.js';
 import { AppError, badRequest, ErrorCode, notFound } from '../errors.js';
 import { appliedOrThrow } from '../saves/outcomes.js';
 import type { PlayerWrite } from '../store/player-data.js';
+import { addToStorageTotals } from '../store/storage-usage.js';
 import type { AdminContext } from './context.js';
 import { parseDataKey, parseUserId } from './inputs.js';
 
@@ -88,6 +89,10 @@ export async function getPlayerValue(
 
 async function adminWrite(ctx: AdminContext, workspaceId: string, userId: string, write: PlayerWrite, kind: string) {
   const reply = await ctx.players.write(workspaceId, userId, write, { nowMs: ctx.nowMs(), kind, actor: `admin:${ctx.actor}` });
+  // Counted at once: an operator's writes are few, and the CLI has no flush of its own.
+  if (reply.reply[0] === 1) {
+    await addToStorageTotals(ctx.redis, workspaceId, Number(reply.reply[2]) + Number(reply.reply[4]), Number(reply.reply[3]));
+  }
   return appliedOrThrow(reply, {
     maxKeysPerPlayer: ctx.limits.maxKeysPerPlayer,
     maxPlayerBytes: ctx.limits.maxPlayerBytes,

@@ -10,6 +10,7 @@ export function writeOrigin(ctx: Context & { state: AppState }, body: unknown): 
   const principal = ctx.state.principal!;
   return {
     workspaceId: principal.workspace.id,
+    plan: principal.workspace.plan,
     actor: `key:${principal.keyId}`,
     nowMs: ctx.state.startedAt,
     idempotencyKey: idempotencyKeyOf(ctx.req.headers[IDEMPOTENCY_HEADER]),

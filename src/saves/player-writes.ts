@@ -2,14 +2,18 @@
 // it has one), runs the player's script, and turns its reply into an outcome. One player, many
 // players (each atomic on its own, in parallel), and the session calls all come through here,
 // so that the claim and the replay work the same for each.
+import type { Plan } from '../domain/types.js';
 import type { AppError } from '../errors.js';
 import type { PlayerDataStore, PlayerWrite, ScriptReply, SessionRequest } from '../store/player-data.js';
 import type { ClaimedKey, IdempotencyClaims } from './idempotency.js';
 import { appliedOrThrow, type Applied, type RefusalContext } from './outcomes.js';
+import type { StorageQuota } from './storage-quota.js';
 
 /** Who writes, when, and the request's idempotency key if it carries one. */
 export interface WriteOrigin {
   readonly workspaceId: string;
+  /** The workspace's plan: its storage quota. */
+  readonly plan: Plan;
   /** `key:<id>` for an API key, `admin:<actor>` for an operator: kept in the history. */
   readonly actor: string;
   readonly nowMs: number;
@@ -38,32 +42,28 @@ export class PlayerWrites {
     private readonly store: PlayerDataStore,
     private readonly claims: IdempotencyClaims,
     private readonly limits: PlayerLimitsView,
+    private readonly quota: StorageQuota,
   ) {}
 
   /** One player's write: its outcome, or its refusal thrown (as the first answer, when replayed). */
-  one(origin: WriteOrigin, request: PlayerWriteRequest): Promise<Applied> {
-    return this.claimed(origin, async (claim) => {
-      const reply = await this.store.write(origin.workspaceId, request.userId, request.write, {
-        nowMs: origin.nowMs,
-        kind: request.kind,
-        actor: origin.actor,
-        idempotency: claim,
-      });
-      return appliedOrThrow(reply, this.context(request));
-    });
+  async one(origin: WriteOrigin, request: PlayerWriteRequest): Promise<Applied> {
+    const checked = this.quota.check(origin.workspaceId, origin.plan, request.write, origin.nowMs);
+    if (checked) await checked;
+    return this.claimed(origin, async (claim) => appliedOrThrow(await this.apply(origin, request, claim), this.context(request)));
   }
 
   /** Many players' writes, each atomic, independent of the others: an outcome or a refusal each. */
-  many(origin: WriteOrigin, requests: readonly PlayerWriteRequest[]): Promise<Array<Applied | AppError>> {
+  async many(origin: WriteOrigin, requests: readonly PlayerWriteRequest[]): Promise<Array<Applied | AppError>> {
+    // One check for the request: the quota is the workspace's, the same for every player.
+    const adding = requests.find((r) => !(r.write.deleteAll || r.write.ops.every((op) => op.op === 'delete')));
+    if (adding) {
+      const checked = this.quota.check(origin.workspaceId, origin.plan, adding.write, origin.nowMs);
+      if (checked) await checked;
+    }
     return this.claimed(origin, (claim) =>
       Promise.all(
         requests.map(async (request) => {
-          const reply = await this.store.write(origin.workspaceId, request.userId, request.write, {
-            nowMs: origin.nowMs,
-            kind: request.kind,
-            actor: origin.actor,
-            idempotency: claim,
-          });
+          const reply = await this.apply(origin, request, claim);
           try {
             return appliedOrThrow(reply, this.context(request));
           } catch (err) {
@@ -77,6 +77,18 @@ export class PlayerWrites {
   /** A session call, under the request's idempotency key. */
   session(origin: WriteOrigin, userId: string, request: SessionRequest): Promise<ScriptReply> {
     return this.claimed(origin, (claim) => this.store.session(origin.workspaceId, userId, request, claim));
+  }
+
+  /** Runs the player's script, and counts what an applied (not replayed) write stored. */
+  private async apply(origin: WriteOrigin, request: PlayerWriteRequest, claim: ClaimedKey | undefined) {
+    const reply = await this.store.write(origin.workspaceId, request.userId, request.write, {
+      nowMs: origin.nowMs,
+      kind: request.kind,
+      actor: origin.actor,
+      idempotency: claim,
+    });
+    if (reply.reply[0] === 1 && !reply.replayed) this.quota.record(origin.workspaceId, reply.reply);
+    return reply;
   }
 
   private async claimed<T>(origin: WriteOrigin, work: (claim: ClaimedKey | undefined) => Promise<T>): Promise<T> {

@@ -42,11 +42,24 @@ export const keyView = {
 
 export const keyViewList = { type: 'array', items: keyView } as const;
 
+export const storageView = {
+  type: 'object',
+  required: ['bytes', 'players', 'quotaBytes'],
+  additionalProperties: false,
+  description:
+    "Bytes the workspace stores (data and history) and players with data, as the instances last added them up (within STORAGE_FLUSH_MS), and the plan's quota.",
+  properties: {
+    bytes: { type: 'integer' },
+    players: { type: 'integer' },
+    quotaBytes: { type: 'integer', minimum: 0 },
+  },
+} as const;
+
 export const workspaceDetails = {
   type: 'object',
-  required: [...workspaceRecord.required, 'keys'],
+  required: [...workspaceRecord.required, 'keys', 'storage'],
   additionalProperties: false,
-  properties: { ...workspaceRecord.properties, keys: keyViewList },
+  properties: { ...workspaceRecord.properties, keys: keyViewList, storage: storageView },
 } as const;
 
 /** A key just issued (CreatedKey): the only answer that carries the raw key. */

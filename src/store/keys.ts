@@ -50,6 +50,11 @@ export const keys = {
    * is refused. The answers themselves are kept with the players (playerIdempotency).
    */
   idempotencyClaim: (workspaceId: string, keyHash: string) => `${PREFIX}ws:{${workspaceId}}:idem:${keyHash}`,
+  /**
+   * Hash: `bytes` and `players` the workspace stores (data and history), summed from the player
+   * scripts' deltas by every instance (store/storage-usage.ts); not updated in the player's slot.
+   */
+  workspaceStorage: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:storage`,
   /** Hash: key id -> last time (ms since the epoch) the key authenticated a request. */
   keyLastUsed: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:lastused`,
   /** SCAN pattern matching every key of the workspace's own slot (metadata, limits, usage). */

@@ -56,6 +56,7 @@ export function workspaceCommands(program: Command): void {
             `plan:    ${w.plan}`,
             `created: ${w.createdAt}`,
             `keys:    ${w.keys.length} (${w.keys.filter((k) => k.status === 'active').length} active)`,
+            `storage: ${w.storage.bytes} bytes in ${w.storage.players} players (quota ${w.storage.quotaBytes} bytes)`,
           ].join('\n'),
       ),
     );

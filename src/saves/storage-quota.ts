@@ -1,0 +1,41 @@
+// The storage quota of a workspace by plan: a write that adds data to a workspace at or over its
+// quota is 403 STORAGE_QUOTA_EXCEEDED; deletes always pass. Checked against what this instance
+// knows of the workspace's total (store/storage-usage.ts), so the check costs no Redis call
+// while that is fresh. The bound on overshoot: the write that crosses the quota (at most
+// MAX_BODY_BYTES) plus what other instances wrote in their last STORAGE_FLUSH_MS, or since
+// this instance last read the total (STORAGE_REFRESH_MS) when it has no writes of its own.
+import type { Config } from '../config.js';
+import type { Plan } from '../domain/types.js';
+import { AppError, ErrorCode } from '../errors.js';
+import type { PlayerWrite } from '../store/player-data.js';
+import type { StorageTotals, StorageUsage } from '../store/storage-usage.js';
+
+export class StorageQuota {
+  constructor(
+    private readonly usage: StorageUsage,
+    private readonly quotaBytes: Config['storage']['quotaBytes'],
+  ) {}
+
+  /** Refuses a write that adds data to a workspace at or over its plan's quota. */
+  check(workspaceId: string, plan: Plan, write: PlayerWrite, nowMs: number): void | Promise<void> {
+    if (write.deleteAll || write.ops.every((op) => op.op === 'delete')) return;
+    const totals = this.usage.current(workspaceId, nowMs);
+    if (totals instanceof Promise) return totals.then((t) => this.judge(plan, t));
+    return this.judge(plan, totals);
+  }
+
+  /** An applied write's reply: `[1, version, bytesDelta, playersDelta, historyDelta, ...]`. */
+  record(workspaceId: string, reply: ReadonlyArray<string | number>): void {
+    this.usage.record(workspaceId, Number(reply[2]) + Number(reply[4]), Number(reply[3]));
+  }
+
+  private judge(plan: Plan, totals: StorageTotals): void {
+    const quota = this.quotaBytes[plan];
+    if (totals.bytes >= quota) {
+      throw new AppError(
+        ErrorCode.STORAGE_QUOTA_EXCEEDED,
+        `The workspace stores ${totals.bytes} bytes, the ${plan} plan's quota is ${quota}: delete data, or move to a larger plan`,
+      );
+    }
+  }
+}
