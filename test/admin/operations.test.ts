@@ -164,6 +164,16 @@ describe('AdminOperations', () => {
   });
 
   describe('one player for support staff', () => {
+    it('exports every key exactly as the public read returns it, __proto__ included', async () => {
+      const ws = await newWorkspace(redis);
+      const ops = testOps(redis);
+      for (const key of ['__proto__', 'constructor', 'prototype', 'coins']) await ops.setPlayerValue(ws.workspaceId, 1, key, { k: key });
+      const exported = await ops.exportPlayer(ws.workspaceId, 1);
+      expect(Object.keys(exported.data).sort()).to.deep.equal(['__proto__', 'coins', 'constructor', 'prototype']);
+      expect(JSON.parse(JSON.stringify(exported)).data['__proto__'].value).to.deep.equal({ k: '__proto__' });
+      expect(Object.getPrototypeOf(exported.data)).to.equal(Object.prototype);
+    });
+
     it('set, get, export, delete a key, delete all; values round-trip', async () => {
       const ws = await newWorkspace(redis);
       const ops = testOps(redis);
