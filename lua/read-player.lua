@@ -1,12 +1,14 @@
 --[[
-  Read all of a player's data with its version, in one consistent step, unless the player is
-  larger than the caller will take in one answer (one huge reply would hold the connection
-  that every workspace shares). Meta fields (names starting with a NUL byte, see
-  write-player.lua) are left out.
+  Read all of a player's data with its version, in one consistent step, when the player is
+  small (nearly always); for a larger one, only its size, so that the service can read it on a
+  connection of its own (store/player-data.ts) or refuse it: one huge reply on the connection
+  every workspace shares would hold up all of them, and copying megabytes through Lua costs
+  Redis several times what a plain HGETALL does. Meta fields (names starting with a NUL byte,
+  see write-player.lua) are left out.
 
   Input:
     KEYS[1] the player hash
-    ARGV[1] most bytes of data (key names + stored entries) to return
+    ARGV[1] most bytes of data (key names + stored entries) to return here
 
   Output:
     { 1, version, keys, bytes, key1, entry1, key2, entry2, ... }  the data keys and stored entries

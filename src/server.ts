@@ -64,8 +64,15 @@ export function redisSettings(config: Config) {
 export async function startService(config: Config, logger: Logger): Promise<RunningService> {
   const settings = redisSettings(config);
   const redis = createRedis(settings);
+  // Large whole-player reads get a connection of their own: a 4 MiB reply on the shared one
+  // held up every other workspace's commands (test-long/noisy-neighbour.test.ts).
+  const bulk = createRedis(settings);
   try {
     await connectRedis(redis, Math.max(settings.connectTimeoutMs, 2000));
+    await connectRedis(bulk, Math.max(settings.connectTimeoutMs, 2000)).catch((err: unknown) => {
+      redis.disconnect();
+      throw err;
+    });
     await preloadScripts(redis);
   } catch (err) {
     throw new Error(`Cannot reach Redis at ${describeRedis(config)}: ${(err as Error).message}`, { cause: err });
@@ -74,6 +81,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   if (cluster.isWorker && cluster.worker) metrics.labelWorker(String(cluster.worker.id));
   metrics.enableDefaultMetrics();
   redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
+  bulk.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis bulk connection error'));
   // Made once the main client is up, so that on a cluster it starts on a node known to be alive.
   const subscriberConnection = createSubscriberConnection(settings, redis);
   subscriberConnection.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis subscriber error'));
@@ -89,6 +97,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   } catch (err) {
     await events.stop();
     redis.disconnect();
+    bulk.disconnect();
     throw new Error(`Cannot load the ban list from Redis: ${(err as Error).message}`, { cause: err });
   }
   const lastUsed = new LastUsedRecorder(new KeyUsageStore(redis), logger);
@@ -98,7 +107,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   // Tracked only once startup can no longer fail, so a failed start leaves nothing registered.
   const untrackKeyCache = metrics.trackKeyCache(authenticator);
   const untrackGate = metrics.trackGate(gate);
-  const players = new PlayerDataStore(redis, playerLimitsOf(config));
+  const players = new PlayerDataStore(redis, playerLimitsOf(config), bulk);
   const storage = new StorageUsage(redis, config.storage.refreshMs);
   storage.start(config.storage.flushMs);
   const writes = new PlayerWrites(
@@ -177,6 +186,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       await events.stop();
       await limiter.stop().catch((err: unknown) => logger.warn({ err }, 'could not write the last usage counts'));
       await storage.stop().catch((err: unknown) => logger.warn({ err }, 'could not write the last storage counts'));
+      await bulk.quit().catch(() => bulk.disconnect());
       await redis.quit().catch(() => redis.disconnect());
     })();
     return closing;

@@ -46,21 +46,17 @@ export class PlayerWrites {
   ) {}
 
   /** One player's write: its outcome, or its refusal thrown (as the first answer, when replayed). */
-  async one(origin: WriteOrigin, request: PlayerWriteRequest): Promise<Applied> {
+  one(origin: WriteOrigin, request: PlayerWriteRequest): Promise<Applied> {
     const checked = this.quota.check(origin.workspaceId, origin.plan, request.write, origin.nowMs);
-    if (checked) await checked;
-    return this.claimed(origin, async (claim) => appliedOrThrow(await this.apply(origin, request, claim), this.context(request)));
+    return this.claimed(origin, checked, async (claim) => appliedOrThrow(await this.apply(origin, request, claim), this.context(request)));
   }
 
   /** Many players' writes, each atomic, independent of the others: an outcome or a refusal each. */
-  async many(origin: WriteOrigin, requests: readonly PlayerWriteRequest[]): Promise<Array<Applied | AppError>> {
+  many(origin: WriteOrigin, requests: readonly PlayerWriteRequest[]): Promise<Array<Applied | AppError>> {
     // One check for the request: the quota is the workspace's, the same for every player.
     const adding = requests.find((r) => !(r.write.deleteAll || r.write.ops.every((op) => op.op === 'delete')));
-    if (adding) {
-      const checked = this.quota.check(origin.workspaceId, origin.plan, adding.write, origin.nowMs);
-      if (checked) await checked;
-    }
-    return this.claimed(origin, (claim) =>
+    const checked = adding ? this.quota.check(origin.workspaceId, origin.plan, adding.write, origin.nowMs) : undefined;
+    return this.claimed(origin, checked, (claim) =>
       Promise.all(
         requests.map(async (request) => {
           const reply = await this.apply(origin, request, claim);
@@ -76,7 +72,7 @@ export class PlayerWrites {
 
   /** A session call, under the request's idempotency key. */
   session(origin: WriteOrigin, userId: string, request: SessionRequest): Promise<ScriptReply> {
-    return this.claimed(origin, (claim) => this.store.session(origin.workspaceId, userId, request, claim));
+    return this.claimed(origin, undefined, (claim) => this.store.session(origin.workspaceId, userId, request, claim));
   }
 
   /** Runs the player's script, and counts what an applied (not replayed) write stored. */
@@ -91,10 +87,26 @@ export class PlayerWrites {
     return reply;
   }
 
-  private async claimed<T>(origin: WriteOrigin, work: (claim: ClaimedKey | undefined) => Promise<T>): Promise<T> {
-    if (origin.idempotencyKey === undefined) return work(undefined);
+  /**
+   * Runs `work` once the quota check passed and the idempotency key (if any) is claimed. The two
+   * go to Redis together when both need it (the workspace's total, the claim: one slot, one
+   * round trip), so a write costs at most two round trips: that one, and the write.
+   */
+  private async claimed<T>(
+    origin: WriteOrigin,
+    checked: void | Promise<void>,
+    work: (claim: ClaimedKey | undefined) => Promise<T>,
+  ): Promise<T> {
+    if (origin.idempotencyKey === undefined) {
+      if (checked) await checked;
+      return work(undefined);
+    }
+    // A refused claim (409, 422) answers at once, without waiting for the quota's answer.
+    const quota = checked ? checked.then(() => undefined, (err: unknown) => err) : undefined;
     const claim = await this.claims.claim(origin.workspaceId, origin.idempotencyKey, origin.path, origin.body);
     try {
+      const refused = await quota;
+      if (refused !== undefined) throw refused;
       return await work(claim);
     } finally {
       claim.done();

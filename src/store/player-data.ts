@@ -6,6 +6,7 @@
 import type { Config } from '../config.js';
 import { decodeEntry, encodeEntry, type StoredEntry } from '../domain/entry.js';
 import { AppError, ErrorCode } from '../errors.js';
+import { BulkReadGate } from './bulk-reads.js';
 import { keys } from './keys.js';
 import type { RedisClient } from './redis.js';
 import { unexpectedScriptReply } from './scripts.js';
@@ -131,10 +132,16 @@ export function writePlayerArgs(limits: PlayerLimits, write: PlayerWrite, contex
   return args;
 }
 
+/** Players up to this size are read whole in one script call; larger ones on the bulk connection. */
+export const READ_INLINE_BYTES = 64 * 1024;
+
 export class PlayerDataStore {
   constructor(
     private readonly redis: RedisClient,
     private readonly limits: PlayerLimits,
+    /** A connection of its own for reads of large players (the main one when not given). */
+    private readonly bulk: RedisClient = redis,
+    private readonly bulkReads = new BulkReadGate(),
   ) {}
 
   async get(workspaceId: string, userId: string, key: string): Promise<GetResult> {
@@ -150,17 +157,33 @@ export class PlayerDataStore {
     return { found: false, playerExists: Number(count) > 0, version: Number(version) };
   }
 
-  /** Every data entry of the player with its version, unless the player holds more than `maxBytes`. */
+  /**
+   * Every data entry of the player with its version, unless the player holds more than
+   * `maxBytes`. A small player takes one script call; a larger one (over READ_INLINE_BYTES) a
+   * second call, a plain HGETALL on the bulk connection, in turn (bulk-reads.ts).
+   */
   async readAll(workspaceId: string, userId: string, maxBytes = this.limits.maxPlayerBytes): Promise<ReadAllResult> {
-    const reply = await this.redis.readPlayer(keys.player(workspaceId, userId), String(maxBytes));
+    const hash = keys.player(workspaceId, userId);
+    const reply = await this.redis.readPlayer(hash, String(READ_INLINE_BYTES));
     const version = Number(reply[1]);
-    if (reply[0] !== 1) return { complete: false, version, keys: Number(reply[2]), bytes: Number(reply[3]) };
-    const entries: Array<[string, StoredEntry]> = [];
-    for (let i = 4; i < reply.length; i += 2) {
-      const key = String(reply[i]);
-      entries.push([key, decoded(key, String(reply[i + 1]))]);
+    if (reply[0] === 1) {
+      const entries: Array<[string, StoredEntry]> = [];
+      for (let i = 4; i < reply.length; i += 2) {
+        const key = String(reply[i]);
+        entries.push([key, decoded(key, String(reply[i + 1]))]);
+      }
+      return { complete: true, version, entries };
     }
-    return { complete: true, version, entries };
+    const bytes = Number(reply[3]);
+    if (bytes > maxBytes) return { complete: false, version, keys: Number(reply[2]), bytes };
+    // HGETALL holds the meta too, so data and version are read in one step here as well.
+    const all = await this.bulkReads.run(workspaceId, () => this.bulk.hgetall(hash));
+    const entries: Array<[string, StoredEntry]> = [];
+    for (const field of Object.keys(all)) {
+      if (PlayerDataStore.isDataField(field)) entries.push([field, decoded(field, all[field]!)]);
+    }
+    const stored = all[VERSION];
+    return { complete: true, version: stored === undefined ? (entries.length > 0 ? 1 : 0) : Number(stored), entries };
   }
 
   /** Applies a write with lua/write-player.lua; the reply says what happened (see ScriptReply). */

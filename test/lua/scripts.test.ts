@@ -8,7 +8,7 @@ import { testRedis } from '../support/service.js';
 const PINNED: Record<string, string> = {
   'write-player.lua': '7c5e579c74452ea7017ed3f327d249b06e56f861',
   'player-session.lua': '12b20da4340f58a2f6347351a701d0d5986fe423',
-  'read-player.lua': '2c1edac575a7a47c2dd271996dfe15522d165e79',
+  'read-player.lua': '2e05401442b229454a66c48538db641e527a18d7',
   'rate-limit.lua': '090e1f04f7423e3c33dd9b18a889fcfd5ea7988e',
   'usage-add.lua': '78b42708355679991e83b1256cb2f68909bf2c90',
   'touch-keys.lua': '5a9558d0d8f1d2f542e40384a70a06df727c2fdd',
