@@ -88,7 +88,7 @@ describe('safe saves: two servers racing for one player (property)', function ()
               // No holder, neither sent a session: both land, in either order.
               expect([ra.status, rb.status]).to.deep.equal([200, 200]);
               applied += 2;
-              expect([ra.body.value, rb.body.value].sort()).to.deep.equal([applied - 1, applied]);
+              expect([ra.body.value, rb.body.value].sort((x, y) => x - y)).to.deep.equal([applied - 1, applied]);
             } else {
               check(ra, oa);
               check(rb, ob);

@@ -33,7 +33,8 @@ async function snapshot(redis: Redis, workspaceId: string): Promise<string> {
   }
   const state: Record<string, unknown> = {};
   for (const key of found.sort()) {
-    if (key.endsWith(':rl') || key.includes(':use:')) continue; // B's own request counters
+    // B's own request counters, and its storage totals (written a flush interval after its writes).
+    if (key.endsWith(':rl') || key.includes(':use:') || key.endsWith(':storage')) continue;
     const type = await redis.type(key);
     state[key] =
       type === 'hash'
