@@ -17,6 +17,7 @@ import { readStorageTotals } from '../store/storage-usage.js';
 import type { RedisClient } from '../store/redis.js';
 import { ensureScripts } from '../store/scripts.js';
 import { WorkspaceStore } from '../store/workspaces.js';
+import { currentActor } from './acting-as.js';
 import type { AdminContext, AuditFacts } from './context.js';
 import { parseName, parsePlan, parsePositiveInt } from './inputs.js';
 import * as keyLifecycle from './key-lifecycle.js';
@@ -92,7 +93,8 @@ export class AdminOperations implements AdminContext {
   }
 
   async audit(action: string, target: string, facts: AuditFacts = {}): Promise<void> {
-    const entry: AuditEntry = { at: new Date(this.clock()).toISOString(), actor: this.actor, action, target, ...facts };
+    const actor = currentActor() ?? this.actor;
+    const entry: AuditEntry = { at: new Date(this.clock()).toISOString(), actor, action, target, ...facts };
     await this.auditLog.append(entry);
   }
 

@@ -131,6 +131,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = ALL_ROUTES):
       { name: 'data', description: 'Player data.' },
       { name: 'admin', description: 'Workspaces and API keys (ops listener, needs ADMIN_TOKEN).' },
       { name: 'ops', description: 'Probes and metrics (ops listener).' },
+      { name: 'console', description: 'Sessions of the operator console (ops listener, needs ADMIN_TOKEN).' },
     ],
     paths,
     components: {
