@@ -1,0 +1,95 @@
+// /console/workspaces/<id>: the workspace (rename, plan, delete), its keys, its usage, and the
+// way to a player's data.
+import { useState } from 'preact/hooks';
+import { adminData, enc } from '../api.js';
+import { navigate, paths } from '../router.js';
+import { ErrorNote, html, Link, Notice, time, TypedConfirm, useAction, useLoad } from '../ui.js';
+import { KeysSection, type KeyView } from './keys.js';
+import { UsageSection, type UsageReport } from './usage.js';
+import type { Workspace } from './workspaces.js';
+
+function Settings(props: { workspace: Workspace; onChanged: (note: string) => void }) {
+  const w = props.workspace;
+  const [name, setName] = useState(w.name);
+  const [plan, setPlan] = useState(w.plan);
+  const action = useAction();
+  const save = (body: Record<string, string>, note: string) => (e: Event) => {
+    e.preventDefault();
+    void action.run(async () => {
+      await adminData('PATCH', `/workspaces/${enc(w.id)}`, body);
+      props.onChanged(note);
+    });
+  };
+  return html`<section aria-labelledby="settings-h">
+    <h2 id="settings-h">Settings</h2>
+    <form class="row" onSubmit=${save({ name }, `Renamed to ${name}.`)}>
+      <div><label for="rename">Name</label><input id="rename" required maxlength="100" value=${name} onInput=${(e: Event) => setName((e.target as HTMLInputElement).value)} /></div>
+      <button type="submit" disabled=${action.busy || name === w.name}>Rename</button>
+    </form>
+    <form class="row" onSubmit=${save({ plan }, `Plan changed to ${plan}.`)}>
+      <div><label for="plan">Plan</label>
+        <select id="plan" value=${plan} onChange=${(e: Event) => setPlan((e.target as HTMLSelectElement).value)}>
+          <option value="free">free</option><option value="pro">pro</option>
+        </select></div>
+      <button type="submit" disabled=${action.busy || plan === w.plan}>Change plan</button>
+    </form>
+    <${ErrorNote} error=${action.error} />
+  </section>`;
+}
+
+function FindPlayer(props: { workspaceId: string }) {
+  const [userId, setUserId] = useState('');
+  return html`<section aria-labelledby="player-h">
+    <h2 id="player-h">Players</h2>
+    <form class="row" onSubmit=${(e: Event) => {
+      e.preventDefault();
+      if (userId.trim()) navigate(paths.player(props.workspaceId, userId.trim()));
+    }}>
+      <div><label for="find-user">User id</label><input id="find-user" required value=${userId} onInput=${(e: Event) => setUserId((e.target as HTMLInputElement).value)} /></div>
+      <button type="submit">Open player</button>
+    </form>
+  </section>`;
+}
+
+function DeleteWorkspace(props: { workspace: Workspace }) {
+  const action = useAction();
+  return html`<section aria-labelledby="delete-h">
+    <h2 id="delete-h">Delete the workspace</h2>
+    <p>Deletes its keys and every player's data. This cannot be undone.</p>
+    <${TypedConfirm} id="delete-ws" word=${props.workspace.name} what="delete this workspace" button="Delete workspace" busy=${action.busy}
+      onConfirm=${() => void action.run(async () => {
+        await adminData('DELETE', `/workspaces/${enc(props.workspace.id)}`);
+        navigate(paths.workspaces());
+      })} />
+    <${ErrorNote} error=${action.error} />
+  </section>`;
+}
+
+export function WorkspacePage(props: { workspaceId: string }) {
+  const id = props.workspaceId;
+  const details = useLoad(() => adminData<Workspace & { keys: KeyView[] }>('GET', `/workspaces/${enc(id)}`), [id]);
+  const usage = useLoad(() => adminData<UsageReport>('GET', `/workspaces/${enc(id)}/usage?days=30`), [id]);
+  const [note, setNote] = useState<string | undefined>();
+  const w = details.data;
+  return html`<p><${Link} href=${paths.workspaces()}>← Workspaces</${Link}></p>
+    <h1>${w ? w.name : 'Workspace'} <span class="meta mono">${id}</span></h1>
+    <${ErrorNote} error=${details.error} />
+    ${w
+      ? html`<p class="meta">Plan ${w.plan}; created ${time(w.createdAt)}.</p>
+        <${Notice} text=${note} />
+        <${FindPlayer} workspaceId=${id} />
+        <${KeysSection} workspaceId=${id} keys=${w.keys} reload=${() => {
+          details.reload();
+          usage.reload();
+        }} />
+        <${UsageSection} usage=${usage.data} />
+        <${ErrorNote} error=${usage.error} />
+        <${Settings} key=${w.name + w.plan} workspace=${w} onChanged=${(text: string) => {
+          setNote(text);
+          details.reload();
+        }} />
+        <${DeleteWorkspace} workspace=${w} />`
+      : details.loading
+        ? html`<p role="status">Loading…</p>`
+        : null}`;
+}
