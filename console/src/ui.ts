@@ -96,7 +96,7 @@ export function ShownOnce(props: { label: string; secret: string }) {
       setCopied('Selected: press Ctrl+C (Cmd+C) to copy.');
     }
   };
-  return html`<div class="secret" role="region" aria-label=${props.label}>
+  return html`<div class="secret" role="region" aria-label=${`${props.label}, shown once`}>
     <p class="warning"><strong>Copy this key now:</strong> it is shown once and is never shown again.</p>
     <label>${props.label}<input ref=${input} readonly value=${props.secret} class="mono" data-testid="new-api-key" /></label>
     <button type="button" onClick=${copy}>Copy key</button>
@@ -138,7 +138,8 @@ export function JsonEditor(props: {
   onCancel?: () => void;
 }) {
   const [text, setText] = useState(props.initial);
-  const parsed = parseJson(text);
+  const empty = text.trim() === '';
+  const parsed = empty ? ({ ok: false, problem: '' } as const) : parseJson(text);
   const problemId = `${props.id}-problem`;
   return html`<form class="json-editor" onSubmit=${(e: Event) => {
     e.preventDefault();
@@ -148,8 +149,8 @@ export function JsonEditor(props: {
     <textarea id=${props.id} class="mono" rows=${Math.min(20, Math.max(4, text.split('\n').length + 1))} spellcheck=${false}
       aria-invalid=${parsed.ok ? 'false' : 'true'} aria-describedby=${problemId}
       value=${text} onInput=${(e: Event) => setText((e.target as HTMLTextAreaElement).value)}></textarea>
-    <p id=${problemId} class=${parsed.ok ? 'hint' : 'error'} aria-live="polite">
-      ${parsed.ok ? 'Valid JSON.' : `Not valid JSON: ${parsed.problem}`}
+    <p id=${problemId} class=${parsed.ok || empty ? 'hint' : 'error'} aria-live="polite">
+      ${parsed.ok ? 'Valid JSON.' : empty ? 'Type a JSON value: a number, "text", true, {...} or [...].' : `Not valid JSON: ${parsed.problem}`}
     </p>
     <div class="row">
       <button type="submit" disabled=${!parsed.ok || props.busy}>${props.submitLabel}</button>

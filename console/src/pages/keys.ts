@@ -71,7 +71,7 @@ function KeyRow(props: { view: KeyView; onChanged: (note: string, apiKey?: strin
               const rotated = await adminData<{ key: { apiKey: string } }>('POST', `/keys/${enc(k.keyId)}/rotate`, grace.trim() ? { grace: grace.trim() } : {});
               props.onChanged(`Rotated key ${name}: the old key works for ${grace.trim() || '0'} more.`, rotated.key.apiKey);
             })}>Rotate</button>
-          <button type="button" class="secondary" disabled=${action.busy} aria-label=${`${k.dev ? 'Unmark' : 'Mark'} ${name} as development key`}
+          <button type="button" class="secondary" disabled=${action.busy} aria-label=${`${k.dev ? 'Mark as production' : 'Mark as development'}: key ${name}`}
             onClick=${() => act(async () => {
               await adminData('POST', `/keys/${enc(k.keyId)}/dev`, { dev: !k.dev });
               props.onChanged(`${name} is ${k.dev ? 'a production' : 'a development'} key now.`);

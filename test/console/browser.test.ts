@@ -1,0 +1,230 @@
+// The operator console as a person uses it, in Debian's Chromium against the real service and
+// Redis: sign-in, workspaces and keys, a player's data (edit, conflict), bans, audit, sign-out.
+// Every page gets an axe-core check; the main pages are photographed into docs/console/.
+import { expect } from 'chai';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ADMIN_TOKEN, adminCall, testOps } from '../support/admin.js';
+import { call, useService } from '../support/service.js';
+import { randomSuffix } from './random-name.js';
+import { ensureConsoleBuilt, expectAccessible, launchBrowser, screenshot, signIn } from './support.js';
+
+describe('operator console in a browser', function () {
+  this.timeout(60_000);
+  const h = useService({ ADMIN_TOKEN });
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+
+  before(async () => {
+    await ensureConsoleBuilt();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    page = await context.newPage();
+    page.on('dialog', (dialog) => void dialog.accept());
+  });
+  afterEach(async () => {
+    await context?.close();
+  });
+
+  const url = (path: string) => `${h.service.opsUrl}${path}`;
+  const publicCall = (method: string, path: string, key: string, body?: unknown) =>
+    call(h.service, method, path, { key, ...(body === undefined ? {} : { body }) });
+
+  async function signedInAt(path: string): Promise<void> {
+    await page.goto(url(path));
+    await signIn(page);
+  }
+
+  it('refuses a wrong token in words, then signs in and opens the page the link pointed to', async () => {
+    const ws = await testOps(h.redis).createWorkspace({ name: `deep-link-${randomSuffix()}` });
+    await publicCall('POST', '/data/set', ws.apiKey, { userId: 'p1', key: 'coins', value: 5 });
+    await page.goto(url(`/console/workspaces/${ws.workspaceId}/players/p1`));
+    await page.getByLabel('Admin token').waitFor();
+    await expectAccessible(page, 'sign-in');
+    await screenshot(page, 'sign-in');
+    await page.getByLabel('Admin token').fill('a-wrong-admin-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Wrong admin token' }).waitFor();
+    expect(await page.getByRole('alert').textContent()).to.match(/UNAUTHORIZED|401/);
+    await signIn(page);
+    await page.getByRole('heading', { name: 'Player p1' }).waitFor();
+    expect(page.url()).to.equal(url(`/console/workspaces/${ws.workspaceId}/players/p1`));
+    // The token is kept nowhere the page can read it back.
+    const stored = await page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }) + document.cookie + location.href);
+    expect(stored).to.not.include(ADMIN_TOKEN);
+  });
+
+  it('creates a workspace (first key shown once), a key, renames, changes plan, and deletes it by its typed name', async () => {
+    const name = `Console game ${randomSuffix()}`;
+    await signedInAt('/console/workspaces');
+    await page.getByLabel('Name', { exact: true }).fill(name);
+    await page.getByLabel('Plan', { exact: true }).selectOption('pro');
+    await page.getByRole('button', { name: 'Create workspace' }).click();
+    const first = await page.getByRole('textbox', { name: 'First API key' }).inputValue();
+    expect((await publicCall('GET', '/ping', first)).status).to.equal(200);
+    await page.getByRole('button', { name: 'Copy key' }).waitFor();
+    await page.getByLabel('Search by name or id').fill(name);
+    await expectAccessible(page, 'workspaces');
+    await screenshot(page, 'workspaces');
+
+    await page.getByRole('link', { name }).first().click();
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByLabel('Label').fill('support');
+    await page.getByLabel('Scope').selectOption('read');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const second = await page.getByRole('textbox', { name: 'New API key' }).inputValue();
+    expect((await publicCall('GET', '/ping', second)).status).to.equal(200);
+    await page.getByRole('cell', { name: 'support', exact: true }).waitFor();
+    await page.locator('.chart canvas').first().waitFor();
+    await expectAccessible(page, 'workspace');
+    await screenshot(page, 'workspace');
+
+    await page.getByLabel('Name', { exact: true }).fill(`${name} renamed`);
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByRole('status').filter({ hasText: 'Renamed' }).waitFor();
+    await page.getByLabel('Plan', { exact: true }).selectOption('free');
+    await page.getByRole('button', { name: 'Change plan' }).click();
+    await page.getByRole('status').filter({ hasText: 'Plan changed to free' }).waitFor();
+    const id = page.url().split('/').pop()!;
+    const shown = (await adminCall(h.service, 'GET', `/workspaces/${id}`)).body.data;
+    expect(shown).to.include({ name: `${name} renamed`, plan: 'free' });
+
+    const remove = page.getByRole('button', { name: 'Delete workspace' });
+    expect(await remove.isDisabled()).to.equal(true);
+    await page.getByLabel('To delete this workspace, type').fill(`${name} renamed`);
+    await remove.click();
+    await page.getByRole('heading', { name: 'Workspaces' }).waitFor();
+    expect((await adminCall(h.service, 'GET', `/workspaces/${id}`)).status).to.equal(404);
+  });
+
+  it('finds a player, refuses invalid JSON, saves an edit that the public API then reads', async () => {
+    const ws = await testOps(h.redis).createWorkspace({ name: `players-${randomSuffix()}`, plan: 'pro' });
+    await publicCall('POST', '/data/set', ws.apiKey, { userId: 42, key: 'coins', value: 5 });
+    await publicCall('POST', '/data/set', ws.apiKey, { userId: 42, key: 'inventory', value: { sword: 1, potions: ['red', 'blue'] } });
+    await signedInAt(`/console/workspaces/${ws.workspaceId}`);
+    await page.getByLabel('User id').fill('42');
+    await page.getByRole('button', { name: 'Open player' }).click();
+    await page.getByRole('heading', { name: 'inventory' }).waitFor();
+    expect(await page.getByLabel('Value of inventory').textContent()).to.include('"potions"');
+    await expectAccessible(page, 'player');
+    await screenshot(page, 'player');
+
+    await page.getByRole('button', { name: 'Edit coins' }).click();
+    const editor = page.getByLabel('New value of coins (JSON)');
+    await editor.fill('{"not": json}');
+    await page.getByText('Not valid JSON').waitFor();
+    expect(await page.getByRole('button', { name: 'Save' }).isDisabled()).to.equal(true);
+    await editor.fill('{"gold": 42}');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved "coins"' }).waitFor();
+    const read = await publicCall('GET', '/data?userId=42&key=coins', ws.apiKey);
+    expect(read.body.data.value).to.deep.equal({ gold: 42 });
+
+    await page.getByLabel('Key', { exact: true }).fill('level');
+    await page.getByLabel('Value (JSON)').fill('7');
+    await page.getByRole('button', { name: 'Add key' }).click();
+    await page.getByRole('heading', { name: 'level' }).waitFor();
+    expect((await publicCall('GET', '/data?userId=42&key=level', ws.apiKey)).body.data.value).to.equal(7);
+
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Export as JSON file' }).click();
+    expect((await download).suggestedFilename()).to.equal(`player-${ws.workspaceId}-42.json`);
+
+    await page.getByRole('button', { name: 'Delete key level' }).click();
+    await page.getByRole('status').filter({ hasText: 'Deleted "level"' }).waitFor();
+    expect((await publicCall('GET', '/data?userId=42&key=level', ws.apiKey)).status).to.equal(404);
+  });
+
+  it('shows a conflict, and writes nothing, when a game server wrote the key after the page loaded it', async () => {
+    const ws = await testOps(h.redis).createWorkspace({ name: `conflict-${randomSuffix()}`, plan: 'pro' });
+    await publicCall('POST', '/data/set', ws.apiKey, { userId: 'p7', key: 'coins', value: 1 });
+    await signedInAt(`/console/workspaces/${ws.workspaceId}/players/p7`);
+    await page.getByRole('button', { name: 'Edit coins' }).click();
+    await publicCall('POST', '/data/set', ws.apiKey, { userId: 'p7', key: 'coins', value: 100 });
+    await page.getByLabel('New value of coins (JSON)').fill('2');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('alert').filter({ hasText: 'Conflict' }).waitFor();
+    expect((await publicCall('GET', '/data?userId=p7&key=coins', ws.apiKey)).body.data.value).to.equal(100);
+  });
+
+  it('revokes a key, and the public API refuses it', async () => {
+    const ws = await testOps(h.redis).createWorkspace({ name: `revoke-${randomSuffix()}` });
+    expect((await publicCall('GET', '/ping', ws.apiKey)).status).to.equal(200);
+    await signedInAt(`/console/workspaces/${ws.workspaceId}`);
+    await page.getByRole('button', { name: /^Revoke key/ }).click();
+    await page.getByRole('status').filter({ hasText: 'Revoked key' }).waitFor();
+    await page.getByRole('cell', { name: 'revoked', exact: true }).waitFor();
+    // Revocation reaches every instance's key cache by a Redis event: wait for it, bounded.
+    let status = 200;
+    for (const deadline = Date.now() + 5000; status === 200 && Date.now() < deadline; ) {
+      status = (await publicCall('GET', '/ping', ws.apiKey)).status;
+    }
+    expect(status).to.equal(401);
+  });
+
+  it('lifts a ban, and shows its evidence, the allow-list and violations', async () => {
+    const address = `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
+    await adminCall(h.service, 'DELETE', `/bans/${address}`);
+    expect((await adminCall(h.service, 'POST', '/bans', { body: { address, reason: 'console test' } })).status).to.equal(200);
+    await signedInAt('/console/bans');
+    await page.getByLabel('Search bans (address, reason, note)').fill(address);
+    await page.getByRole('cell', { name: address, exact: true }).waitFor();
+    await page.getByRole('heading', { name: 'Recent violations' }).waitFor();
+    await expectAccessible(page, 'bans');
+    await screenshot(page, 'bans');
+    await page.getByRole('button', { name: `Lift the ban of ${address}` }).click();
+    await page.getByRole('status').filter({ hasText: `Lifted the ban of ${address}` }).waitFor();
+    expect((await adminCall(h.service, 'GET', `/bans/${address}`)).status).to.equal(404);
+  });
+
+  it('lists the audit trail, newest first, with the console\'s actions under its own name', async () => {
+    const ws = await testOps(h.redis).createWorkspace({ name: `audit-${randomSuffix()}` });
+    await signedInAt(`/console/workspaces/${ws.workspaceId}`);
+    await page.getByLabel('Name', { exact: true }).fill('audited');
+    await page.getByRole('button', { name: 'Rename' }).click();
+    await page.getByRole('status').filter({ hasText: 'Renamed' }).waitFor();
+    await page.getByRole('link', { name: 'Audit' }).click();
+    await page.getByLabel('Workspace id (empty: all)').fill(ws.workspaceId);
+    await page.getByRole('button', { name: 'Show' }).click();
+    const firstRow = page.locator('tbody tr').first();
+    await firstRow.filter({ hasText: 'workspace.rename' }).waitFor();
+    expect(await firstRow.locator('td').nth(1).textContent()).to.equal('console');
+    await expectAccessible(page, 'audit');
+    await screenshot(page, 'audit');
+  });
+
+  it('reads at a phone\'s width without the page scrolling sideways', async () => {
+    const ws = await testOps(h.redis).createWorkspace({ name: `phone-${randomSuffix()}` });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await signedInAt(`/console/workspaces/${ws.workspaceId}`);
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.locator('.chart canvas').first().waitFor();
+    const wide = await page.evaluate(() =>
+      [...document.querySelectorAll('body *')]
+        .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1 && !el.closest('.table-wrap'))
+        .map((el) => `${el.tagName}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`),
+    );
+    expect(wide, 'elements wider than the screen').to.deep.equal([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).to.be.at.most(0);
+    await expectAccessible(page, 'workspace at phone width');
+    await screenshot(page, 'workspace-phone');
+  });
+
+  it('signs out, and every page asks for the token again', async () => {
+    await signedInAt('/console/audit');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Admin token').waitFor();
+    expect((await context.cookies()).map((c) => c.name)).to.not.include('pds_console');
+    for (const path of ['/console/workspaces', '/console/bans', '/console/audit']) {
+      await page.goto(url(path));
+      await page.getByLabel('Admin token').waitFor();
+    }
+    const api = await page.evaluate(async () => (await fetch('/admin/v1/workspaces')).status);
+    expect(api).to.equal(401);
+  });
+});
