@@ -1,6 +1,6 @@
 // The operator console: sign-in, the frame (navigation, sign-out) and the page of the URL.
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
 import { resumeSession, signIn, signOut, whenSignedOut } from './api.js';
@@ -60,6 +60,13 @@ function App() {
   const [session, setSession] = useState<Session>('checking');
   const [ended, setEnded] = useState(false);
   const route = useRoute();
+  const main = useRef<HTMLElement>(null);
+  const firstPage = useRef(true);
+  // A page change inside the console moves focus to the new page, as a page load would.
+  useEffect(() => {
+    if (firstPage.current) firstPage.current = false;
+    else main.current?.focus();
+  }, [location.pathname]);
   useEffect(() => {
     whenSignedOut(() => {
       setEnded(true);
@@ -92,7 +99,7 @@ function App() {
         });
       }}>Sign out</button>
     </header>
-    <main id="main"><${Page} route=${route} /></main>`;
+    <main id="main" tabindex="-1" ref=${main}><${Page} route=${route} /></main>`;
 }
 
 const navClick = linkClick;

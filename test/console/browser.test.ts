@@ -215,6 +215,35 @@ describe('operator console in a browser', function () {
     await screenshot(page, 'workspace-phone');
   });
 
+  it('works from the keyboard alone: sign in, move between pages, open a player that has no data yet and add a key', async () => {
+    const ws = await testOps(h.redis).createWorkspace({ name: `keyboard-${randomSuffix()}` });
+    await page.goto(url(`/console/workspaces/${ws.workspaceId}`));
+    const focused = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.textContent || '');
+    async function tabTo(what: string): Promise<void> {
+      for (let i = 0; i < 60 && (await focused()) !== what; i++) await page.keyboard.press('Tab');
+      expect(await focused()).to.equal(what);
+    }
+    await tabTo('admin-token');
+    await page.keyboard.type(ADMIN_TOKEN);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await tabTo('find-user');
+    await page.keyboard.type('newcomer');
+    await page.keyboard.press('Enter');
+    await page.getByText('This player has no data.').waitFor();
+    await tabTo('new-key');
+    await page.keyboard.type('tutorial');
+    await tabTo('new-value');
+    await page.keyboard.type('{"done": true}');
+    await tabTo('Add key');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'tutorial' }).waitFor();
+    expect((await publicCall('GET', '/data?userId=newcomer&key=tutorial', ws.apiKey)).body.data.value).to.deep.equal({ done: true });
+    await tabTo('Bans');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Bans', level: 1 }).waitFor();
+  });
+
   it('signs out, and every page asks for the token again', async () => {
     await signedInAt('/console/audit');
     await page.getByRole('button', { name: 'Sign out' }).click();

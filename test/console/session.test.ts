@@ -2,9 +2,12 @@
 // checks, the limit on wrong tokens, sign-out, the audit name, and the token never echoed.
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
+import { createLogger } from '../../src/logger.js';
+import { startService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
+import { LogCapture } from '../support/log-capture.js';
 import { ADMIN_TOKEN, adminCall } from '../support/admin.js';
-import { useService } from '../support/service.js';
+import { testConfig, useService } from '../support/service.js';
 import { ensureConsoleBuilt } from './support.js';
 
 interface Signed {
@@ -174,5 +177,23 @@ describe('console off without ADMIN_TOKEN', () => {
   it('has no /console/', async () => {
     expect((await fetch(`${h.service.opsUrl}/console/workspaces`)).status).to.equal(404);
     expect((await signInHttp(h.service.opsUrl)).status).to.equal(404);
+  });
+});
+
+describe('console sign-in in the logs', () => {
+  it('logs the sign-in, the wrong token and the admin calls without the token, at trace level', async () => {
+    const log = new LogCapture();
+    const config = testConfig({ ADMIN_TOKEN, LOG_LEVEL: 'trace' });
+    const service = await startService(config, createLogger(config, log));
+    try {
+      expect((await signInHttp(service.opsUrl, `${ADMIN_TOKEN}-wrong`)).status).to.equal(401);
+      const s = await signedIn(service.opsUrl);
+      await fetch(`${service.opsUrl}/admin/v1/workspaces`, { headers: { cookie: s.cookie } });
+      await fetch(`${service.opsUrl}/console/session`, { method: 'DELETE', headers: { cookie: s.cookie, 'x-csrf-token': s.csrf } });
+    } finally {
+      await service.close();
+    }
+    expect(log.text).to.include('/console/session');
+    expect(log.text).to.not.include(ADMIN_TOKEN);
   });
 });

@@ -35,7 +35,7 @@ async function loadPlayer(workspaceId: string, userId: string): Promise<Loaded> 
       ...(session !== undefined ? { session } : {}),
     };
   } catch (err) {
-    if (err instanceof ApiError && err.status === 404 && /player/i.test(err.message)) {
+    if (err instanceof ApiError && (err.code === 'PLAYER_NOT_FOUND' || (err.status === 404 && /player not found/i.test(err.message)))) {
       const version = err.body?.['version'];
       return { data: {}, exportedAt: new Date().toISOString(), found: false, ...(typeof version === 'number' ? { version } : {}) };
     }

@@ -4,6 +4,8 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import { html } from '../ui.js';
 
+const count = (n: number, noun: string) => `${n.toLocaleString('en')} ${noun}${n === 1 ? '' : 's'}`;
+
 export interface UsageReport {
   days: { date: string; requests: number; limited: number }[];
   totals: { requests: number; limited: number };
@@ -46,8 +48,8 @@ export function UsageSection(props: { usage: UsageReport | undefined }) {
   return html`<section aria-labelledby="usage-h">
     <h2 id="usage-h">Usage (UTC days)</h2>
     ${usage
-      ? html`<p>${usage.totals.requests.toLocaleString('en')} requests and ${usage.totals.limited.toLocaleString('en')} refused with 429
-          over ${usage.days.length} days; ${usage.players.toLocaleString('en')} players with data.</p>
+      ? html`<p>${count(usage.totals.requests, 'request')}, ${usage.totals.limited.toLocaleString('en')} of them refused with 429,
+          over ${usage.days.length} days; ${count(usage.players, 'player')} with data.</p>
         <figure>
           <${Chart} days=${usage.days} />
           <figcaption>Requests and 429s per day, the last ${usage.days.length} days.</figcaption>

@@ -84,7 +84,7 @@ export function WorkspacePage(props: { workspaceId: string }) {
         }} />
         <${UsageSection} usage=${usage.data} />
         <${ErrorNote} error=${usage.error} />
-        <${Settings} key=${w.name + w.plan} workspace=${w} onChanged=${(text: string) => {
+        <${Settings} workspace=${w} onChanged=${(text: string) => {
           setNote(text);
           details.reload();
         }} />
