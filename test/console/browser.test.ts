@@ -180,6 +180,8 @@ describe('operator console in a browser', function () {
     await page.getByRole('button', { name: `Lift the ban of ${address}` }).click();
     await page.getByRole('status').filter({ hasText: `Lifted the ban of ${address}` }).waitFor();
     expect((await adminCall(h.service, 'GET', `/bans/${address}`)).status).to.equal(404);
+    const audit = (await adminCall(h.service, 'GET', '/audit?limit=20')).body.data as Array<{ actor: string; action: string; target: string }>;
+    expect(audit.find((a) => a.target === `address:${address}` && a.action === 'ban.lift')).to.include({ actor: 'console' });
   });
 
   it('lists the audit trail, newest first, with the console\'s actions under its own name', async () => {
