@@ -246,6 +246,20 @@ describe('operator console in a browser', function () {
     await page.getByRole('heading', { name: 'Bans', level: 1 }).waitFor();
   });
 
+  it('pages a long list: 25 matching workspaces show as 20 and 5', async () => {
+    const prefix = `paged-${randomSuffix()}`;
+    const ops = testOps(h.redis);
+    await Promise.all(Array.from({ length: 25 }, (_, i) => ops.createWorkspace({ name: `${prefix}-${String(i).padStart(2, '0')}` })));
+    await signedInAt('/console/workspaces');
+    await page.getByLabel('Search by name or id').fill(prefix);
+    await page.getByText('Page 1 of 2 (25 in all)').waitFor();
+    expect(await page.locator('tbody tr').count()).to.equal(20);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByText('Page 2 of 2 (25 in all)').waitFor();
+    expect(await page.locator('tbody tr').count()).to.equal(5);
+    await page.getByRole('link', { name: `${prefix}-24` }).waitFor();
+  });
+
   it('signs out, and every page asks for the token again', async () => {
     await signedInAt('/console/audit');
     await page.getByRole('button', { name: 'Sign out' }).click();

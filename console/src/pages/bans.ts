@@ -91,6 +91,7 @@ function AllowList() {
   const [entry, setEntry] = useState('');
   const [note, setNote] = useState('');
   const [done, setDone] = useState<string | undefined>();
+  const pages = usePages(list.data ?? [], 20);
   return html`<section aria-labelledby="allow-h">
     <h2 id="allow-h">Allow-list (never banned)</h2>
     <${Notice} text=${done} />
@@ -98,7 +99,7 @@ function AllowList() {
     <div class="table-wrap"><table>
       <caption class="visually-hidden">Allow-list</caption>
       <thead><tr><th scope="col">Address or range</th><th scope="col">Added</th><th scope="col">Note</th><th scope="col">Action</th></tr></thead>
-      <tbody>${(list.data ?? []).map(
+      <tbody>${pages.shown.map(
         (a) => html`<tr key=${a.entry}><td class="mono">${a.entry}</td><td>${time(a.addedAt)}</td><td>${a.note ?? '—'}</td>
           <td><button type="button" class="secondary" aria-label=${`Remove ${a.entry} from the allow-list`} disabled=${action.busy} onClick=${() =>
             void action.run(async () => {
@@ -107,6 +108,7 @@ function AllowList() {
               list.reload();
             })}>Remove</button></td></tr>`,
       )}</tbody></table></div>
+    <${Pager} label="Allow-list" ...${pages} />
     <form class="inline-form" onSubmit=${(e: Event) => {
       e.preventDefault();
       void action.run(async () => {

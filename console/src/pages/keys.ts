@@ -2,7 +2,7 @@
 // mark as a development key. A new key is shown once.
 import { useState } from 'preact/hooks';
 import { adminData, enc } from '../api.js';
-import { ErrorNote, html, Notice, ShownOnce, time, useAction } from '../ui.js';
+import { ErrorNote, html, Notice, Pager, ShownOnce, time, useAction, usePages } from '../ui.js';
 
 export interface KeyView {
   keyId: string;
@@ -43,7 +43,7 @@ function CreateKey(props: { workspaceId: string; onCreated: (apiKey: string) => 
   </form>`;
 }
 
-function KeyRow(props: { view: KeyView; onChanged: (note: string, apiKey?: string) => void; onError: (err: unknown) => void }) {
+function KeyRow(props: { view: KeyView; onChanged: (note: string, apiKey?: string) => void }) {
   const k = props.view;
   const [grace, setGrace] = useState('1h');
   const action = useAction();
@@ -85,6 +85,7 @@ function KeyRow(props: { view: KeyView; onChanged: (note: string, apiKey?: strin
 export function KeysSection(props: { workspaceId: string; keys: KeyView[]; reload: () => void }) {
   const [secret, setSecret] = useState<string | undefined>();
   const [note, setNote] = useState<string | undefined>();
+  const pages = usePages(props.keys, 20);
   const changed = (text: string, apiKey?: string) => {
     setNote(text);
     setSecret(apiKey);
@@ -98,8 +99,9 @@ export function KeysSection(props: { workspaceId: string; keys: KeyView[]; reloa
       <caption class="visually-hidden">API keys</caption>
       <thead><tr><th scope="col">Key</th><th scope="col">Label</th><th scope="col">Scope</th><th scope="col">Status</th>
         <th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Actions</th></tr></thead>
-      <tbody>${props.keys.map((k) => html`<${KeyRow} key=${k.keyId} view=${k} onChanged=${changed} onError=${() => undefined} />`)}</tbody>
+      <tbody>${pages.shown.map((k) => html`<${KeyRow} key=${k.keyId} view=${k} onChanged=${changed} />`)}</tbody>
     </table></div>
+    <${Pager} label="API keys" ...${pages} />
     <h3>Create a key</h3>
     <${CreateKey} workspaceId=${props.workspaceId} onCreated=${(apiKey: string) => changed('Created a key.', apiKey)} />
   </section>`;
