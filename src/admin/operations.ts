@@ -202,12 +202,19 @@ export class AdminOperations implements AdminContext {
     return playerSupport.getPlayerValue(this, workspaceId, userId, key);
   }
 
-  setPlayerValue(workspaceId: string, userId: string | number, key: string, value: unknown): Promise<playerSupport.PlayerEntry> {
-    return playerSupport.setPlayerValue(this, workspaceId, userId, key, value);
+  /** With ifVersion, writes only when the player is still at that version (else VERSION_CONFLICT). */
+  setPlayerValue(
+    workspaceId: string,
+    userId: string | number,
+    key: string,
+    value: unknown,
+    ifVersion?: number,
+  ): Promise<playerSupport.PlayerEntry> {
+    return playerSupport.setPlayerValue(this, workspaceId, userId, key, value, ifVersion);
   }
 
-  deletePlayerData(workspaceId: string, userId: string | number, key?: string): Promise<{ deleted: number; version: number }> {
-    return playerSupport.deletePlayerData(this, workspaceId, userId, key);
+  deletePlayerData(workspaceId: string, userId: string | number, key?: string, ifVersion?: number): Promise<{ deleted: number; version: number }> {
+    return playerSupport.deletePlayerData(this, workspaceId, userId, key, ifVersion);
   }
 
   playerSession(workspaceId: string, userId: string | number): Promise<playerSupport.PlayerSessionView> {

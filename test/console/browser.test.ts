@@ -111,6 +111,7 @@ describe('operator console in a browser', function () {
     await page.getByRole('button', { name: 'Open player' }).click();
     await page.getByRole('heading', { name: 'inventory' }).waitFor();
     expect(await page.getByLabel('Value of inventory').textContent()).to.include('"potions"');
+    expect(Number(await page.getByTestId('player-version').textContent())).to.be.greaterThan(0);
     await expectAccessible(page, 'player');
     await screenshot(page, 'player');
 
@@ -150,6 +151,27 @@ describe('operator console in a browser', function () {
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('alert').filter({ hasText: 'Conflict' }).waitFor();
     expect((await publicCall('GET', '/data?userId=p7&key=coins', ws.apiKey)).body.data.value).to.equal(100);
+  });
+
+  it('shows the game server holding a player, refuses an edit while it holds it, and force-releases it', async () => {
+    const ws = await testOps(h.redis).createWorkspace({ name: `session-${randomSuffix()}`, plan: 'pro' });
+    await publicCall('POST', '/data/set', ws.apiKey, { userId: 'p9', key: 'coins', value: 1 });
+    const acquired = await publicCall('POST', '/sessions/acquire', ws.apiKey, { userId: 'p9', owner: 'job-1234' });
+    expect(acquired.status).to.equal(200);
+    await signedInAt(`/console/workspaces/${ws.workspaceId}/players/p9`);
+    await page.getByRole('region', { name: 'Session' }).filter({ hasText: 'job-1234' }).waitFor();
+    await page.getByRole('button', { name: 'Edit coins' }).click();
+    await page.getByLabel('New value of coins (JSON)').fill('5');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('alert').filter({ hasText: 'SESSION_LOCKED' }).waitFor();
+    expect((await publicCall('GET', '/data?userId=p9&key=coins', ws.apiKey)).body.data.value).to.equal(1);
+    await page.getByRole('button', { name: 'Force-release session' }).click();
+    await page.getByText('No game server holds this player.').waitFor();
+    // The refused edit is still in the editor: save it again.
+    expect(await page.getByLabel('New value of coins (JSON)').inputValue()).to.equal('5');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').filter({ hasText: 'Saved "coins"' }).waitFor();
+    expect((await publicCall('GET', '/data?userId=p9&key=coins', ws.apiKey)).body.data.value).to.equal(5);
   });
 
   it('revokes a key, and the public API refuses it', async () => {

@@ -1,9 +1,10 @@
 // /console/workspaces/<id>/players/<userId>: every key of one player with its value; edit (in
 // a JSON editor that refuses invalid JSON), add and delete keys, delete the player, export.
-// A write carries the version the page loaded (ifVersion) when the service reports versions,
-// so a game server's write in between comes back as a conflict instead of being overwritten.
+// Every write carries the version the page loaded (ifVersion), so a game server's write in
+// between comes back as a conflict instead of being overwritten. A game server's session
+// (its lock on the player) is shown, and can be force-released when the server is gone.
 import { useMemo, useState } from 'preact/hooks';
-import { admin, adminData, ApiError, enc } from '../api.js';
+import { adminData, ApiError, enc } from '../api.js';
 import { navigate, paths } from '../router.js';
 import { ErrorNote, html, JsonEditor, JsonView, Link, Notice, Pager, time, TypedConfirm, useAction, useLoad, usePages } from '../ui.js';
 
@@ -12,42 +13,41 @@ interface Entry {
   updated_at: string;
 }
 
+interface Session {
+  sessionId: string;
+  owner: string;
+  expiresAt: string;
+}
+
 interface Loaded {
   data: Record<string, Entry>;
   exportedAt: string;
-  /** Present once the admin API reports player versions (docs/safe-saves.md). */
-  version?: number;
-  session?: Record<string, unknown> | null;
+  /** The player's version when loaded (docs/safe-saves.md); every write is conditional on it. */
+  version: number;
+  session: Session | null;
   found: boolean;
 }
 
 async function loadPlayer(workspaceId: string, userId: string): Promise<Loaded> {
-  try {
-    const answer = await admin('GET', `/workspaces/${enc(workspaceId)}/players/${enc(userId)}`);
-    const data = answer['data'] as Record<string, unknown>;
-    const version = (answer['version'] ?? data['version']) as number | undefined;
-    const session = (answer['session'] ?? data['session']) as Loaded['session'];
-    return {
-      data: data['data'] as Record<string, Entry>,
-      exportedAt: data['exportedAt'] as string,
-      found: true,
-      ...(typeof version === 'number' ? { version } : {}),
-      ...(session !== undefined ? { session } : {}),
-    };
-  } catch (err) {
-    if (err instanceof ApiError && (err.code === 'PLAYER_NOT_FOUND' || (err.status === 404 && /player not found/i.test(err.message)))) {
-      const version = err.body?.['version'];
-      return { data: {}, exportedAt: new Date().toISOString(), found: false, ...(typeof version === 'number' ? { version } : {}) };
-    }
-    throw err;
-  }
+  const base = `/workspaces/${enc(workspaceId)}/players/${enc(userId)}`;
+  const [exported, held] = await Promise.all([
+    adminData<{ data: Record<string, Entry>; exportedAt: string; version: number }>('GET', base).catch((err: unknown) => {
+      if (err instanceof ApiError && err.code === 'PLAYER_NOT_FOUND') {
+        const version = err.body?.['version'];
+        return { data: {}, exportedAt: new Date().toISOString(), version: typeof version === 'number' ? version : 0, missing: true };
+      }
+      throw err;
+    }),
+    adminData<{ session: Session | null }>('GET', `${base}/session`),
+  ]);
+  return { ...exported, session: held.session, found: !('missing' in exported) };
 }
 
-class Conflict extends Error {}
-
 function conflictText(err: unknown): string | undefined {
-  if (err instanceof Conflict) return err.message;
-  if (err instanceof ApiError && err.status === 409 && (err.code === 'VERSION_CONFLICT' || /version/i.test(err.message))) {
+  if (err instanceof ApiError && err.code === 'SESSION_LOCKED') {
+    return `${err.describe()}: a game server holds this player, and would overwrite the change with what it holds in memory. Wait until it lets go, or force-release its session if it has crashed.`;
+  }
+  if (err instanceof ApiError && err.code === 'VERSION_CONFLICT') {
     const now = err.body?.['version'];
     return `Conflict: the player changed since this page loaded it${typeof now === 'number' ? ` (now version ${now})` : ''}. Nothing was written. Reload to see the current data; your edit is still in the editor.`;
   }
@@ -58,7 +58,9 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
   const { workspaceId, userId } = props;
   const player = useLoad(() => loadPlayer(workspaceId, userId), [workspaceId, userId]);
   const [note, setNote] = useState<string | undefined>();
-  const [editing, setEditing] = useState<string | undefined>();
+  // The key being edited and the version the player had when its editor opened: the save is
+  // conditional on that version, even if the page reloads meanwhile.
+  const [editing, setEditing] = useState<{ key: string; version: number } | undefined>();
   const [filter, setFilter] = useState('');
   const action = useAction();
   const loaded = player.data;
@@ -69,22 +71,10 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
   const pages = usePages(keys, 25);
   const base = `/workspaces/${enc(workspaceId)}/players/${enc(userId)}`;
 
-  /** Writes one key with the loaded version; without versions, refuses when the key moved on. */
-  const write = (key: string, value: unknown, loadedAt: string | undefined) =>
+  /** Writes one key, only if the player is still at the version the change was made against. */
+  const write = (key: string, value: unknown, ifVersion: number) =>
     action.run(async () => {
-      if (!loaded) return;
-      if (loaded.version === undefined && loadedAt !== undefined) {
-        let current: string | undefined;
-        try {
-          current = (await adminData<Entry>('GET', `${base}?key=${enc(key)}`)).updated_at;
-        } catch (err) {
-          if (!(err instanceof ApiError && err.status === 404)) throw err;
-        }
-        if (current !== loadedAt) {
-          throw new Conflict(`Conflict: "${key}" changed since this page loaded it (${current ? `written ${time(current)}` : 'deleted'}). Nothing was written. Reload to see the current value; your edit is still in the editor.`);
-        }
-      }
-      await adminData('PUT', base, { key, value, ...(loaded.version === undefined ? {} : { ifVersion: loaded.version }) });
+      await adminData('PUT', base, { key, value, ifVersion });
       setEditing(undefined);
       setNote(`Saved "${key}".`);
       player.reload();
@@ -92,7 +82,7 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
 
   const exportFile = () => {
     if (!loaded) return;
-    const body = JSON.stringify({ workspaceId, userId, exportedAt: loaded.exportedAt, version: loaded.version, data: loaded.data }, null, 2);
+    const body = JSON.stringify({ workspaceId, userId, exportedAt: loaded.exportedAt, version: loaded.version, session: loaded.session, data: loaded.data }, null, 2);
     const link = document.createElement('a');
     link.href = URL.createObjectURL(new Blob([body], { type: 'application/json' }));
     link.download = `player-${workspaceId}-${userId}.json`;
@@ -107,9 +97,22 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
     ${loaded
       ? html`<p class="meta">
           ${loaded.found ? `${Object.keys(loaded.data).length} keys; loaded ${time(loaded.exportedAt)}` : 'This player has no data.'}
-          ${loaded.version !== undefined ? html`; version <strong data-testid="player-version">${loaded.version}</strong>` : null}
-          ${loaded.session ? html`; session held by <strong>${String(loaded.session['owner'] ?? '?')}</strong> until ${time(String(loaded.session['expiresAt'] ?? ''))}` : null}
+          ; version <strong data-testid="player-version">${loaded.version}</strong>
         </p>
+        ${loaded.session
+          ? html`<div class="warning" role="region" aria-label="Session">
+              <p>A game server holds this player: session of <strong class="mono">${loaded.session.owner}</strong> until ${time(loaded.session.expiresAt)}.
+                Changes are refused while it holds it (the server would overwrite them with what it has in memory).</p>
+              <button type="button" class="destructive" disabled=${action.busy} onClick=${() => {
+                if (!confirm(`Force-release the session of ${loaded.session!.owner}? Do this only if that server is gone: a live one loses its next save.`)) return;
+                void action.run(async () => {
+                  await adminData('DELETE', `${base}/session`);
+                  setNote(`Released the session of ${loaded.session!.owner}.`);
+                  player.reload();
+                });
+              }}>Force-release session</button>
+            </div>`
+          : html`<p class="meta">No game server holds this player.</p>`}
         <div class="row">
           <button type="button" class="secondary" onClick=${() => player.reload()}>Reload</button>
           ${loaded.found ? html`<button type="button" class="secondary" onClick=${exportFile}>Export as JSON file</button>` : null}
@@ -129,20 +132,20 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
           return html`<article class="entry" key=${key} aria-labelledby=${`${slug}-h`}>
             <h3 id=${`${slug}-h`} class="mono">${key}</h3>
             <p class="meta">updated_at ${time(entry.updated_at)}</p>
-            ${editing === key
+            ${editing?.key === key
               ? html`<${JsonEditor} id=${`${slug}-edit`} label=${`New value of ${key} (JSON)`} initial=${JSON.stringify(entry.value, null, 2)}
                   busy=${action.busy} submitLabel="Save" onCancel=${() => setEditing(undefined)}
-                  onSubmit=${(value: unknown) => void write(key, value, entry.updated_at)} />`
+                  onSubmit=${(value: unknown) => void write(key, value, editing!.version)} />`
               : html`<${JsonView} value=${entry.value} label=${`Value of ${key}`} />
                 <div class="row">
                   <button type="button" class="secondary" aria-label=${`Edit ${key}`} onClick=${() => {
                     action.setError(undefined);
-                    setEditing(key);
+                    setEditing({ key, version: loaded.version });
                   }}>Edit</button>
                   <button type="button" class="destructive" aria-label=${`Delete key ${key}`} disabled=${action.busy} onClick=${() => {
                     if (!confirm(`Delete the key "${key}" of player ${userId}?`)) return;
                     void action.run(async () => {
-                      await adminData('DELETE', `${base}?key=${enc(key)}`);
+                      await adminData('DELETE', `${base}?key=${enc(key)}&ifVersion=${loaded.version}`);
                       setNote(`Deleted "${key}".`);
                       player.reload();
                     });
@@ -158,7 +161,7 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
               action.setError(new Error(`"${key}" exists: edit it instead.`));
               return;
             }
-            void write(key, value, undefined);
+            void write(key, value, loaded.version);
           }} />
         </section>
         ${loaded.found
@@ -166,7 +169,7 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
               <h2 id="del-player-h">Delete the player</h2>
               <${TypedConfirm} id="delete-player" word=${userId} what="delete every key of this player" button="Delete player" busy=${action.busy}
                 onConfirm=${() => void action.run(async () => {
-                  await adminData('DELETE', base);
+                  await adminData('DELETE', `${base}?ifVersion=${loaded.version}`);
                   navigate(paths.workspace(workspaceId));
                 })} />
             </section>`
