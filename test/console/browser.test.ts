@@ -214,7 +214,7 @@ describe('operator console in a browser', function () {
     await page.getByRole('status').filter({ hasText: 'Renamed' }).waitFor();
     await page.getByRole('link', { name: 'Audit' }).click();
     await page.getByLabel('Workspace id (empty: all)').fill(ws.workspaceId);
-    await page.getByRole('button', { name: 'Show' }).click();
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
     const firstRow = page.locator('tbody tr').first();
     await firstRow.filter({ hasText: 'workspace.rename' }).waitFor();
     expect(await firstRow.locator('td').nth(1).textContent()).to.equal('console');
