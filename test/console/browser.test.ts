@@ -3,6 +3,7 @@
 // Every page gets an axe-core check; the main pages are photographed into docs/console/.
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { BanStore } from '../../src/store/bans.js';
 import { ADMIN_TOKEN, adminCall, testOps } from '../support/admin.js';
 import { call, useService } from '../support/service.js';
 import { randomSuffix } from './random-name.js';
@@ -189,21 +190,32 @@ describe('operator console in a browser', function () {
     expect(status).to.equal(401);
   });
 
-  it('lifts a ban, and shows its evidence, the allow-list and violations', async () => {
-    const address = `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
+  it('lifts a ban, shows a gate ban\'s evidence and the recent violations', async () => {
+    const octet = Math.floor(Math.random() * 120) + 1;
+    const address = `203.0.113.${octet}`;
+    const gateBanned = `203.0.113.${octet + 128}`;
     await adminCall(h.service, 'DELETE', `/bans/${address}`);
+    await adminCall(h.service, 'DELETE', `/bans/${gateBanned}`);
     expect((await adminCall(h.service, 'POST', '/bans', { body: { address, reason: 'console test' } })).status).to.equal(200);
+    // A ban as the gate leaves one, with the request that caused it, and its violation.
+    const evidence = { method: 'POST', path: '/api/v1/data/set', userAgent: 'curl/8.5.0', headerNames: ['user-agent', 'x-api-key'], headers: {} };
+    const bans = new BanStore(h.redis);
+    await bans.add({ address: gateBanned, bannedAt: new Date().toISOString(), source: 'gate', reasons: ['user-agent'], evidence });
+    await bans.recordViolation({ at: new Date().toISOString(), address: gateBanned, reasons: ['user-agent'], mode: 'enforce', outcome: 'banned', evidence });
+
     await signedInAt('/console/bans');
-    await page.getByLabel('Search bans (address, reason, note)').fill(address);
-    await page.getByRole('cell', { name: address, exact: true }).waitFor();
-    await page.getByRole('heading', { name: 'Recent violations' }).waitFor();
+    await page.getByLabel('Search bans (address, reason, note)').fill('203.0.113.');
+    await page.getByText(`Evidence of ${gateBanned}`, { exact: true }).click();
+    expect(await page.getByLabel(`Evidence of ${gateBanned}`).textContent()).to.include('curl/8.5.0');
+    await page.getByRole('cell', { name: gateBanned, exact: true }).nth(1).waitFor();
     await expectAccessible(page, 'bans');
     await screenshot(page, 'bans');
-    await page.getByRole('button', { name: `Lift the ban of ${address}` }).click();
+    await page.getByRole('button', { name: `Lift the ban of ${address}`, exact: true }).click();
     await page.getByRole('status').filter({ hasText: `Lifted the ban of ${address}` }).waitFor();
     expect((await adminCall(h.service, 'GET', `/bans/${address}`)).status).to.equal(404);
     const audit = (await adminCall(h.service, 'GET', '/audit?limit=20')).body.data as Array<{ actor: string; action: string; target: string }>;
     expect(audit.find((a) => a.target === `address:${address}` && a.action === 'ban.lift')).to.include({ actor: 'console' });
+    await adminCall(h.service, 'DELETE', `/bans/${gateBanned}`);
   });
 
   it('lists the audit trail, newest first, with the console\'s actions under its own name', async () => {
