@@ -81,6 +81,8 @@ describe('operator console in a browser', function () {
     const second = await page.getByRole('textbox', { name: 'New API key' }).inputValue();
     expect((await publicCall('GET', '/ping', second)).status).to.equal(200);
     await page.getByRole('cell', { name: 'support', exact: true }).waitFor();
+    await page.getByLabel('Storage').waitFor();
+    expect(await page.locator('.storage').textContent()).to.match(/of [\d.]+ (KiB|MiB|GiB)/);
     await page.locator('.chart canvas').first().waitFor();
     await expectAccessible(page, 'workspace');
     await screenshot(page, 'workspace');

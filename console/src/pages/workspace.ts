@@ -8,6 +8,34 @@ import { KeysSection, type KeyView } from './keys.js';
 import { UsageSection, type UsageReport } from './usage.js';
 import type { Workspace } from './workspaces.js';
 
+interface Storage {
+  bytes: number;
+  players: number;
+  quotaBytes: number;
+}
+
+function size(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let n = Math.max(0, bytes);
+  let unit = 0;
+  while (n >= 1024 && unit < units.length - 1) {
+    n /= 1024;
+    unit++;
+  }
+  return `${unit === 0 ? n : n.toFixed(1)} ${units[unit]}`;
+}
+
+/** What the workspace stores against its plan's quota, as the service last added it up. */
+function StorageLine(props: { storage: Storage }) {
+  const { bytes, players, quotaBytes } = props.storage;
+  const share = quotaBytes > 0 ? Math.min(100, (bytes / quotaBytes) * 100) : 0;
+  return html`<div class="row storage">
+    <label for="storage-meter">Storage</label>
+    <meter id="storage-meter" min="0" max=${quotaBytes || 1} value=${bytes} high=${quotaBytes * 0.9}></meter>
+    <span>${size(bytes)} of ${size(quotaBytes)} (${share.toFixed(share < 10 ? 1 : 0)}%), data and history of ${players.toLocaleString('en')} ${players === 1 ? 'player' : 'players'}</span>
+  </div>`;
+}
+
 function Settings(props: { workspace: Workspace; onChanged: (note: string) => void }) {
   const w = props.workspace;
   const [name, setName] = useState(w.name);
@@ -67,7 +95,7 @@ function DeleteWorkspace(props: { workspace: Workspace }) {
 
 export function WorkspacePage(props: { workspaceId: string }) {
   const id = props.workspaceId;
-  const details = useLoad(() => adminData<Workspace & { keys: KeyView[] }>('GET', `/workspaces/${enc(id)}`), [id]);
+  const details = useLoad(() => adminData<Workspace & { keys: KeyView[]; storage?: Storage }>('GET', `/workspaces/${enc(id)}`), [id]);
   const usage = useLoad(() => adminData<UsageReport>('GET', `/workspaces/${enc(id)}/usage?days=30`), [id]);
   const [note, setNote] = useState<string | undefined>();
   const w = details.data;
@@ -76,6 +104,7 @@ export function WorkspacePage(props: { workspaceId: string }) {
     <${ErrorNote} error=${details.error} />
     ${w
       ? html`<p class="meta">Plan ${w.plan}; created ${time(w.createdAt)}.</p>
+        ${w.storage ? html`<${StorageLine} storage=${w.storage} />` : null}
         <${Notice} text=${note} />
         <${FindPlayer} workspaceId=${id} />
         <${KeysSection} workspaceId=${id} keys=${w.keys} reload=${() => {
