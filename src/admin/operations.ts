@@ -64,7 +64,7 @@ export class AdminOperations implements AdminContext {
   readonly maxValueDepth: number;
   readonly limits: Config['limits'];
   readonly storageQuota: Config['storage']['quotaBytes'];
-  readonly actor: string;
+  private readonly ownActor: string;
   private readonly auditLog: AuditLogStore;
   private readonly clock: () => number;
 
@@ -84,8 +84,13 @@ export class AdminOperations implements AdminContext {
     this.storageQuota = config.storage.quotaBytes;
     this.maxValueDepth = config.limits.maxValueDepth;
     this.auditLog = new AuditLogStore(redis, config.auditMaxEntries);
-    this.actor = options.actor ?? 'unknown';
+    this.ownActor = options.actor ?? 'unknown';
     this.clock = options.clock ?? Date.now;
+  }
+
+  /** Who acts: this object's actor, or the request's (the console's, src/admin/acting-as.ts). */
+  get actor(): string {
+    return currentActor() ?? this.ownActor;
   }
 
   nowMs(): number {
@@ -93,8 +98,7 @@ export class AdminOperations implements AdminContext {
   }
 
   async audit(action: string, target: string, facts: AuditFacts = {}): Promise<void> {
-    const actor = currentActor() ?? this.actor;
-    const entry: AuditEntry = { at: new Date(this.clock()).toISOString(), actor, action, target, ...facts };
+    const entry: AuditEntry = { at: new Date(this.clock()).toISOString(), actor: this.actor, action, target, ...facts };
     await this.auditLog.append(entry);
   }
 

@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { BanStore } from '../../src/store/bans.js';
+import { keys } from '../../src/store/keys.js';
 import { ADMIN_TOKEN, adminCall, testOps } from '../support/admin.js';
 import { call, useService } from '../support/service.js';
 import { randomSuffix } from './random-name.js';
@@ -128,6 +129,9 @@ describe('operator console in a browser', function () {
     await page.getByRole('status').filter({ hasText: 'Saved "coins"' }).waitFor();
     const read = await publicCall('GET', '/data?userId=42&key=coins', ws.apiKey);
     expect(read.body.data.value).to.deep.equal({ gold: 42 });
+    // The player's history names the console as the writer, not the bearer token's actor.
+    const newest = await h.redis.lindex(keys.playerHistory(ws.workspaceId, '42'), 0);
+    expect(newest).to.include('"by":"admin:console"');
 
     await page.getByLabel('Key', { exact: true }).fill('level');
     await page.getByLabel('Value (JSON)').fill('7');
