@@ -87,6 +87,8 @@ export interface Config {
   };
   readonly shutdownGraceMs: number;
   readonly gate: GateConfig;
+  /** The operator console (/console/ on the ops listener, on whenever the admin API is). */
+  readonly console: ConsoleConfig;
   /** Processes serving the shared port (node:cluster); 1 runs in the main process. */
   readonly workers: number;
 }
@@ -104,6 +106,15 @@ export interface GateConfig {
   readonly trustedProxyCidrs: readonly string[];
   /** Full reload of the ban list, the bound on staleness should a ban event be lost. */
   readonly banReloadMs: number;
+}
+
+/** Sessions of the operator console (src/console/): see docs/console.md. */
+export interface ConsoleConfig {
+  /** A session unused for this long ends; every request made with it starts the time again. */
+  readonly sessionIdleMs: number;
+  /** Wrong tokens allowed per address and window before sign-in answers 429. */
+  readonly signInAttempts: number;
+  readonly signInWindowMs: number;
 }
 
 export interface RedisNode {
@@ -301,6 +312,11 @@ export function loadConfig(env: Env = process.env): Config {
     },
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     gate: gate(env),
+    console: {
+      sessionIdleMs: int(env, 'CONSOLE_SESSION_IDLE_SECONDS', 1800, 1, 604_800) * 1000,
+      signInAttempts: int(env, 'CONSOLE_SIGNIN_ATTEMPTS', 5, 1, 1000),
+      signInWindowMs: int(env, 'CONSOLE_SIGNIN_WINDOW_SECONDS', 300, 1, 86_400) * 1000,
+    },
     workers: workers(env),
   };
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {

@@ -9,6 +9,7 @@ import { ApiKeyStore } from '../store/api-keys.js';
 import { BanStore, VIOLATIONS_KEPT } from '../store/bans.js';
 import { publishEvent } from '../store/events.js';
 import type { RedisClient } from '../store/redis.js';
+import type { AdminContext } from './context.js';
 
 const NOTE_MAX = 500;
 
@@ -32,6 +33,8 @@ export class BanOperations {
   constructor(
     private readonly redis: RedisClient,
     private readonly clock: () => number = Date.now,
+    /** Where the writes are recorded (AdminOperations, which names the actor); none: not audited. */
+    private readonly auditor?: Pick<AdminContext, 'audit'>,
   ) {
     this.bans = new BanStore(redis);
     this.apiKeys = new ApiKeyStore(redis);
@@ -67,6 +70,7 @@ export class BanOperations {
       const existing = await this.bans.get(text);
       throw conflict(`${text} is already banned (since ${existing?.bannedAt ?? 'earlier'})`);
     }
+    await this.auditor?.audit('ban.add', `address:${text}`, { details: { reason: record.note ?? null } });
     return record;
   }
 
@@ -74,6 +78,7 @@ export class BanOperations {
   async removeBan(raw: string): Promise<BanRecord> {
     const ban = await this.getBan(raw);
     await this.bans.remove([ban.address]);
+    await this.auditor?.audit('ban.lift', `address:${ban.address}`, { details: { bannedAt: ban.bannedAt } });
     return ban;
   }
 
@@ -90,6 +95,7 @@ export class BanOperations {
     const range = new CidrList([cidr]);
     const lifted = (await this.bans.list()).map((b) => b.address).filter((a) => range.contains(parseIp(a)!));
     await this.bans.remove(lifted);
+    await this.auditor?.audit('ban.allow', `address:${entry.entry}`, { details: { lifted: lifted.length } });
     return { ...entry, lifted };
   }
 
@@ -97,6 +103,7 @@ export class BanOperations {
     const cidr = parseCidr(raw);
     if (!cidr) throw badRequest(`"${raw}" is not an IPv4 or IPv6 address or range`);
     if (!(await this.bans.disallow(cidr.text))) throw notFound(`${cidr.text} is not on the allow-list`);
+    await this.auditor?.audit('ban.disallow', `address:${cidr.text}`);
     return { entry: cidr.text };
   }
 
@@ -117,6 +124,7 @@ export class BanOperations {
     if (!found) throw notFound(`API key ${keyId} not found`);
     await this.apiKeys.setDev(found.keyHash, dev);
     await publishEvent(this.redis, { type: 'key', keyHash: found.keyHash });
+    await this.auditor?.audit('key.set-dev', `key:${keyId}`, { workspaceId: found.record.workspaceId, details: { dev } });
     return { ...found.record, dev };
   }
 

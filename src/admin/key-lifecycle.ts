@@ -35,6 +35,8 @@ export interface KeyView {
   readonly createdAt: string;
   readonly expiresAt: string | null;
   readonly lastUsedAt: string | null;
+  /** A development key: the editor's play-tests may use it past the gate (admin/bans.ts). */
+  readonly dev: boolean;
 }
 
 export function keyView(record: ApiKeyRecord, nowMs: number, lastUsedMs?: number): KeyView {
@@ -49,6 +51,7 @@ export function keyView(record: ApiKeyRecord, nowMs: number, lastUsedMs?: number
     createdAt: record.createdAt,
     expiresAt: record.expiresAt ?? null,
     lastUsedAt: lastUsedMs === undefined ? null : new Date(lastUsedMs).toISOString(),
+    dev: record.dev === true,
   };
 }
 

@@ -17,6 +17,7 @@ import { readStorageTotals } from '../store/storage-usage.js';
 import type { RedisClient } from '../store/redis.js';
 import { ensureScripts } from '../store/scripts.js';
 import { WorkspaceStore } from '../store/workspaces.js';
+import { currentActor } from './acting-as.js';
 import type { AdminContext, AuditFacts } from './context.js';
 import { parseName, parsePlan, parsePositiveInt } from './inputs.js';
 import * as keyLifecycle from './key-lifecycle.js';
@@ -63,7 +64,7 @@ export class AdminOperations implements AdminContext {
   readonly maxValueDepth: number;
   readonly limits: Config['limits'];
   readonly storageQuota: Config['storage']['quotaBytes'];
-  readonly actor: string;
+  private readonly ownActor: string;
   private readonly auditLog: AuditLogStore;
   private readonly clock: () => number;
 
@@ -83,8 +84,13 @@ export class AdminOperations implements AdminContext {
     this.storageQuota = config.storage.quotaBytes;
     this.maxValueDepth = config.limits.maxValueDepth;
     this.auditLog = new AuditLogStore(redis, config.auditMaxEntries);
-    this.actor = options.actor ?? 'unknown';
+    this.ownActor = options.actor ?? 'unknown';
     this.clock = options.clock ?? Date.now;
+  }
+
+  /** Who acts: this object's actor, or the request's (the console's, src/admin/acting-as.ts). */
+  get actor(): string {
+    return currentActor() ?? this.ownActor;
   }
 
   nowMs(): number {
@@ -200,12 +206,19 @@ export class AdminOperations implements AdminContext {
     return playerSupport.getPlayerValue(this, workspaceId, userId, key);
   }
 
-  setPlayerValue(workspaceId: string, userId: string | number, key: string, value: unknown): Promise<playerSupport.PlayerEntry> {
-    return playerSupport.setPlayerValue(this, workspaceId, userId, key, value);
+  /** With ifVersion, writes only when the player is still at that version (else VERSION_CONFLICT). */
+  setPlayerValue(
+    workspaceId: string,
+    userId: string | number,
+    key: string,
+    value: unknown,
+    ifVersion?: number,
+  ): Promise<playerSupport.PlayerEntry> {
+    return playerSupport.setPlayerValue(this, workspaceId, userId, key, value, ifVersion);
   }
 
-  deletePlayerData(workspaceId: string, userId: string | number, key?: string): Promise<{ deleted: number; version: number }> {
-    return playerSupport.deletePlayerData(this, workspaceId, userId, key);
+  deletePlayerData(workspaceId: string, userId: string | number, key?: string, ifVersion?: number): Promise<{ deleted: number; version: number }> {
+    return playerSupport.deletePlayerData(this, workspaceId, userId, key, ifVersion);
   }
 
   playerSession(workspaceId: string, userId: string | number): Promise<playerSupport.PlayerSessionView> {

@@ -130,11 +130,12 @@ export async function deletePlayerData(
   workspaceId: string,
   rawUserId: string | number,
   rawKey?: string,
+  ifVersion?: number,
 ): Promise<{ deleted: number; version: number }> {
   await ctx.requireWorkspace(workspaceId);
   const userId = parseUserId(rawUserId);
   const key = rawKey === undefined ? undefined : parseDataKey(rawKey);
-  const write: PlayerWrite = key === undefined ? { ops: [], deleteAll: true } : { ops: [{ op: 'delete', key }] };
+  const write: PlayerWrite = key === undefined ? { ops: [], deleteAll: true, ifVersion } : { ops: [{ op: 'delete', key }], ifVersion };
   const applied = await adminWrite(ctx, workspaceId, userId, write, 'admin-delete');
   const deleted = Number(applied.results[0]);
   await ctx.audit('player.delete', target(workspaceId, userId), { workspaceId, details: { key: key ?? null, deleted } });

@@ -94,7 +94,7 @@ function operation(route: RouteSpec): Json {
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [route.tag],
-    security: route.auth === 'apiKey' ? [{ ApiKey: [] }] : route.auth === 'adminToken' ? [{ AdminToken: [] }] : [],
+    security: route.auth === 'apiKey' ? [{ ApiKey: [] }] : route.auth === 'adminToken' ? [{ AdminToken: [] }, { ConsoleSession: [] }] : [],
     ...(params.length ? { parameters: params } : {}),
     ...(route.body
       ? { requestBody: { required: true, content: { 'application/json': { schema: clone(route.body) } } } }
@@ -131,6 +131,7 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = ALL_ROUTES):
       { name: 'data', description: 'Player data.' },
       { name: 'admin', description: 'Workspaces and API keys (ops listener, needs ADMIN_TOKEN).' },
       { name: 'ops', description: 'Probes and metrics (ops listener).' },
+      { name: 'console', description: 'Sessions of the operator console (ops listener, needs ADMIN_TOKEN).' },
     ],
     paths,
     components: {
@@ -138,6 +139,14 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = ALL_ROUTES):
       securitySchemes: {
         ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The workspace API key.' },
         AdminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN, for the admin API.' },
+        ConsoleSession: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'pds_console',
+          description:
+            'The operator console\'s session (POST /console/session), used when no Authorization header is sent; ' +
+            'state-changing requests also need its X-CSRF-Token, else 403 (docs/console.md).',
+        },
       },
     },
   };

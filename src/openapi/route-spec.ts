@@ -153,9 +153,13 @@ export function dataEnvelope(data: JsonSchema): JsonSchema {
   };
 }
 
+const CONSOLE_WRITE_REFUSED =
+  'A write made with a console session (cookie) but without its X-CSRF-Token, or from another site (docs/console.md).';
+
 /** A route of the admin API under /admin/v1 on the ops listener, behind the admin token. */
 export function adminRoute(method: HttpMethod, path: string, summary: string, options: RouteOptions): RouteSpec {
-  const shared = [401, 500, 503, ...(options.body ? BODY_ERRORS : []), ...(options.errors ?? [])];
+  // 403: a console session's write without its CSRF token, or from another site.
+  const shared = [401, 500, 503, ...(method === 'get' ? [] : [403]), ...(options.body ? BODY_ERRORS : []), ...(options.errors ?? [])];
   return {
     method,
     path: `/admin/v1${path}`,
@@ -165,7 +169,7 @@ export function adminRoute(method: HttpMethod, path: string, summary: string, op
     ...optional(options),
     responses: {
       [options.okStatus ?? 200]: { description: options.okDescription ?? 'Success.', schema: dataEnvelope(options.ok) },
-      ...errorsFor(shared, options),
+      ...errorsFor(shared, { ...options, errorText: { 403: CONSOLE_WRITE_REFUSED, ...options.errorText } }),
     },
   };
 }

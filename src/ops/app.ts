@@ -1,11 +1,16 @@
 // The operator's listener, separate from the public API and bound to 127.0.0.1 by default:
 // health probes, Prometheus metrics, and (when ADMIN_TOKEN is set) the admin API under /admin/v1.
-// Public API keys never open anything here.
+// Public API keys never open anything here. With the admin API comes the operator console
+// under /console/ (src/console/).
 import Router from '@koa/router';
 import Koa from 'koa';
 import { adminRouter } from '../admin/http/router.js';
 import type { AdminOperations } from '../admin/operations.js';
 import type { Config } from '../config.js';
+import { consoleAdminAuth, consoleSessionRouter } from '../console/session-http.js';
+import { ConsoleSessions } from '../console/sessions.js';
+import { consolePages } from '../console/static-files.js';
+import { ConsoleSessionStore } from '../store/console-sessions.js';
 import { errorHandler } from '../http/middleware/errors.js';
 import { observeRequests } from '../http/middleware/metrics.js';
 import { requestLog } from '../http/middleware/request-log.js';
@@ -38,7 +43,14 @@ export function buildOpsApp(deps: OpsDeps): Koa<AppState> {
   app.use(root.routes());
 
   if (deps.config.admin.token) {
-    const admin = adminRouter(deps.config.admin.token, deps.ops, deps.config);
+    // The operator console (docs/console.md) lives wherever the admin API does: its page, its
+    // sessions, and its session as a second way into the same admin routes.
+    const sessions = new ConsoleSessions(deps.config.admin.token, new ConsoleSessionStore(deps.ops.redis), deps.config.console);
+    const consoleSession = consoleSessionRouter(sessions, deps.ops, deps.config.limits.maxBodyBytes);
+    app.use(consolePages());
+    app.use(consoleSession.routes());
+    app.use(consoleSession.allowedMethods({ throw: true }));
+    const admin = adminRouter(deps.config.admin.token, deps.ops, deps.config, consoleAdminAuth(sessions));
     app.use(admin.routes());
     app.use(admin.allowedMethods({ throw: true }));
   }

@@ -21,7 +21,7 @@ export const workspaceList = { type: 'array', items: workspaceRecord } as const;
 /** A key as operators see it (KeyView): never the raw key. */
 export const keyView = {
   type: 'object',
-  required: ['keyId', 'workspaceId', 'prefix', 'label', 'scope', 'status', 'createdAt', 'expiresAt', 'lastUsedAt'],
+  required: ['keyId', 'workspaceId', 'prefix', 'label', 'scope', 'status', 'createdAt', 'expiresAt', 'lastUsedAt', 'dev'],
   additionalProperties: false,
   properties: {
     keyId: { type: 'string' },
@@ -37,6 +37,7 @@ export const keyView = {
     createdAt: timeSchema,
     expiresAt: nullableTime,
     lastUsedAt: { ...nullableTime, description: 'Written in batches (KEY_LAST_USED_FLUSH_MS), so a few seconds behind.' },
+    dev: { type: 'boolean', description: 'Marked as a development key (POST /keys/:keyId/dev).' },
   },
 } as const;
 

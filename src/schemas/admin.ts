@@ -51,11 +51,27 @@ export const rotateKeyBody = {
   properties: { grace: { ...duration, description: 'How long the old key keeps working; default 0 (stops now).' } },
 } as const;
 
+const adminIfVersion = {
+  type: 'integer',
+  minimum: 0,
+  maximum: Number.MAX_SAFE_INTEGER,
+  description: "Write only when the player's version equals this (the version the caller read); else 409 VERSION_CONFLICT and nothing is written.",
+} as const;
+
 export const setPlayerBody = {
   type: 'object',
   required: ['key', 'value'],
   additionalProperties: false,
-  properties: { key: keySchema, value: valueSchema },
+  properties: { key: keySchema, value: valueSchema, ifVersion: adminIfVersion },
+} as const;
+
+/** DELETE of a player or one key: ?key= and, to delete only what the caller saw, ?ifVersion=. */
+export const deletePlayerQuery = {
+  type: 'object',
+  properties: {
+    key: keySchema,
+    ifVersion: { type: 'string', pattern: '^[0-9]{1,15}$', description: adminIfVersion.description },
+  },
 } as const;
 
 export const playerQuery = {

@@ -6,7 +6,7 @@ import type { RedisClient } from './redis.js';
 export interface AuditEntry {
   /** ISO 8601 UTC time of the action. */
   readonly at: string;
-  /** `cli:<os user>` or `admin-api`. */
+  /** `cli:<os user>`, `admin-api` (bearer token) or `console` (the operator console's session). */
   readonly actor: string;
   /** What was done, e.g. `workspace.delete`, `key.rotate`, `player.export`. */
   readonly action: string;

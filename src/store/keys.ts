@@ -76,6 +76,11 @@ export const keys = {
   /** List of audit entries (JSON), newest first, trimmed to a bounded length. */
   auditLog: () => `${PREFIX}audit`,
 
+  /** Hash of one operator console session (csrf, createdAt, address), by the SHA-256 of its id; TTL = idle time. */
+  consoleSession: (idHash: string) => `${PREFIX}console:s:${idHash}`,
+  /** Wrong admin tokens given to the console's sign-in from one address; TTL = the window. */
+  consoleSignInFailures: (address: string) => `${PREFIX}console:fail:${address}`,
+
   /** Pub/sub channel that tells every instance to drop cached keys, workspaces and bans. */
   eventsChannel: () => `${PREFIX}events`,
 } as const;

@@ -30,7 +30,7 @@ describe('admin CLI', function () {
     const listed = oneJsonLine(await cli('key', 'list', '--workspace', ws, '--json'));
     expect(listed.map((k: { keyId: string }) => k.keyId).sort()).to.deep.equal([created.keyId, key.keyId].sort());
     expect(JSON.stringify(listed)).not.to.include(key.apiKey);
-    expect(listed[0]).to.have.keys(['keyId', 'workspaceId', 'prefix', 'label', 'scope', 'status', 'createdAt', 'expiresAt', 'lastUsedAt']);
+    expect(listed[0]).to.have.keys(['keyId', 'workspaceId', 'prefix', 'label', 'scope', 'status', 'createdAt', 'expiresAt', 'lastUsedAt', 'dev']);
 
     expect(oneJsonLine(await cli('workspace', 'set-plan', ws, 'pro', '--json')).plan).to.equal('pro');
     expect(oneJsonLine(await cli('workspace', 'rename', ws, '--name', 'Renamed', '--json')).name).to.equal('Renamed');

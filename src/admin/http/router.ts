@@ -4,7 +4,7 @@
 // the same module the CLI uses.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Router from '@koa/router';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Config } from '../../config.js';
 import { unauthorized } from '../../errors.js';
 import type { AppState } from '../../http/state.js';
@@ -31,10 +31,17 @@ export function bearerAuth(token: string): Middleware<AppState> {
   };
 }
 
-export function adminRouter(token: string, ops: AdminOperations, config: Config): Router<AppState> {
+/** A second way in besides the bearer token: the operator console's session (src/console/). */
+export interface AlternativeAuth {
+  claims(ctx: Context): boolean;
+  readonly middleware: Middleware<AppState>;
+}
+
+export function adminRouter(token: string, ops: AdminOperations, config: Config, alternative?: AlternativeAuth): Router<AppState> {
   // Case-sensitive: otherwise /ADMIN/v1/... matches the routes but skips the bearer check.
   const router = new Router<AppState>({ prefix: ADMIN_PREFIX, sensitive: true });
-  router.use(bearerAuth(token));
+  const bearer = bearerAuth(token);
+  router.use(alternative ? (ctx, next) => (alternative.claims(ctx) ? alternative.middleware(ctx, next) : bearer(ctx, next)) : bearer);
   workspaceAdminRoutes(router, ops, config);
   keyAdminRoutes(router, ops, config);
   banAdminRoutes(router, ops, config);

@@ -45,7 +45,7 @@ export function banCommands(program: Command): void {
     .description('list banned addresses')
     .option('--json', 'print one line of JSON')
     .action((opts: OutputOptions) =>
-      run(opts, ({ redis }) => new BanOperations(redis).listBans(), (bans) => (bans.length === 0 ? 'no bans' : bans.map(banLine).join('\n'))),
+      run(opts, ({ redis, ops }) => new BanOperations(redis, Date.now, ops).listBans(), (bans) => (bans.length === 0 ? 'no bans' : bans.map(banLine).join('\n'))),
     );
 
   ban
@@ -53,7 +53,7 @@ export function banCommands(program: Command): void {
     .description('show one ban with its evidence')
     .argument('<address>', 'IPv4 or IPv6 address')
     .option('--json', 'print one line of JSON')
-    .action((address: string, opts: OutputOptions) => run(opts, ({ redis }) => new BanOperations(redis).getBan(address), banDetail));
+    .action((address: string, opts: OutputOptions) => run(opts, ({ redis, ops }) => new BanOperations(redis, Date.now, ops).getBan(address), banDetail));
 
   ban
     .command('add')
@@ -62,7 +62,7 @@ export function banCommands(program: Command): void {
     .option('--reason <text>', 'why (kept with the ban)')
     .option('--json', 'print one line of JSON')
     .action((address: string, opts: OutputOptions & { reason?: string }) =>
-      run(opts, ({ redis }) => new BanOperations(redis).addBan({ address, reason: opts.reason }), (b) => `banned ${banLine(b)}`),
+      run(opts, ({ redis, ops }) => new BanOperations(redis, Date.now, ops).addBan({ address, reason: opts.reason }), (b) => `banned ${banLine(b)}`),
     );
 
   ban
@@ -71,7 +71,7 @@ export function banCommands(program: Command): void {
     .argument('<address>', 'IPv4 or IPv6 address')
     .option('--json', 'print one line of JSON')
     .action((address: string, opts: OutputOptions) =>
-      run(opts, ({ redis }) => new BanOperations(redis).removeBan(address), (b) => `lifted the ban on ${b.address} (banned ${b.bannedAt})`),
+      run(opts, ({ redis, ops }) => new BanOperations(redis, Date.now, ops).removeBan(address), (b) => `lifted the ban on ${b.address} (banned ${b.bannedAt})`),
     );
 
   const allow = ban.command('allow').description('addresses and ranges that are never banned (your own monitoring)');
@@ -83,7 +83,7 @@ export function banCommands(program: Command): void {
     .action((opts: OutputOptions) =>
       run(
         opts,
-        ({ redis }) => new BanOperations(redis).allowList(),
+        ({ redis, ops }) => new BanOperations(redis, Date.now, ops).allowList(),
         (entries) => (entries.length === 0 ? 'allow-list is empty' : entries.map((e) => `${e.entry}  since ${e.addedAt}${e.note ? `  ${e.note}` : ''}`).join('\n')),
       ),
     );
@@ -97,7 +97,7 @@ export function banCommands(program: Command): void {
     .action((entry: string, opts: OutputOptions & { note?: string }) =>
       run(
         opts,
-        ({ redis }) => new BanOperations(redis).allow({ entry, note: opts.note }),
+        ({ redis, ops }) => new BanOperations(redis, Date.now, ops).allow({ entry, note: opts.note }),
         (r) => `allow-listed ${r.entry}${r.lifted.length > 0 ? `; lifted the bans on ${r.lifted.join(', ')}` : ''}`,
       ),
     );
@@ -108,7 +108,7 @@ export function banCommands(program: Command): void {
     .argument('<entry>', 'address or range, as listed')
     .option('--json', 'print one line of JSON')
     .action((entry: string, opts: OutputOptions) =>
-      run(opts, ({ redis }) => new BanOperations(redis).disallow(entry), (r) => `removed ${r.entry} from the allow-list`),
+      run(opts, ({ redis, ops }) => new BanOperations(redis, Date.now, ops).disallow(entry), (r) => `removed ${r.entry} from the allow-list`),
     );
 
   program
@@ -120,7 +120,7 @@ export function banCommands(program: Command): void {
     .action((opts: OutputOptions & { limit: string; address?: string }) =>
       run(
         opts,
-        ({ redis }) => new BanOperations(redis).violations({ limit: parseLimit(opts.limit), ...(opts.address ? { address: opts.address } : {}) }),
+        ({ redis, ops }) => new BanOperations(redis, Date.now, ops).violations({ limit: parseLimit(opts.limit), ...(opts.address ? { address: opts.address } : {}) }),
         (list) => (list.length === 0 ? 'no violations recorded' : list.map(violationLine).join('\n')),
       ),
     );

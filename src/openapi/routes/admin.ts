@@ -30,6 +30,7 @@ import {
   auditQuery,
   createKeyBody,
   createWorkspaceBody,
+  deletePlayerQuery,
   deleteWorkspaceQuery,
   playerQuery,
   rotateKeyBody,
@@ -106,15 +107,15 @@ const playerRoutes = [
     ok: playerEntry,
     errors: [404, 409, 413],
     errorText: {
-      409: 'TOO_MANY_KEYS, or SESSION_LOCKED: a game server holds the player; release its session first.',
+      409: 'TOO_MANY_KEYS; SESSION_LOCKED: a game server holds the player, release its session first; VERSION_CONFLICT: ifVersion did not match (the answer carries the current version).',
       413: 'PAYLOAD_TOO_LARGE, or PLAYER_TOO_LARGE: the player would pass MAX_PLAYER_BYTES.',
     },
   }),
   adminRoute('delete', PLAYER, 'Delete one value of a player (?key=), or all of them', {
-    query: playerQuery,
+    query: deletePlayerQuery,
     ok: deletedCount,
     errors: [400, 404, 409],
-    errorText: { 409: 'SESSION_LOCKED: a game server holds the player; release its session first.' },
+    errorText: { 409: 'SESSION_LOCKED: a game server holds the player, release its session first; VERSION_CONFLICT: ifVersion did not match.' },
   }),
   adminRoute('get', `${PLAYER}/session`, "The session that holds the player (a game server's lock), if any", {
     ok: playerSessionView,

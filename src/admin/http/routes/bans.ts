@@ -16,7 +16,7 @@ const validateKeyDev = compile<{ dev: boolean }>(keyDevBody);
 const validateViolations = compile<{ limit?: string; address?: string }>(violationsQuery);
 
 export function banAdminRoutes(router: Router<AppState>, ops: AdminOperations, config: Config): void {
-  const bans = new BanOperations(ops.redis);
+  const bans = new BanOperations(ops.redis, Date.now, ops);
   const body = jsonBody(config.limits.maxBodyBytes);
 
   router.get('/bans', async (ctx) => {

@@ -4,11 +4,12 @@ import type { Config } from '../../../config.js';
 import { jsonBody } from '../../../http/middleware/json-body.js';
 import type { AppState } from '../../../http/state.js';
 import { compile } from '../../../http/validate.js';
-import { playerQuery, setPlayerBody } from '../../../schemas/admin.js';
+import { deletePlayerQuery, playerQuery, setPlayerBody } from '../../../schemas/admin.js';
 import type { AdminOperations } from '../../operations.js';
 
 const validateQuery = compile<{ key?: string }>(playerQuery);
-const validateSet = compile<{ key: string; value: unknown }>(setPlayerBody);
+const validateSet = compile<{ key: string; value: unknown; ifVersion?: number }>(setPlayerBody);
+const validateDelete = compile<{ key?: string; ifVersion?: string }>(deletePlayerQuery);
 const PLAYER = '/workspaces/:id/players/:userId';
 
 export function playerAdminRoutes(router: Router<AppState>, ops: AdminOperations, config: Config): void {
@@ -27,13 +28,13 @@ export function playerAdminRoutes(router: Router<AppState>, ops: AdminOperations
   router.put(PLAYER, body, async (ctx) => {
     const input = validateSet('body', ctx.request.body);
     const { id, userId } = ctx.params as { id: string; userId: string };
-    ctx.body = { success: true, data: await ops.setPlayerValue(id, userId, input.key, input.value) };
+    ctx.body = { success: true, data: await ops.setPlayerValue(id, userId, input.key, input.value, input.ifVersion) };
   });
 
   router.delete(PLAYER, async (ctx) => {
-    const { key } = validateQuery('query', ctx.query);
+    const { key, ifVersion } = validateDelete('query', ctx.query);
     const { id, userId } = ctx.params as { id: string; userId: string };
-    ctx.body = { success: true, data: await ops.deletePlayerData(id, userId, key) };
+    ctx.body = { success: true, data: await ops.deletePlayerData(id, userId, key, ifVersion === undefined ? undefined : Number(ifVersion)) };
   });
 
   router.get(`${PLAYER}/session`, async (ctx) => {

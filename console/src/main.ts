@@ -1,0 +1,107 @@
+// The operator console: sign-in, the frame (navigation, sign-out) and the page of the URL.
+import { render } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import 'uplot/dist/uPlot.min.css';
+import './style.css';
+import { resumeSession, signIn, signOut, whenSignedOut } from './api.js';
+import { AuditPage } from './pages/audit.js';
+import { BansPage } from './pages/bans.js';
+import { PlayerPage } from './pages/player.js';
+import { WorkspacePage } from './pages/workspace.js';
+import { WorkspacesPage } from './pages/workspaces.js';
+import { linkClick, paths, useRoute, type Route } from './router.js';
+import { ErrorNote, html, Link, useAction } from './ui.js';
+
+type Session = 'checking' | 'signed-out' | 'signed-in';
+
+function SignIn(props: { onSignedIn: () => void; ended: boolean }) {
+  const [token, setToken] = useState('');
+  const action = useAction();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    void action.run(async () => {
+      await signIn(token);
+      setToken('');
+      props.onSignedIn();
+    });
+  };
+  return html`<main id="main" class="sign-in">
+    <h1>Operator console</h1>
+    ${props.ended ? html`<p class="notice" role="status">Signed out. Sign in to go on.</p>` : null}
+    <form onSubmit=${submit}>
+      <label for="admin-token">Admin token</label>
+      <input id="admin-token" type="password" autocomplete="off" required value=${token}
+        onInput=${(e: Event) => setToken((e.target as HTMLInputElement).value)} />
+      <button type="submit" disabled=${action.busy}>Sign in</button>
+    </form>
+    <${ErrorNote} error=${action.error} />
+  </main>`;
+}
+
+function Page(props: { route: Route }) {
+  const route = props.route;
+  switch (route.page) {
+    case 'workspaces':
+      return html`<${WorkspacesPage} />`;
+    case 'workspace':
+      return html`<${WorkspacePage} key=${route.workspaceId} workspaceId=${route.workspaceId} />`;
+    case 'player':
+      return html`<${PlayerPage} key=${route.workspaceId + '/' + route.userId} workspaceId=${route.workspaceId} userId=${route.userId} />`;
+    case 'bans':
+      return html`<${BansPage} />`;
+    case 'audit':
+      return html`<${AuditPage} />`;
+    default:
+      return html`<h1>No such page</h1><p><${Link} href=${paths.workspaces()}>Go to the workspaces</${Link}></p>`;
+  }
+}
+
+function App() {
+  const [session, setSession] = useState<Session>('checking');
+  const [ended, setEnded] = useState(false);
+  const route = useRoute();
+  const main = useRef<HTMLElement>(null);
+  const firstPage = useRef(true);
+  // A page change inside the console moves focus to the new page, as a page load would.
+  useEffect(() => {
+    if (firstPage.current) firstPage.current = false;
+    else main.current?.focus();
+  }, [location.pathname]);
+  useEffect(() => {
+    whenSignedOut(() => {
+      setEnded(true);
+      setSession('signed-out');
+    });
+    resumeSession().then(
+      (s) => setSession(s ? 'signed-in' : 'signed-out'),
+      () => setSession('signed-out'),
+    );
+  }, []);
+  useEffect(() => {
+    document.title = `${route.page === 'missing' ? 'Not found' : route.page[0]!.toUpperCase() + route.page.slice(1)} · Operator console`;
+  }, [route.page]);
+  if (session === 'checking') return html`<main id="main"><p role="status">Loading…</p></main>`;
+  if (session === 'signed-out') return html`<${SignIn} ended=${ended} onSignedIn=${() => setSession('signed-in')} />`;
+  const current = (page: string) => (route.page === page || (page === 'workspaces' && route.page !== 'bans' && route.page !== 'audit') ? 'page' : undefined);
+  return html`
+    <a class="skip" href="#main">Skip to content</a>
+    <header>
+      <span class="brand">Operator console</span>
+      <nav aria-label="Main">
+        <a href=${paths.workspaces()} aria-current=${current('workspaces')} onClick=${navClick}>Workspaces</a>
+        <a href=${paths.bans()} aria-current=${current('bans')} onClick=${navClick}>Bans</a>
+        <a href=${paths.audit()} aria-current=${current('audit')} onClick=${navClick}>Audit</a>
+      </nav>
+      <button type="button" onClick=${() => {
+        void signOut().finally(() => {
+          setEnded(true);
+          setSession('signed-out');
+        });
+      }}>Sign out</button>
+    </header>
+    <main id="main" tabindex="-1" ref=${main}><${Page} route=${route} /></main>`;
+}
+
+const navClick = linkClick;
+
+render(html`<${App} />`, document.getElementById('app')!);

@@ -1,0 +1,190 @@
+// /console/workspaces/<id>/players/<userId>: every key of one player with its value; edit (in
+// a JSON editor that refuses invalid JSON), add and delete keys, delete the player, export.
+// Every write carries the version the page loaded (ifVersion), so a game server's write in
+// between comes back as a conflict instead of being overwritten. A game server's session
+// (its lock on the player) is shown, and can be force-released when the server is gone.
+import { useMemo, useState } from 'preact/hooks';
+import { adminData, ApiError, enc } from '../api.js';
+import { navigate, paths } from '../router.js';
+import { ErrorNote, html, JsonEditor, JsonView, Link, Notice, Pager, time, TypedConfirm, useAction, useLoad, usePages } from '../ui.js';
+
+interface Entry {
+  value: unknown;
+  updated_at: string;
+}
+
+interface Session {
+  sessionId: string;
+  owner: string;
+  expiresAt: string;
+}
+
+interface Loaded {
+  data: Record<string, Entry>;
+  exportedAt: string;
+  /** The player's version when loaded (docs/safe-saves.md); every write is conditional on it. */
+  version: number;
+  session: Session | null;
+  found: boolean;
+}
+
+async function loadPlayer(workspaceId: string, userId: string): Promise<Loaded> {
+  const base = `/workspaces/${enc(workspaceId)}/players/${enc(userId)}`;
+  const [exported, held] = await Promise.all([
+    adminData<{ data: Record<string, Entry>; exportedAt: string; version: number }>('GET', base).catch((err: unknown) => {
+      if (err instanceof ApiError && err.code === 'PLAYER_NOT_FOUND') {
+        const version = err.body?.['version'];
+        return { data: {}, exportedAt: new Date().toISOString(), version: typeof version === 'number' ? version : 0, missing: true };
+      }
+      throw err;
+    }),
+    adminData<{ session: Session | null }>('GET', `${base}/session`),
+  ]);
+  return { ...exported, session: held.session, found: !('missing' in exported) };
+}
+
+function conflictText(err: unknown): string | undefined {
+  if (err instanceof ApiError && err.code === 'SESSION_LOCKED') {
+    return `${err.describe()}: a game server holds this player, and would overwrite the change with what it holds in memory. Wait until it lets go, or force-release its session if it has crashed.`;
+  }
+  if (err instanceof ApiError && err.code === 'VERSION_CONFLICT') {
+    const now = err.body?.['version'];
+    return `Conflict: the player changed since this page loaded it${typeof now === 'number' ? ` (now version ${now})` : ''}. Nothing was written. Reload to see the current data; your edit is still in the editor.`;
+  }
+  return undefined;
+}
+
+export function PlayerPage(props: { workspaceId: string; userId: string }) {
+  const { workspaceId, userId } = props;
+  const player = useLoad(() => loadPlayer(workspaceId, userId), [workspaceId, userId]);
+  const [note, setNote] = useState<string | undefined>();
+  // The key being edited and the version the player had when its editor opened: the save is
+  // conditional on that version, even if the page reloads meanwhile.
+  const [editing, setEditing] = useState<{ key: string; version: number } | undefined>();
+  const [filter, setFilter] = useState('');
+  const action = useAction();
+  const loaded = player.data;
+  const keys = useMemo(() => {
+    const all = Object.keys(loaded?.data ?? {}).sort();
+    return filter ? all.filter((k) => k.toLowerCase().includes(filter.toLowerCase())) : all;
+  }, [loaded, filter]);
+  const pages = usePages(keys, 25);
+  const base = `/workspaces/${enc(workspaceId)}/players/${enc(userId)}`;
+
+  /** Writes one key, only if the player is still at the version the change was made against. */
+  const write = (key: string, value: unknown, ifVersion: number) =>
+    action.run(async () => {
+      await adminData('PUT', base, { key, value, ifVersion });
+      setEditing(undefined);
+      setNote(`Saved "${key}".`);
+      player.reload();
+    });
+
+  const exportFile = () => {
+    if (!loaded) return;
+    const body = JSON.stringify({ workspaceId, userId, exportedAt: loaded.exportedAt, version: loaded.version, session: loaded.session, data: loaded.data }, null, 2);
+    const link = document.createElement('a');
+    link.href = URL.createObjectURL(new Blob([body], { type: 'application/json' }));
+    link.download = `player-${workspaceId}-${userId}.json`;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+  };
+
+  const conflict = conflictText(action.error);
+  return html`<p><${Link} href=${paths.workspace(workspaceId)}>← Workspace ${workspaceId}</${Link}></p>
+    <h1>Player <span class="mono">${userId}</span></h1>
+    <${ErrorNote} error=${player.error} />
+    ${loaded
+      ? html`<p class="meta">
+          ${loaded.found ? `${Object.keys(loaded.data).length} keys; loaded ${time(loaded.exportedAt)}` : 'This player has no data.'}
+          ; version <strong data-testid="player-version">${loaded.version}</strong>
+        </p>
+        ${loaded.session
+          ? html`<div class="warning" role="region" aria-label="Session">
+              <p>A game server holds this player: session of <strong class="mono">${loaded.session.owner}</strong> until ${time(loaded.session.expiresAt)}.
+                Changes are refused while it holds it (the server would overwrite them with what it has in memory).</p>
+              <button type="button" class="destructive" disabled=${action.busy} onClick=${() => {
+                if (!confirm(`Force-release the session of ${loaded.session!.owner}? Do this only if that server is gone: a live one loses its next save.`)) return;
+                void action.run(async () => {
+                  await adminData('DELETE', `${base}/session`);
+                  setNote(`Released the session of ${loaded.session!.owner}.`);
+                  player.reload();
+                });
+              }}>Force-release session</button>
+            </div>`
+          : html`<p class="meta">No game server holds this player.</p>`}
+        <div class="row">
+          <button type="button" class="secondary" onClick=${() => player.reload()}>Reload</button>
+          ${loaded.found ? html`<button type="button" class="secondary" onClick=${exportFile}>Export as JSON file</button>` : null}
+        </div>
+        <${Notice} text=${note} />
+        ${conflict ? html`<p class="error" role="alert">${conflict}</p>` : html`<${ErrorNote} error=${action.error} />`}
+        ${loaded.found
+          ? html`<div class="row"><label for="key-filter">Filter keys</label>
+              <input id="key-filter" type="search" value=${filter} onInput=${(e: Event) => {
+                setFilter((e.target as HTMLInputElement).value);
+                pages.setPage(0);
+              }} /></div>`
+          : null}
+        ${pages.shown.map((key) => {
+          const entry = loaded.data[key]!;
+          const slug = `k${keys.indexOf(key)}`;
+          return html`<article class="entry" key=${key} aria-labelledby=${`${slug}-h`}>
+            <h3 id=${`${slug}-h`} class="mono">${key}</h3>
+            <p class="meta">updated_at ${time(entry.updated_at)}</p>
+            ${editing?.key === key
+              ? html`<${JsonEditor} id=${`${slug}-edit`} label=${`New value of ${key} (JSON)`} initial=${JSON.stringify(entry.value, null, 2)}
+                  busy=${action.busy} submitLabel="Save" onCancel=${() => setEditing(undefined)}
+                  onSubmit=${(value: unknown) => void write(key, value, editing!.version)} />`
+              : html`<${JsonView} value=${entry.value} label=${`Value of ${key}`} />
+                <div class="row">
+                  <button type="button" class="secondary" aria-label=${`Edit ${key}`} onClick=${() => {
+                    action.setError(undefined);
+                    setEditing({ key, version: loaded.version });
+                  }}>Edit</button>
+                  <button type="button" class="destructive" aria-label=${`Delete key ${key}`} disabled=${action.busy} onClick=${() => {
+                    if (!confirm(`Delete the key "${key}" of player ${userId}?`)) return;
+                    void action.run(async () => {
+                      await adminData('DELETE', `${base}?key=${enc(key)}&ifVersion=${loaded.version}`);
+                      setNote(`Deleted "${key}".`);
+                      player.reload();
+                    });
+                  }}>Delete key</button>
+                </div>`}
+          </article>`;
+        })}
+        <${Pager} label="Keys" ...${pages} />
+        <section aria-labelledby="add-h">
+          <h2 id="add-h">Add a key</h2>
+          <${AddKey} busy=${action.busy} onAdd=${(key: string, value: unknown) => {
+            if (loaded.data[key]) {
+              action.setError(new Error(`"${key}" exists: edit it instead.`));
+              return;
+            }
+            void write(key, value, loaded.version);
+          }} />
+        </section>
+        ${loaded.found
+          ? html`<section aria-labelledby="del-player-h">
+              <h2 id="del-player-h">Delete the player</h2>
+              <${TypedConfirm} id="delete-player" word=${userId} what="delete every key of this player" button="Delete player" busy=${action.busy}
+                onConfirm=${() => void action.run(async () => {
+                  await adminData('DELETE', `${base}?ifVersion=${loaded.version}`);
+                  navigate(paths.workspace(workspaceId));
+                })} />
+            </section>`
+          : null}`
+      : player.loading
+        ? html`<p role="status">Loading…</p>`
+        : null}`;
+}
+
+function AddKey(props: { busy: boolean; onAdd: (key: string, value: unknown) => void }) {
+  const [key, setKey] = useState('');
+  return html`<div>
+    <label for="new-key">Key</label>
+    <input id="new-key" maxlength="128" value=${key} onInput=${(e: Event) => setKey((e.target as HTMLInputElement).value)} />
+    <${JsonEditor} id="new-value" label="Value (JSON)" initial="" busy=${props.busy || !key.trim()} submitLabel="Add key"
+      onSubmit=${(value: unknown) => props.onAdd(key.trim(), value)} />
+  </div>`;
+}

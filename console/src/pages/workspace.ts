@@ -1,0 +1,124 @@
+// /console/workspaces/<id>: the workspace (rename, plan, delete), its keys, its usage, and the
+// way to a player's data.
+import { useState } from 'preact/hooks';
+import { adminData, enc } from '../api.js';
+import { navigate, paths } from '../router.js';
+import { ErrorNote, html, Link, Notice, time, TypedConfirm, useAction, useLoad } from '../ui.js';
+import { KeysSection, type KeyView } from './keys.js';
+import { UsageSection, type UsageReport } from './usage.js';
+import type { Workspace } from './workspaces.js';
+
+interface Storage {
+  bytes: number;
+  players: number;
+  quotaBytes: number;
+}
+
+function size(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let n = Math.max(0, bytes);
+  let unit = 0;
+  while (n >= 1024 && unit < units.length - 1) {
+    n /= 1024;
+    unit++;
+  }
+  return `${unit === 0 ? n : n.toFixed(1)} ${units[unit]}`;
+}
+
+/** What the workspace stores against its plan's quota, as the service last added it up. */
+function StorageLine(props: { storage: Storage }) {
+  const { bytes, players, quotaBytes } = props.storage;
+  const share = quotaBytes > 0 ? Math.min(100, (bytes / quotaBytes) * 100) : 0;
+  return html`<div class="row storage">
+    <label for="storage-meter">Storage</label>
+    <meter id="storage-meter" min="0" max=${quotaBytes || 1} value=${bytes} high=${quotaBytes * 0.9}></meter>
+    <span>${size(bytes)} of ${size(quotaBytes)} (${share.toFixed(share < 10 ? 1 : 0)}%), data and history of ${players.toLocaleString('en')} ${players === 1 ? 'player' : 'players'}</span>
+  </div>`;
+}
+
+function Settings(props: { workspace: Workspace; onChanged: (note: string) => void }) {
+  const w = props.workspace;
+  const [name, setName] = useState(w.name);
+  const [plan, setPlan] = useState(w.plan);
+  const action = useAction();
+  const save = (body: Record<string, string>, note: string) => (e: Event) => {
+    e.preventDefault();
+    void action.run(async () => {
+      await adminData('PATCH', `/workspaces/${enc(w.id)}`, body);
+      props.onChanged(note);
+    });
+  };
+  return html`<section aria-labelledby="settings-h">
+    <h2 id="settings-h">Settings</h2>
+    <form class="row" onSubmit=${save({ name }, `Renamed to ${name}.`)}>
+      <div><label for="rename">Name</label><input id="rename" required maxlength="100" value=${name} onInput=${(e: Event) => setName((e.target as HTMLInputElement).value)} /></div>
+      <button type="submit" disabled=${action.busy || name === w.name}>Rename</button>
+    </form>
+    <form class="row" onSubmit=${save({ plan }, `Plan changed to ${plan}.`)}>
+      <div><label for="plan">Plan</label>
+        <select id="plan" value=${plan} onChange=${(e: Event) => setPlan((e.target as HTMLSelectElement).value)}>
+          <option value="free">free</option><option value="pro">pro</option>
+        </select></div>
+      <button type="submit" disabled=${action.busy || plan === w.plan}>Change plan</button>
+    </form>
+    <${ErrorNote} error=${action.error} />
+  </section>`;
+}
+
+function FindPlayer(props: { workspaceId: string }) {
+  const [userId, setUserId] = useState('');
+  return html`<section aria-labelledby="player-h">
+    <h2 id="player-h">Players</h2>
+    <form class="row" onSubmit=${(e: Event) => {
+      e.preventDefault();
+      if (userId.trim()) navigate(paths.player(props.workspaceId, userId.trim()));
+    }}>
+      <div><label for="find-user">User id</label><input id="find-user" required value=${userId} onInput=${(e: Event) => setUserId((e.target as HTMLInputElement).value)} /></div>
+      <button type="submit">Open player</button>
+    </form>
+  </section>`;
+}
+
+function DeleteWorkspace(props: { workspace: Workspace }) {
+  const action = useAction();
+  return html`<section aria-labelledby="delete-h">
+    <h2 id="delete-h">Delete the workspace</h2>
+    <p>Deletes its keys and every player's data. This cannot be undone.</p>
+    <${TypedConfirm} id="delete-ws" word=${props.workspace.name} what="delete this workspace" button="Delete workspace" busy=${action.busy}
+      onConfirm=${() => void action.run(async () => {
+        await adminData('DELETE', `/workspaces/${enc(props.workspace.id)}`);
+        navigate(paths.workspaces());
+      })} />
+    <${ErrorNote} error=${action.error} />
+  </section>`;
+}
+
+export function WorkspacePage(props: { workspaceId: string }) {
+  const id = props.workspaceId;
+  const details = useLoad(() => adminData<Workspace & { keys: KeyView[]; storage?: Storage }>('GET', `/workspaces/${enc(id)}`), [id]);
+  const usage = useLoad(() => adminData<UsageReport>('GET', `/workspaces/${enc(id)}/usage?days=30`), [id]);
+  const [note, setNote] = useState<string | undefined>();
+  const w = details.data;
+  return html`<p><${Link} href=${paths.workspaces()}>← Workspaces</${Link}></p>
+    <h1>${w ? w.name : 'Workspace'} <span class="meta mono">${id}</span></h1>
+    <${ErrorNote} error=${details.error} />
+    ${w
+      ? html`<p class="meta">Plan ${w.plan}; created ${time(w.createdAt)}.</p>
+        ${w.storage ? html`<${StorageLine} storage=${w.storage} />` : null}
+        <${Notice} text=${note} />
+        <${FindPlayer} workspaceId=${id} />
+        <${KeysSection} workspaceId=${id} keys=${w.keys} reload=${() => {
+          details.reload();
+          usage.reload();
+        }} />
+        <${UsageSection} usage=${usage.data} />
+        <${ErrorNote} error=${usage.error} />
+        <${Settings} workspace=${w} onChanged=${(text: string) => {
+          setNote(text);
+          details.reload();
+        }} />
+        <${DeleteWorkspace} workspace=${w} />`
+      : details.loading
+        ? html`<p role="status">Loading…</p>`
+        : null}`;
+}

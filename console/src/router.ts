@@ -1,0 +1,61 @@
+// Pages with their own URLs under /console/: the path is the state, so a link pasted into a
+// support ticket opens the same page (after sign-in, which keeps the URL as it is).
+import { useEffect, useState } from 'preact/hooks';
+
+export type Route =
+  | { page: 'workspaces' }
+  | { page: 'workspace'; workspaceId: string }
+  | { page: 'player'; workspaceId: string; userId: string }
+  | { page: 'bans' }
+  | { page: 'audit' }
+  | { page: 'missing' };
+
+export function parseRoute(pathname: string): Route {
+  const parts = pathname.replace(/^\/console\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === 'workspaces') {
+    if (parts.length === 1) return { page: 'workspaces' };
+    if (parts.length === 2) return { page: 'workspace', workspaceId: parts[1]! };
+    if (parts.length === 4 && parts[2] === 'players') return { page: 'player', workspaceId: parts[1]!, userId: parts[3]! };
+  }
+  if (parts.length === 1 && parts[0] === 'bans') return { page: 'bans' };
+  if (parts.length === 1 && parts[0] === 'audit') return { page: 'audit' };
+  if (parts.length === 0) return { page: 'workspaces' };
+  return { page: 'missing' };
+}
+
+export const paths = {
+  workspaces: () => '/console/workspaces',
+  workspace: (id: string) => `/console/workspaces/${encodeURIComponent(id)}`,
+  player: (id: string, userId: string) => `/console/workspaces/${encodeURIComponent(id)}/players/${encodeURIComponent(userId)}`,
+  bans: () => '/console/bans',
+  audit: () => '/console/audit',
+};
+
+const listeners = new Set<() => void>();
+
+export function navigate(to: string): void {
+  history.pushState(null, '', to);
+  for (const listener of listeners) listener();
+}
+
+export function useRoute(): Route {
+  const [path, setPath] = useState(location.pathname);
+  useEffect(() => {
+    const update = () => setPath(location.pathname);
+    listeners.add(update);
+    addEventListener('popstate', update);
+    return () => {
+      listeners.delete(update);
+      removeEventListener('popstate', update);
+    };
+  }, []);
+  return parseRoute(path);
+}
+
+/** Follows a link inside the page, unless the user asked for a new tab or window. */
+export function linkClick(event: MouseEvent): void {
+  const anchor = event.currentTarget as HTMLAnchorElement;
+  if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  event.preventDefault();
+  navigate(anchor.getAttribute('href')!);
+}

@@ -1,0 +1,173 @@
+// Small shared pieces of the page: links, error notes, paging, loading, copy, JSON view and editor.
+import { html } from 'htm/preact';
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { ApiError } from './api.js';
+import { linkClick } from './router.js';
+
+export { html };
+
+export function Link(props: { href: string; children: ComponentChildren; class?: string }) {
+  return html`<a href=${props.href} class=${props.class} onClick=${linkClick}>${props.children}</a>`;
+}
+
+export function describeError(err: unknown): string {
+  if (err instanceof ApiError) return err.describe();
+  return err instanceof Error ? err.message : String(err);
+}
+
+export function ErrorNote(props: { error: unknown }) {
+  if (props.error === undefined || props.error === null) return null;
+  return html`<p class="error" role="alert">${describeError(props.error)}</p>`;
+}
+
+export function Notice(props: { text: string | undefined }) {
+  if (!props.text) return null;
+  return html`<p class="notice" role="status">${props.text}</p>`;
+}
+
+/** Loads on mount and whenever `deps` change; `reload` runs it again. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
+  const [state, setState] = useState<{ data?: T; error?: unknown; loading: boolean }>({ loading: true });
+  const generation = useRef(0);
+  const reload = useCallback(() => {
+    const mine = ++generation.current;
+    setState((s) => ({ ...s, loading: true }));
+    load().then(
+      (data) => mine === generation.current && setState({ data, loading: false }),
+      (error: unknown) => mine === generation.current && setState({ error, loading: false }),
+    );
+  }, deps);
+  useEffect(reload, [reload]);
+  return { ...state, reload };
+}
+
+/** Runs an action, keeping its error and a busy flag for the button that started it. */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(undefined);
+  const run = useCallback(async (action: () => Promise<void>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, error, run, setError };
+}
+
+export function usePages<T>(items: readonly T[], size: number) {
+  const [page, setPage] = useState(0);
+  const pages = Math.max(1, Math.ceil(items.length / size));
+  const current = Math.min(page, pages - 1);
+  const shown = useMemo(() => items.slice(current * size, current * size + size), [items, current, size]);
+  return { shown, page: current, pages, setPage, total: items.length };
+}
+
+export function Pager(props: { label: string; page: number; pages: number; total: number; setPage: (n: number) => void }) {
+  if (props.pages <= 1) return null;
+  return html`<nav class="pager" aria-label=${`${props.label} pages`}>
+    <button type="button" disabled=${props.page === 0} onClick=${() => props.setPage(props.page - 1)}>Previous page</button>
+    <span>Page ${props.page + 1} of ${props.pages} (${props.total} in all)</span>
+    <button type="button" disabled=${props.page >= props.pages - 1} onClick=${() => props.setPage(props.page + 1)}>Next page</button>
+  </nav>`;
+}
+
+export function time(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? iso : d.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+}
+
+/** A secret shown once: selectable text, a copy button, and the warning that it is not shown again. */
+export function ShownOnce(props: { label: string; secret: string }) {
+  const [copied, setCopied] = useState('');
+  const input = useRef<HTMLInputElement>(null);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(props.secret);
+      setCopied('Copied to the clipboard.');
+    } catch {
+      input.current?.select();
+      setCopied('Selected: press Ctrl+C (Cmd+C) to copy.');
+    }
+  };
+  return html`<div class="secret" role="region" aria-label=${`${props.label}, shown once`}>
+    <p class="warning"><strong>Copy this key now:</strong> it is shown once and is never shown again.</p>
+    <label>${props.label}<input ref=${input} readonly value=${props.secret} class="mono" data-testid="new-api-key" /></label>
+    <button type="button" onClick=${copy}>Copy key</button>
+    <span role="status">${copied}</span>
+  </div>`;
+}
+
+const LARGE = 400;
+
+/** A value as formatted JSON; a large one starts folded. */
+export function JsonView(props: { value: unknown; label: string }) {
+  const text = JSON.stringify(props.value, null, 2);
+  if (text.length <= LARGE) return html`<pre class="json" aria-label=${props.label}>${text}</pre>`;
+  return html`<details class="json">
+    <summary>${props.label}: ${text.length.toLocaleString('en')} characters (show)</summary>
+    <pre>${text}</pre>
+  </details>`;
+}
+
+export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; problem: string } {
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch (err) {
+    return { ok: false, problem: (err as Error).message };
+  }
+}
+
+/**
+ * The JSON editor: a text area checked as you type. Invalid JSON is named in words and the
+ * save button stays off, so nothing invalid is ever sent.
+ */
+export function JsonEditor(props: {
+  id: string;
+  label: string;
+  initial: string;
+  busy: boolean;
+  submitLabel: string;
+  onSubmit: (value: unknown) => void;
+  onCancel?: () => void;
+}) {
+  const [text, setText] = useState(props.initial);
+  const empty = text.trim() === '';
+  const parsed = empty ? ({ ok: false, problem: '' } as const) : parseJson(text);
+  const problemId = `${props.id}-problem`;
+  return html`<form class="json-editor" onSubmit=${(e: Event) => {
+    e.preventDefault();
+    if (parsed.ok) props.onSubmit(parsed.value);
+  }}>
+    <label for=${props.id}>${props.label}</label>
+    <textarea id=${props.id} class="mono" rows=${Math.min(20, Math.max(4, text.split('\n').length + 1))} spellcheck=${false}
+      aria-invalid=${parsed.ok ? 'false' : 'true'} aria-describedby=${problemId}
+      value=${text} onInput=${(e: Event) => setText((e.target as HTMLTextAreaElement).value)}></textarea>
+    <p id=${problemId} class=${parsed.ok || empty ? 'hint' : 'error'} aria-live="polite">
+      ${parsed.ok ? 'Valid JSON.' : empty ? 'Type a JSON value: a number, "text", true, {...} or [...].' : `Not valid JSON: ${parsed.problem}`}
+    </p>
+    <div class="row">
+      <button type="submit" disabled=${!parsed.ok || props.busy}>${props.submitLabel}</button>
+      ${props.onCancel ? html`<button type="button" onClick=${props.onCancel}>Cancel</button>` : null}
+    </div>
+  </form>`;
+}
+
+/** A destructive action confirmed by typing a word (the workspace's name, the user id). */
+export function TypedConfirm(props: { id: string; word: string; what: string; button: string; busy: boolean; onConfirm: () => void }) {
+  const [typed, setTyped] = useState('');
+  return html`<form class="danger" onSubmit=${(e: Event) => {
+    e.preventDefault();
+    if (typed === props.word) props.onConfirm();
+  }}>
+    <label for=${props.id}>To ${props.what}, type <strong class="mono">${props.word}</strong></label>
+    <input id=${props.id} value=${typed} autocomplete="off" onInput=${(e: Event) => setTyped((e.target as HTMLInputElement).value)} />
+    <button type="submit" class="destructive" disabled=${typed !== props.word || props.busy}>${props.button}</button>
+  </form>`;
+}

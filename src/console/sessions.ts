@@ -1,0 +1,67 @@
+// Sign-in, sessions and sign-out of the operator console: the admin token is exchanged once for
+// a random session id (the cookie) and a CSRF token (kept by the page in memory). Wrong tokens
+// are counted per address; past CONSOLE_SIGNIN_ATTEMPTS in a window, sign-in answers 429 even
+// for the right token, so guessing costs a window per few tries.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ConsoleConfig } from '../config.js';
+import { AppError, ErrorCode, unauthorized } from '../errors.js';
+import type { ConsoleSessionRecord, ConsoleSessionStore } from '../store/console-sessions.js';
+
+export interface SignedIn {
+  readonly sessionId: string;
+  readonly csrf: string;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest();
+const idHash = (sessionId: string) => sha256(sessionId).toString('hex');
+/** 32 random bytes, base64url: the id is a bearer credential and must not be guessable. */
+const randomToken = () => randomBytes(32).toString('base64url');
+const SESSION_ID = /^[\w-]{43}$/;
+
+export class ConsoleSessions {
+  private readonly expected: Buffer;
+
+  constructor(
+    adminToken: string,
+    private readonly store: ConsoleSessionStore,
+    readonly config: ConsoleConfig,
+    private readonly clock: () => number = Date.now,
+  ) {
+    this.expected = sha256(adminToken);
+  }
+
+  async signIn(token: string, address: string): Promise<SignedIn> {
+    const before = await this.store.failures(address);
+    if (before.count >= this.config.signInAttempts) {
+      const seconds = Math.max(1, Math.ceil(before.resetMs / 1000));
+      throw new AppError(ErrorCode.RATE_LIMITED, `Too many wrong admin tokens from this address: try again in ${seconds} s`, {
+        headers: { 'Retry-After': String(seconds) },
+      });
+    }
+    // Digests compared, so neither the length nor the content of the token leaks through timing.
+    if (!token || !timingSafeEqual(sha256(token), this.expected)) {
+      const count = await this.store.addFailure(address, this.config.signInWindowMs);
+      const left = Math.max(0, this.config.signInAttempts - count);
+      throw unauthorized(`Wrong admin token (${left} ${left === 1 ? 'try' : 'tries'} left before sign-in pauses for this address)`);
+    }
+    await this.store.clearFailures(address);
+    const sessionId = randomToken();
+    const csrf = randomToken();
+    await this.store.create(idHash(sessionId), { csrf, address, createdAt: new Date(this.clock()).toISOString() }, this.config.sessionIdleMs);
+    return { sessionId, csrf };
+  }
+
+  /** The live session of this id, its idle time started again. */
+  resume(sessionId: string | undefined): Promise<ConsoleSessionRecord | undefined> {
+    if (!sessionId || !SESSION_ID.test(sessionId)) return Promise.resolve(undefined);
+    return this.store.touch(idHash(sessionId), this.config.sessionIdleMs);
+  }
+
+  signOut(sessionId: string): Promise<boolean> {
+    return this.store.remove(idHash(sessionId));
+  }
+}
+
+export function sameToken(given: string, expected: string): boolean {
+  return given.length > 0 && timingSafeEqual(sha256(given), sha256(expected));
+}
