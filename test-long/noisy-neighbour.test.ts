@@ -123,5 +123,8 @@ describe('a noisy neighbour', function () {
     expect(noisyStatuses.filter((s) => s >= 500)).to.deep.equal([]);
     // The plan bounds what A can take: 300 requests per 10 s, each at most 4 MiB.
     expect(served).to.be.at.most(300);
+    // Bounded memory: at most 8 large reads in flight (store/bulk-reads.ts), about 4 copies of
+    // 4 MiB each, over the idle process.
+    expect(peak - rssIdle, 'memory grew past the bound of the large reads in flight').to.be.below(8 * 4 * 4 + 150);
   });
 });
