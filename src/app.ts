@@ -11,6 +11,7 @@ import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errors.js';
 import { observeRequests } from './http/middleware/metrics.js';
 import { rateLimit } from './http/middleware/rate-limit.js';
+import { recheckKey } from './http/middleware/recheck-key.js';
 import { requestLog } from './http/middleware/request-log.js';
 import { batchRoutes } from './http/routes/batch.js';
 import { dataRoutes } from './http/routes/data.js';
@@ -64,9 +65,10 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   // route matches (404, 405) is answered without them.
   const guard = chain(authenticate(deps.authenticator, deps.lastUsed), rateLimit(deps.limiter, config));
   pingRoutes(api, guard, deps.workspaces);
-  dataRoutes(api, { guard, players: deps.players, writes: deps.writes, config });
-  batchRoutes(api, { guard, writes: deps.writes, config });
-  sessionRoutes(api, { guard, players: deps.players, writes: deps.writes, config });
+  const recheck = recheckKey(deps.authenticator);
+  dataRoutes(api, { guard, recheck, players: deps.players, writes: deps.writes, config });
+  batchRoutes(api, { guard, recheck, writes: deps.writes, config });
+  sessionRoutes(api, { guard, recheck, players: deps.players, writes: deps.writes, config });
 
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true }));

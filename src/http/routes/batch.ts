@@ -89,12 +89,14 @@ function resultsJson(request: PlayerWriteRequest, applied: Applied): string {
 
 export interface BatchRouteDeps {
   readonly guard: Middleware<AppState>;
+  /** Runs once the body has arrived: the key is checked again before the write (recheck-key.ts). */
+  readonly recheck: Middleware<AppState>;
   readonly writes: PlayerWrites;
   readonly config: Pick<Config, 'limits'>;
 }
 
-export function batchRoutes(router: Router<AppState>, { guard, writes, config }: BatchRouteDeps): void {
-  const body = jsonBody(config.limits.maxBodyBytes);
+export function batchRoutes(router: Router<AppState>, { guard, recheck, writes, config }: BatchRouteDeps): void {
+  const body = chain(jsonBody(config.limits.maxBodyBytes), recheck);
   const maxDepth = config.limits.maxValueDepth;
 
   router.post('/data/batch', chain(guard, requireWriteScope, body, async (ctx) => {

@@ -46,13 +46,15 @@ const playerNotFound = (version: number) =>
 export interface DataRouteDeps {
   /** Authenticates and counts the request against the plan (app.ts); every route starts with it. */
   readonly guard: Middleware<AppState>;
+  /** Runs once the body has arrived: the key is checked again before the write (recheck-key.ts). */
+  readonly recheck: Middleware<AppState>;
   readonly players: PlayerDataStore;
   readonly writes: PlayerWrites;
   readonly config: Pick<Config, 'limits'>;
 }
 
-export function dataRoutes(router: Router<AppState>, { guard, players, writes, config }: DataRouteDeps): void {
-  const body = jsonBody(config.limits.maxBodyBytes);
+export function dataRoutes(router: Router<AppState>, { guard, recheck, players, writes, config }: DataRouteDeps): void {
+  const body = chain(jsonBody(config.limits.maxBodyBytes), recheck);
   const maxDepth = config.limits.maxValueDepth;
 
   router.get('/data', chain(guard, async (ctx) => {

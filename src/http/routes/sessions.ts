@@ -34,6 +34,8 @@ const validateRelease = compile<{ userId: UserIdInput; sessionId: string }>(rele
 
 export interface SessionRouteDeps {
   readonly guard: Middleware<AppState>;
+  /** Runs once the body has arrived: the key is checked again before the write (recheck-key.ts). */
+  readonly recheck: Middleware<AppState>;
   readonly players: PlayerDataStore;
   readonly writes: PlayerWrites;
   readonly config: Pick<Config, 'limits' | 'sessions'>;
@@ -50,8 +52,8 @@ function valuesJson(all: ReadAllResult, maxPlayerBytes: number): string {
   return `{${all.entries.map(([key, entry]) => `${JSON.stringify(key)}:${entry.valueJson}`).join(',')}}`;
 }
 
-export function sessionRoutes(router: Router<AppState>, { guard, players, writes, config }: SessionRouteDeps): void {
-  const body = jsonBody(config.limits.maxBodyBytes);
+export function sessionRoutes(router: Router<AppState>, { guard, recheck, players, writes, config }: SessionRouteDeps): void {
+  const body = chain(jsonBody(config.limits.maxBodyBytes), recheck);
   const context = { maxKeysPerPlayer: config.limits.maxKeysPerPlayer, maxPlayerBytes: config.limits.maxPlayerBytes };
 
   const sessionAnswer = (userId: string, reply: ReadonlyArray<string | number>, values?: string) =>
