@@ -68,7 +68,11 @@ export interface Config {
   readonly keyCache: {
     readonly ttlMs: number;
     readonly maxEntries: number;
+    /** Unknown keys are remembered apart, so a flood of made-up keys never evicts real ones. */
+    readonly maxUnknownEntries: number;
   };
+  /** 401s an address (an IPv6 /64) may get per minute on one instance before its unknown keys get 429. */
+  readonly authFailuresPerMinute: number;
   /** How often each instance writes the API keys' last-use times to Redis. */
   readonly keyLastUsedFlushMs: number;
   /** How many audit entries are kept (the oldest are dropped beyond). */
@@ -106,6 +110,10 @@ export interface GateConfig {
   readonly trustedProxyCidrs: readonly string[];
   /** Full reload of the ban list, the bound on staleness should a ban event be lost. */
   readonly banReloadMs: number;
+  /** Automatic bans per minute on all instances together; beyond, violations are refused, counted, not banned. */
+  readonly banMaxPerMinute: number;
+  /** Violation log lines per minute per instance; the rest are counted in one summary line. */
+  readonly violationLogPerMinute: number;
 }
 
 /** Sessions of the operator console (src/console/): see docs/console.md. */
@@ -184,6 +192,8 @@ function gate(env: Env): GateConfig {
     trustProxyHops: int(env, 'TRUST_PROXY_HOPS', 0, 0, 10),
     trustedProxyCidrs: cidrs(env, 'TRUSTED_PROXY_CIDRS'),
     banReloadMs: int(env, 'GATE_BAN_RELOAD_MS', 60_000, 1000, 3_600_000),
+    banMaxPerMinute: int(env, 'GATE_BAN_MAX_PER_MINUTE', 30, 0, 100_000),
+    violationLogPerMinute: int(env, 'GATE_VIOLATION_LOG_PER_MINUTE', 60, 0, 100_000),
   };
   if (config.trustProxyHops > 0 && config.trustedProxyCidrs.length > 0) {
     throw new ConfigError('Set either TRUST_PROXY_HOPS or TRUSTED_PROXY_CIDRS, not both: they are two ways to say which proxies to trust');
@@ -298,7 +308,9 @@ export function loadConfig(env: Env = process.env): Config {
     keyCache: {
       ttlMs: int(env, 'KEY_CACHE_TTL_MS', 30_000, 0, 3_600_000),
       maxEntries: int(env, 'KEY_CACHE_MAX', 100_000, 1, 10_000_000),
+      maxUnknownEntries: int(env, 'KEY_CACHE_UNKNOWN_MAX', 10_000, 1, 10_000_000),
     },
+    authFailuresPerMinute: int(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
     keyLastUsedFlushMs: int(env, 'KEY_LAST_USED_FLUSH_MS', 5000, 100, 600_000),
     auditMaxEntries: int(env, 'AUDIT_MAX_ENTRIES', 10_000, 10, 10_000_000),
     admin: {

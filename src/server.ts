@@ -61,7 +61,27 @@ export function redisSettings(config: Config) {
   };
 }
 
+/** Whether a listener bound to `host` takes connections on every interface. */
+export function allInterfaces(host: string): boolean {
+  return host === '' || host === '0.0.0.0' || host === '::' || /^[0:]+$/.test(host);
+}
+
+/**
+ * X-Forwarded-For is believed only from a trusted proxy's socket (gate/client-address.ts), but
+ * on every interface the port may still be reachable around the proxy: say so at start.
+ */
+function warnOfOpenProxyTrust(config: Config, logger: Logger): void {
+  const { trustProxyHops, trustedProxyCidrs } = config.gate;
+  if (!allInterfaces(config.host) || (trustProxyHops === 0 && trustedProxyCidrs.length === 0)) return;
+  logger.warn(
+    { host: config.host, trustProxyHops, trustedProxyCidrs },
+    'the public listener is bound to all interfaces with proxy trust on: callers that reach the port without the proxy ' +
+      'are judged by their own address, but bind HOST to the interface the proxy uses (or firewall the port) if it should only be reached through it',
+  );
+}
+
 export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+  warnOfOpenProxyTrust(config, logger);
   const settings = redisSettings(config);
   const redis = createRedis(settings);
   // Large whole-player reads get a connection of their own: a 4 MiB reply on the shared one
