@@ -1,6 +1,6 @@
 // The only reader of process.env. Every setting is parsed, range-checked and frozen here;
 // a bad value stops the start with a message naming the variable.
-import { parseCidrList } from './gate/address.js';
+import { parseCidrList, parseIp } from './gate/address.js';
 
 import { availableParallelism } from 'node:os';
 
@@ -251,6 +251,29 @@ function adminToken(env: Env): string | undefined {
   return raw;
 }
 
+/** The least an admin token must be when the admin API listens beyond the host itself. */
+export const EXPOSED_ADMIN_TOKEN_MIN = 32;
+
+function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost') return true;
+  const ip = parseIp(host.replace(/^\[(.*)\]$/, '$1'));
+  return ip !== undefined && ip.range() === 'loopback';
+}
+
+/**
+ * On a non-loopback ADMIN_HOST the admin API can be reached from the network, and its token is
+ * all that guards every workspace: refuse to start with a token that could be guessed.
+ */
+function checkAdminExposure(admin: Config['admin']): void {
+  if (admin.token === undefined || isLoopbackHost(admin.host)) return;
+  if (admin.token.length < EXPOSED_ADMIN_TOKEN_MIN || /^(.)\1*$/su.test(admin.token)) {
+    throw new ConfigError(
+      `ADMIN_HOST=${admin.host} is not a loopback address, so the admin API is reachable from the network: ADMIN_TOKEN must then be ` +
+        `at least ${EXPOSED_ADMIN_TOKEN_MIN} characters and not one character repeated (make one with: openssl rand -hex 32)`,
+    );
+  }
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const config: Config = {
     port: int(env, 'PORT', 8080, 0, 65535),
@@ -331,6 +354,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     workers: workers(env),
   };
+  checkAdminExposure(config.admin);
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
     throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS must not be greater than HTTP_REQUEST_TIMEOUT_MS');
   }

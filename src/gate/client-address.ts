@@ -6,7 +6,7 @@
 // proxies: with a hop count, a loopback or private address (TRUSTED_PEER_RANGES); with ranges,
 // an address inside them. A caller that reaches the port directly is judged by its own address.
 import type { GateConfig } from '../config.js';
-import { CidrList, formatIp, parseIp, type Ip } from './address.js';
+import { banSubject, CidrList, formatIp, parseIp, type Ip } from './address.js';
 
 export type ProxyTrust =
   | { readonly kind: 'none' }
@@ -85,4 +85,12 @@ export function resolveClientAddress(
     current = ip;
   }
   return known(current);
+}
+
+/**
+ * One name per caller, for budgets kept per address: the address (an IPv6 address's /64, as
+ * bans use), or `unknown` for every caller whose address cannot be told.
+ */
+export function callerKey(address: ClientAddress): string {
+  return address.known ? banSubject(address.ip) : 'unknown';
 }

@@ -12,7 +12,7 @@ import type { Authenticator, Principal } from '../auth/authenticator.js';
 import type { GateConfig } from '../config.js';
 import type { BanRecord, Evidence, ViolationOutcome } from '../domain/ban.js';
 import { redactApiKeys } from '../domain/api-key.js';
-import { forbidden } from '../errors.js';
+import { AppError, forbidden } from '../errors.js';
 import type { AppState } from '../http/state.js';
 import type { Logger } from '../logger.js';
 import type { BanStore } from '../store/bans.js';
@@ -20,7 +20,7 @@ import type { EventSubscriber } from '../store/events.js';
 import { banSubject, CidrList } from './address.js';
 import { BanList } from './ban-list.js';
 import { failedChecks, isEditorRequest, notBannable, PLATFORM_ID_HEADER } from './checks.js';
-import { proxyTrustOf, resolveClientAddress, type ClientAddress, type ProxyTrust } from './client-address.js';
+import { callerKey, proxyTrustOf, resolveClientAddress, type ClientAddress, type ProxyTrust } from './client-address.js';
 import { LogSampler } from './log-sampler.js';
 import { GateStats, type GateStatsSnapshot, type ViolationReason } from './stats.js';
 
@@ -146,12 +146,21 @@ export class Gate {
   }
 
   /**
-   * The editor's user agent is easy to forge, so it opens only development keys. With any
-   * other key the developer is told so and nobody is banned; report mode lets it through.
+   * The editor's user agent is easy to forge, so it opens only development keys. Any other key
+   * (production, unknown, revoked, none) gets one and the same 403, so the editor path cannot
+   * tell a production key from a made-up one; its failed lookups count against the caller's
+   * budget like any other (429 past it). Nobody is banned; report mode lets it through.
    */
   private async editorPlayTest(ctx: Ctx, next: () => Promise<unknown>, address: ClientAddress): Promise<unknown> {
-    const principal = await this.deps.authenticator.authenticate(ctx.get('x-api-key') || undefined, ctx.state.startedAt);
-    if (principal.dev) {
+    let principal: Principal | undefined;
+    try {
+      principal = await this.deps.authenticator.authenticate(ctx.get('x-api-key') || undefined, ctx.state.startedAt, () =>
+        callerKey(address),
+      );
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status !== 401) throw err;
+    }
+    if (principal?.dev) {
       this.stats.editorPassed();
       return next();
     }
@@ -164,7 +173,7 @@ export class Gate {
     this.stats.refusal('editor-production-key');
     this.record(ctx, address, reasons, 'refused', 'editor play-tests are never banned', principal);
     throw forbidden(
-      'Play-tests from the editor (RobloxStudio) must use a development API key, and this is a production key: ' +
+      'Play-tests from the editor (RobloxStudio) must use a development API key, and this key is not one: ' +
         'ask the service operator to mark a key of your workspace as a development key, and use that one in the editor',
     );
   }
