@@ -62,6 +62,13 @@ const FAILURE_TRACKED_ADDRESSES = 100_000;
 interface FailureWindow {
   start: number;
   count: number;
+  /** Lookups of this address still waiting on Redis. */
+  pending: number;
+}
+
+/** The failure window a lookup in flight holds, released when it ends. */
+interface Held {
+  window: FailureWindow | undefined;
 }
 
 export interface CacheStats {
@@ -136,21 +143,35 @@ export class Authenticator {
    */
   authenticate(rawKey: string | undefined, nowMs: number, caller?: CallerOf): Principal | Promise<Principal> {
     if (caller === undefined || this.failuresPerMinute === undefined) return this.resolve(rawKey, nowMs, undefined);
+    const held: Held = { window: undefined };
     let found: Principal | Promise<Principal>;
     try {
-      found = this.resolve(rawKey, nowMs, caller);
+      found = this.resolve(rawKey, nowMs, caller, held);
     } catch (err) {
       this.noteFailure(err, caller, nowMs);
       throw err;
     }
     if (!(found instanceof Promise)) return found;
-    return found.catch((err: unknown) => {
-      this.noteFailure(err, caller, nowMs);
-      throw err;
-    });
+    // Released and counted in one step, so no other request sees the lookup in neither.
+    return found.then(
+      (principal) => {
+        if (held.window) held.window.pending--;
+        return principal;
+      },
+      (err: unknown) => {
+        if (held.window) held.window.pending--;
+        this.noteFailure(err, caller, nowMs);
+        throw err;
+      },
+    );
   }
 
-  private resolve(rawKey: string | undefined, nowMs: number, caller: CallerOf | undefined): Principal | Promise<Principal> {
+  private resolve(
+    rawKey: string | undefined,
+    nowMs: number,
+    caller: CallerOf | undefined,
+    held?: Held,
+  ): Principal | Promise<Principal> {
     const shaped = rawKey !== undefined && rawKey !== '' && looksLikeApiKey(rawKey);
     const keyHash = shaped ? hashApiKey(rawKey) : '';
     if (shaped && this.cacheUsable) {
@@ -165,7 +186,8 @@ export class Authenticator {
         return this.withWorkspace(record, nowMs);
       }
     }
-    if (caller !== undefined) this.checkBudget(caller(), nowMs);
+    const address = caller?.();
+    if (address !== undefined) this.checkBudget(address, nowMs);
     if (!rawKey) throw unauthorized('Missing API key: send it in the x-api-key header');
     if (!shaped) throw unauthorized('Invalid API key');
     if (this.cacheUsable) {
@@ -175,15 +197,38 @@ export class Authenticator {
         throw unauthorized('Invalid API key');
       }
     }
+    // A lookup in flight counts against the budget until it is known to have failed or not,
+    // so concurrent guesses cannot overrun it.
+    if (address !== undefined && held !== undefined) {
+      held.window = this.windowOf(address, nowMs);
+      held.window.pending++;
+    }
     return this.lookupKey(keyHash, nowMs).then((record) => this.withWorkspace(admit(record, nowMs), nowMs));
   }
 
-  /** 429 when the caller has used its minute's 401s. */
+  private windowOf(address: string, nowMs: number): FailureWindow {
+    const window = this.failures.get(address);
+    if (window === undefined) {
+      const fresh = { start: nowMs, count: 0, pending: 0 };
+      this.failures.set(address, fresh);
+      return fresh;
+    }
+    // Renewed in place: lookups in flight hold this object and release it when they end.
+    if (nowMs - window.start >= FAILURE_WINDOW_MS) {
+      window.start = nowMs;
+      window.count = 0;
+    }
+    return window;
+  }
+
+  /** 429 when the caller has used its minute's 401s (lookups still in flight included). */
   private checkBudget(address: string, nowMs: number): void {
     const window = this.failures.get(address);
-    if (window === undefined || nowMs - window.start >= FAILURE_WINDOW_MS || window.count < this.failuresPerMinute!) return;
+    if (window === undefined) return;
+    const current = nowMs - window.start < FAILURE_WINDOW_MS;
+    if ((current ? window.count : 0) + window.pending < this.failuresPerMinute!) return;
     this.stats.failureLimited++;
-    const retryAfter = Math.max(1, Math.ceil((window.start + FAILURE_WINDOW_MS - nowMs) / 1000));
+    const retryAfter = current ? Math.max(1, Math.ceil((window.start + FAILURE_WINDOW_MS - nowMs) / 1000)) : 1;
     throw new AppError(
       ErrorCode.RATE_LIMITED,
       `Too many requests with a missing or invalid API key from this address (${this.failuresPerMinute} a minute): check the key, and retry in ${retryAfter} s`,
@@ -193,10 +238,7 @@ export class Authenticator {
 
   private noteFailure(err: unknown, caller: CallerOf, nowMs: number): void {
     if (!(err instanceof AppError) || err.status !== 401) return;
-    const address = caller();
-    const window = this.failures.get(address);
-    if (window === undefined || nowMs - window.start >= FAILURE_WINDOW_MS) this.failures.set(address, { start: nowMs, count: 1 });
-    else window.count++;
+    this.windowOf(caller(), nowMs).count++;
   }
 
   private async withWorkspace(record: ApiKeyRecord, nowMs: number): Promise<Principal> {
