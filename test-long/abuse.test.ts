@@ -5,6 +5,7 @@
 import { connect } from 'node:net';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
+import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { startService, type RunningService } from '../src/server.js';
 import { keys } from '../src/store/keys.js';
@@ -73,6 +74,8 @@ describe('abuse run: issue 17 findings 3-5, as an attacker', function () {
       ADMIN_TOKEN,
       LOG_LEVEL: 'info',
       RATE_LIMIT_PRO: '1000000000',
+      // The service's own default, not the tests' out-of-reach budget (see testConfig).
+      AUTH_FAILURES_PER_MINUTE: String(loadConfig({}).authFailuresPerMinute),
     });
     service = await startService(config, createLogger(config, logs));
   });

@@ -182,8 +182,10 @@ describe('platform-only access: modes and checks', () => {
       expect(res.status).to.equal(200);
       expect(res.body.workspaceId).to.equal(devWs.workspaceId);
       expect(res.headers.get('x-ratelimit-remaining')).to.equal('59');
+      // Without a key: the same 403 as a production or unknown key (the editor path tells none apart).
       const noKey = await ping(service, via(address, { 'user-agent': EDITOR_UA }), null);
-      expect(noKey.status).to.equal(401);
+      expect(noKey.status).to.equal(403);
+      expect(noKey.body.error).to.match(/must use a development API key/);
       // Back to production: refused again as soon as the key event reaches the cache.
       await bans.setKeyDev(devWs.keyId, false);
       expect(await waitFor(async () => (await ping(service, via(address, { 'user-agent': EDITOR_UA }), devWs.apiKey)).status === 403)).to.equal(true);
