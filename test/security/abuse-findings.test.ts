@@ -189,7 +189,11 @@ describe('issue 17, finding 5: the lower findings', () => {
     const service = await start({ HTTP_HEADERS_TIMEOUT_MS: '500', HTTP_REQUEST_TIMEOUT_MS: '1000' });
     const opsPort = Number(new URL(service.opsUrl).port);
     const silent = await rawExchange(opsPort, '', 10_000);
-    expect(silent.closed, `a connection that sends nothing (open ${silent.ms} ms)`).to.equal(true);
+    // Closed without a word, or answered 408 and closed: whichever of the silent-connection
+    // timer and node's own header timeout fires first.
+    const ended = silent.closed || /^HTTP\/1\.1 408 [^]*\r\nConnection: close\r\n/i.test(silent.text);
+    expect(ended, `a connection that sends nothing (open ${silent.ms} ms): ${silent.text.slice(0, 80)}`).to.equal(true);
+    expect(silent.ms).to.be.below(5000);
     const trickle = await rawExchange(opsPort, 'GET /healthz HTTP/1.1\r\nHost: x\r\n', 4000);
     // Headers that never end: answered 408, and the connection closed.
     expect(trickle.text).to.match(/^HTTP\/1\.1 408 /);
