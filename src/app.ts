@@ -6,6 +6,7 @@ import type { Authenticator } from './auth/authenticator.js';
 import type { LastUsedRecorder } from './auth/last-used.js';
 import type { Config } from './config.js';
 import type { Gate } from './gate/gate.js';
+import { callerKey, proxyTrustOf, resolveClientAddress } from './gate/client-address.js';
 import { chain } from './http/chain.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errors.js';
@@ -63,7 +64,10 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   const api = new Router<AppState>({ prefix: API_PREFIX, sensitive: true });
   // Every route starts with these, in each route's own chain (see http/chain.ts); a path no
   // route matches (404, 405) is answered without them.
-  const guard = chain(authenticate(deps.authenticator, deps.lastUsed), rateLimit(deps.limiter, config));
+  const trust = proxyTrustOf(config.gate);
+  const callerOf = (ctx: Koa.Context) =>
+    callerKey(resolveClientAddress(ctx.req.socket.remoteAddress, ctx.req.headers['x-forwarded-for'], trust));
+  const guard = chain(authenticate(deps.authenticator, deps.lastUsed, callerOf), rateLimit(deps.limiter, config));
   pingRoutes(api, guard, deps.workspaces);
   const recheck = recheckKey(deps.authenticator);
   dataRoutes(api, { guard, recheck, players: deps.players, writes: deps.writes, config });

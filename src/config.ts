@@ -1,6 +1,6 @@
 // The only reader of process.env. Every setting is parsed, range-checked and frozen here;
 // a bad value stops the start with a message naming the variable.
-import { parseCidrList } from './gate/address.js';
+import { parseCidrList, parseIp } from './gate/address.js';
 
 import { availableParallelism } from 'node:os';
 
@@ -68,7 +68,11 @@ export interface Config {
   readonly keyCache: {
     readonly ttlMs: number;
     readonly maxEntries: number;
+    /** Unknown keys are remembered apart, so a flood of made-up keys never evicts real ones. */
+    readonly maxUnknownEntries: number;
   };
+  /** 401s an address (an IPv6 /64) may get per minute on one instance before its unknown keys get 429. */
+  readonly authFailuresPerMinute: number;
   /** How often each instance writes the API keys' last-use times to Redis. */
   readonly keyLastUsedFlushMs: number;
   /** How many audit entries are kept (the oldest are dropped beyond). */
@@ -106,6 +110,10 @@ export interface GateConfig {
   readonly trustedProxyCidrs: readonly string[];
   /** Full reload of the ban list, the bound on staleness should a ban event be lost. */
   readonly banReloadMs: number;
+  /** Automatic bans per minute on all instances together; beyond, violations are refused, counted, not banned. */
+  readonly banMaxPerMinute: number;
+  /** Violation log lines per minute per instance; the rest are counted in one summary line. */
+  readonly violationLogPerMinute: number;
 }
 
 /** Sessions of the operator console (src/console/): see docs/console.md. */
@@ -184,6 +192,8 @@ function gate(env: Env): GateConfig {
     trustProxyHops: int(env, 'TRUST_PROXY_HOPS', 0, 0, 10),
     trustedProxyCidrs: cidrs(env, 'TRUSTED_PROXY_CIDRS'),
     banReloadMs: int(env, 'GATE_BAN_RELOAD_MS', 60_000, 1000, 3_600_000),
+    banMaxPerMinute: int(env, 'GATE_BAN_MAX_PER_MINUTE', 30, 0, 100_000),
+    violationLogPerMinute: int(env, 'GATE_VIOLATION_LOG_PER_MINUTE', 60, 0, 100_000),
   };
   if (config.trustProxyHops > 0 && config.trustedProxyCidrs.length > 0) {
     throw new ConfigError('Set either TRUST_PROXY_HOPS or TRUSTED_PROXY_CIDRS, not both: they are two ways to say which proxies to trust');
@@ -239,6 +249,29 @@ function adminToken(env: Env): string | undefined {
   if (raw === undefined || raw === '') return undefined;
   if (raw.length < 16) throw new ConfigError('ADMIN_TOKEN must be at least 16 characters long');
   return raw;
+}
+
+/** The least an admin token must be when the admin API listens beyond the host itself. */
+export const EXPOSED_ADMIN_TOKEN_MIN = 32;
+
+function isLoopbackHost(host: string): boolean {
+  if (host === 'localhost') return true;
+  const ip = parseIp(host.replace(/^\[(.*)\]$/, '$1'));
+  return ip !== undefined && ip.range() === 'loopback';
+}
+
+/**
+ * On a non-loopback ADMIN_HOST the admin API can be reached from the network, and its token is
+ * all that guards every workspace: refuse to start with a token that could be guessed.
+ */
+function checkAdminExposure(admin: Config['admin']): void {
+  if (admin.token === undefined || isLoopbackHost(admin.host)) return;
+  if (admin.token.length < EXPOSED_ADMIN_TOKEN_MIN || /^(.)\1*$/su.test(admin.token)) {
+    throw new ConfigError(
+      `ADMIN_HOST=${admin.host} is not a loopback address, so the admin API is reachable from the network: ADMIN_TOKEN must then be ` +
+        `at least ${EXPOSED_ADMIN_TOKEN_MIN} characters and not one character repeated (make one with: openssl rand -hex 32)`,
+    );
+  }
 }
 
 export function loadConfig(env: Env = process.env): Config {
@@ -298,7 +331,9 @@ export function loadConfig(env: Env = process.env): Config {
     keyCache: {
       ttlMs: int(env, 'KEY_CACHE_TTL_MS', 30_000, 0, 3_600_000),
       maxEntries: int(env, 'KEY_CACHE_MAX', 100_000, 1, 10_000_000),
+      maxUnknownEntries: int(env, 'KEY_CACHE_UNKNOWN_MAX', 10_000, 1, 10_000_000),
     },
+    authFailuresPerMinute: int(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
     keyLastUsedFlushMs: int(env, 'KEY_LAST_USED_FLUSH_MS', 5000, 100, 600_000),
     auditMaxEntries: int(env, 'AUDIT_MAX_ENTRIES', 10_000, 10, 10_000_000),
     admin: {
@@ -319,6 +354,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     workers: workers(env),
   };
+  checkAdminExposure(config.admin);
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {
     throw new ConfigError('HTTP_HEADERS_TIMEOUT_MS must not be greater than HTTP_REQUEST_TIMEOUT_MS');
   }

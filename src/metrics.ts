@@ -24,6 +24,7 @@ type GateTotals = {
   bansCreated: number;
   refusedNotBanned: number;
   editorDevPassed: number;
+  bansRateLimited: number;
 };
 
 const zeroGate = (): GateTotals => ({
@@ -32,6 +33,7 @@ const zeroGate = (): GateTotals => ({
   bansCreated: 0,
   refusedNotBanned: 0,
   editorDevPassed: 0,
+  bansRateLimited: 0,
 });
 
 function addGate(into: GateTotals, from: Readonly<GateTotals> | GateStatsSnapshot): void {
@@ -40,6 +42,7 @@ function addGate(into: GateTotals, from: Readonly<GateTotals> | GateStatsSnapsho
   into.bansCreated += from.bansCreated;
   into.refusedNotBanned += from.refusedNotBanned;
   into.editorDevPassed += from.editorDevPassed;
+  into.bansRateLimited += from.bansRateLimited;
 }
 
 const HTTP_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
@@ -157,6 +160,11 @@ export class ServiceMetrics {
       'pds_gate_refused_not_banned_total',
       'Enforce-mode violations refused without a ban (unknown, loopback, private or platform addresses).',
       (t) => t.refusedNotBanned,
+    );
+    single(
+      'pds_gate_bans_rate_limited_total',
+      'Enforce-mode violations refused without a ban because GATE_BAN_MAX_PER_MINUTE was reached.',
+      (t) => t.bansRateLimited,
     );
     single('pds_gate_editor_dev_passed_total', 'Editor play-test requests let through with a development key.', (t) => t.editorDevPassed);
   }

@@ -61,7 +61,30 @@ export function redisSettings(config: Config) {
   };
 }
 
+/** Idle keep-alive connections of the ops listener: probes and scrapes reconnect cheaply. */
+const OPS_KEEP_ALIVE_MS = 5000;
+
+/** Whether a listener bound to `host` takes connections on every interface. */
+export function allInterfaces(host: string): boolean {
+  return host === '' || host === '0.0.0.0' || host === '::' || /^[0:]+$/.test(host);
+}
+
+/**
+ * X-Forwarded-For is believed only from a trusted proxy's socket (gate/client-address.ts), but
+ * on every interface the port may still be reachable around the proxy: say so at start.
+ */
+function warnOfOpenProxyTrust(config: Config, logger: Logger): void {
+  const { trustProxyHops, trustedProxyCidrs } = config.gate;
+  if (!allInterfaces(config.host) || (trustProxyHops === 0 && trustedProxyCidrs.length === 0)) return;
+  logger.warn(
+    { host: config.host, trustProxyHops, trustedProxyCidrs },
+    'the public listener is bound to all interfaces with proxy trust on: callers that reach the port without the proxy ' +
+      'are judged by their own address, but bind HOST to the interface the proxy uses (or firewall the port) if it should only be reached through it',
+  );
+}
+
 export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+  warnOfOpenProxyTrust(config, logger);
   const settings = redisSettings(config);
   const redis = createRedis(settings);
   // Large whole-player reads get a connection of their own: a 4 MiB reply on the shared one
@@ -90,7 +113,10 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   await events.start();
 
   const workspaces = new WorkspaceStore(redis);
-  const authenticator = new Authenticator(new ApiKeyStore(redis), workspaces, events, config.keyCache);
+  const authenticator = new Authenticator(new ApiKeyStore(redis), workspaces, events, {
+    ...config.keyCache,
+    failuresPerMinute: config.authFailuresPerMinute,
+  });
   const gate = new Gate({ config: config.gate, logger, authenticator, store: new BanStore(redis), events });
   try {
     await gate.start();
@@ -161,7 +187,19 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   server.keepAliveTimeout = 65_000;
   closeSilentConnections(server, config.http.headersTimeoutMs);
   answerClientErrors(server);
-  const opsServer = createServer(opsApp.callback());
+  // The ops listener gets the same header, request and silent-connection timeouts: it may be
+  // reachable from more than the host (ADMIN_HOST), and a socket held open costs the same there.
+  const opsServer = createServer(
+    {
+      requestTimeout: config.http.requestTimeoutMs,
+      headersTimeout: config.http.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, config.http.headersTimeoutMs),
+    },
+    opsApp.callback(),
+  );
+  opsServer.keepAliveTimeout = OPS_KEEP_ALIVE_MS;
+  closeSilentConnections(opsServer, config.http.headersTimeoutMs);
+  answerClientErrors(opsServer);
   await listen(server, config.port, config.host);
   await listen(opsServer, config.admin.port, config.admin.host);
   const port = (server.address() as AddressInfo).port;

@@ -4,19 +4,29 @@
 import type { AllowEntry, BanRecord, ViolationRecord } from '../domain/ban.js';
 import type { ApiKeyRecord } from '../domain/types.js';
 import { badRequest, conflict, notFound } from '../errors.js';
-import { CidrList, normalizeIp, parseCidr, parseIp } from '../gate/address.js';
+import { CidrList, IPV6_BAN_PREFIX, normalizeIp, parseBanSubject, parseCidr, parseIp, subjectAddress } from '../gate/address.js';
 import { ApiKeyStore } from '../store/api-keys.js';
-import { BanStore, VIOLATIONS_KEPT } from '../store/bans.js';
+import { BanStore, VIOLATIONS_KEPT, type BanPage } from '../store/bans.js';
 import { publishEvent } from '../store/events.js';
 import type { RedisClient } from '../store/redis.js';
 import type { AdminContext } from './context.js';
 
 const NOTE_MAX = 500;
+/** A page of `ban list` and GET /admin/v1/bans: 100 by default, 1000 at most. */
+export const BAN_PAGE_DEFAULT = 100;
+export const BAN_PAGE_MAX = 1000;
 
 function address(raw: string): string {
   const normalized = normalizeIp(raw);
   if (!normalized) throw badRequest(`"${raw}" is not an IPv4 or IPv6 address`);
   return normalized;
+}
+
+/** What a ban of `raw` covers: an IPv4 address, or an IPv6 /64 (given as an address of it or as the range). */
+function subject(raw: string): string {
+  const found = parseBanSubject(raw);
+  if (!found) throw badRequest(`"${raw}" is not an IPv4 or IPv6 address (or an IPv6 /64 range)`);
+  return found;
 }
 
 function note(raw: string | undefined): string | undefined {
@@ -44,19 +54,41 @@ export class BanOperations {
     return new Date(this.clock()).toISOString();
   }
 
+  /** Every ban, oldest first: for tests and small lists; operators page with `pageBans`. */
   listBans(): Promise<BanRecord[]> {
     return this.bans.list();
   }
 
+  /** One page of bans in subject order, after the cursor `after` (the `next` of the page before). */
+  pageBans(options: { limit?: number | undefined; after?: string | undefined } = {}): Promise<BanPage> {
+    const limit = options.limit ?? BAN_PAGE_DEFAULT;
+    if (!Number.isInteger(limit) || limit < 1 || limit > BAN_PAGE_MAX) {
+      throw badRequest(`limit must be a whole number from 1 to ${BAN_PAGE_MAX}`);
+    }
+    return this.bans.page(limit, options.after);
+  }
+
+  /**
+   * The ban covering `raw`: its subject's, or (IPv6) one made for that address alone before
+   * bans covered /64s.
+   */
   async getBan(raw: string): Promise<BanRecord> {
-    const ban = await this.bans.get(address(raw));
+    const ban = (await this.bans.get(subject(raw))) ?? (await this.legacyBan(raw));
     if (!ban) throw notFound(`${raw} is not banned`);
     return ban;
   }
 
-  /** Bans by hand. An allow-listed address cannot be banned: lift the allow entry first. */
+  private async legacyBan(raw: string): Promise<BanRecord | undefined> {
+    const exact = normalizeIp(raw);
+    return exact !== undefined && exact.includes(':') ? this.bans.get(exact) : undefined;
+  }
+
+  /**
+   * Bans by hand; an IPv6 address is banned with its whole /64, as the gate does. An
+   * allow-listed address cannot be banned: lift the allow entry first.
+   */
   async addBan(input: { address: string; reason?: string | undefined }): Promise<BanRecord> {
-    const text = address(input.address);
+    const text = subject(input.address);
     const entry = await this.allowEntryCovering(text);
     if (entry) throw conflict(`${text} is allow-listed (${entry.entry}) and so is never banned: remove the allow entry first`);
     const record: BanRecord = {
@@ -93,7 +125,15 @@ export class BanOperations {
     const entry: AllowEntry = { entry: cidr.text, addedAt: this.now(), note: note(input.note) };
     await this.bans.allow(entry);
     const range = new CidrList([cidr]);
-    const lifted = (await this.bans.list()).map((b) => b.address).filter((a) => range.contains(parseIp(a)!));
+    // A /64 ban is lifted when the entry covers all of it; an entry inside it lets its own
+    // addresses through anyway (allow-listed addresses are never refused).
+    const lifted = (await this.bans.list())
+      .map((b) => b.address)
+      .filter((a) => {
+        const ip = subjectAddress(a);
+        if (!ip || !range.contains(ip)) return false;
+        return !a.includes('/') || cidr.bits <= IPV6_BAN_PREFIX;
+      });
     await this.bans.remove(lifted);
     await this.auditor?.audit('ban.allow', `address:${entry.entry}`, { details: { lifted: lifted.length } });
     return { ...entry, lifted };
@@ -129,7 +169,7 @@ export class BanOperations {
   }
 
   private async allowEntryCovering(text: string): Promise<AllowEntry | undefined> {
-    const ip = parseIp(text)!;
+    const ip = subjectAddress(text)!;
     for (const entry of await this.bans.allowList()) {
       if (CidrList.of([entry.entry]).contains(ip)) return entry;
     }

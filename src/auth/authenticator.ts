@@ -6,10 +6,16 @@
 // subscription is live; a lookup that raced an invalidation is not cached (epoch check); and
 // every entry also expires after KEY_CACHE_TTL_MS, the bound on staleness if an invalidation
 // were ever lost.
+//
+// Made-up keys are kept apart from real ones: unknown key hashes live in their own, smaller
+// cache, so a flood of them never evicts a real key (issue 17 saw a flood push real keys out,
+// each then costing a Redis call). And each caller address (an IPv6 /64) gets a budget of 401s
+// a minute: past it, any key that is not a cached valid key is answered 429 at once, with no
+// Redis call, so guessing keys costs the guesser, not Redis.
 import { LRUCache } from 'lru-cache';
 import { hashApiKey, looksLikeApiKey } from '../domain/api-key.js';
 import type { ApiKeyRecord, KeyScope, Workspace } from '../domain/types.js';
-import { ErrorCode, unauthorized } from '../errors.js';
+import { AppError, ErrorCode, unauthorized } from '../errors.js';
 import type { ApiKeyStore } from '../store/api-keys.js';
 import type { CacheEvent, EventSubscriber } from '../store/events.js';
 import type { WorkspaceStore } from '../store/workspaces.js';
@@ -40,6 +46,29 @@ interface WorkspaceLookup {
 export interface AuthenticatorOptions {
   readonly ttlMs: number;
   readonly maxEntries: number;
+  /** Unknown keys remembered (apart from real ones); maxEntries when not given. */
+  readonly maxUnknownEntries?: number;
+  /** 401s per caller address per minute before 429; no budget when not given. */
+  readonly failuresPerMinute?: number;
+}
+
+/** Who is asking, for the failure budget: evaluated only when a key fails or misses the cache. */
+export type CallerOf = () => string;
+
+const FAILURE_WINDOW_MS = 60_000;
+/** Addresses whose failures are counted at once; the oldest are forgotten beyond. */
+const FAILURE_TRACKED_ADDRESSES = 100_000;
+
+interface FailureWindow {
+  start: number;
+  count: number;
+  /** Lookups of this address still waiting on Redis. */
+  pending: number;
+}
+
+/** The failure window a lookup in flight holds, released when it ends. */
+interface Held {
+  window: FailureWindow | undefined;
 }
 
 export interface CacheStats {
@@ -50,9 +79,13 @@ export interface CacheStats {
 export class Authenticator {
   private readonly keyCache: LRUCache<string, KeyLookup>;
   private readonly workspaceCache: LRUCache<string, WorkspaceLookup>;
+  /** Key hashes that are no key, with their expiry. */
+  private readonly unknownCache: LRUCache<string, number>;
+  private readonly failures = new LRUCache<string, FailureWindow>({ max: FAILURE_TRACKED_ADDRESSES });
+  private readonly failuresPerMinute: number | undefined;
   /** Bumped by every invalidation; a lookup that saw it change is not cached. */
   private epoch = 0;
-  readonly stats: CacheStats = { hits: 0, misses: 0 };
+  readonly stats: CacheStats & { failureLimited: number } = { hits: 0, misses: 0, failureLimited: 0 };
 
   constructor(
     private readonly apiKeys: ApiKeyStore,
@@ -63,6 +96,8 @@ export class Authenticator {
     const ttl = Math.max(1, options.ttlMs);
     this.keyCache = new LRUCache({ max: options.maxEntries });
     this.workspaceCache = new LRUCache({ max: options.maxEntries });
+    this.unknownCache = new LRUCache({ max: options.maxUnknownEntries ?? options.maxEntries });
+    this.failuresPerMinute = options.failuresPerMinute;
     this.cachingEnabled = options.ttlMs > 0;
     this.ttlMs = ttl;
     events?.on('event', (event) => this.invalidate(event));
@@ -87,13 +122,17 @@ export class Authenticator {
 
   invalidate(event: CacheEvent): void {
     this.epoch++;
-    if (event.type === 'key') this.keyCache.delete(event.keyHash);
+    if (event.type === 'key') {
+      this.keyCache.delete(event.keyHash);
+      this.unknownCache.delete(event.keyHash);
+    }
     else if (event.type === 'workspace') this.workspaceCache.delete(event.workspaceId);
   }
 
   clear(): void {
     this.epoch++;
     this.keyCache.clear();
+    this.unknownCache.clear();
     this.workspaceCache.clear();
   }
 
@@ -102,11 +141,40 @@ export class Authenticator {
    * Synchronous when both the key and its workspace are cached (the common case): no promise,
    * no microtask. A promise when either must be read from Redis.
    */
-  authenticate(rawKey: string | undefined, nowMs: number): Principal | Promise<Principal> {
-    if (!rawKey) throw unauthorized('Missing API key: send it in the x-api-key header');
-    if (!looksLikeApiKey(rawKey)) throw unauthorized('Invalid API key');
-    const keyHash = hashApiKey(rawKey);
-    if (this.cacheUsable) {
+  authenticate(rawKey: string | undefined, nowMs: number, caller?: CallerOf): Principal | Promise<Principal> {
+    if (caller === undefined || this.failuresPerMinute === undefined) return this.resolve(rawKey, nowMs, undefined);
+    const held: Held = { window: undefined };
+    let found: Principal | Promise<Principal>;
+    try {
+      found = this.resolve(rawKey, nowMs, caller, held);
+    } catch (err) {
+      this.noteFailure(err, caller, nowMs);
+      throw err;
+    }
+    if (!(found instanceof Promise)) return found;
+    // Released and counted in one step, so no other request sees the lookup in neither.
+    return found.then(
+      (principal) => {
+        if (held.window) held.window.pending--;
+        return principal;
+      },
+      (err: unknown) => {
+        if (held.window) held.window.pending--;
+        this.noteFailure(err, caller, nowMs);
+        throw err;
+      },
+    );
+  }
+
+  private resolve(
+    rawKey: string | undefined,
+    nowMs: number,
+    caller: CallerOf | undefined,
+    held?: Held,
+  ): Principal | Promise<Principal> {
+    const shaped = rawKey !== undefined && rawKey !== '' && looksLikeApiKey(rawKey);
+    const keyHash = shaped ? hashApiKey(rawKey) : '';
+    if (shaped && this.cacheUsable) {
       const cachedKey = this.keyCache.get(keyHash);
       if (cachedKey !== undefined && cachedKey.expiresAt > nowMs) {
         this.stats.hits++;
@@ -118,7 +186,59 @@ export class Authenticator {
         return this.withWorkspace(record, nowMs);
       }
     }
+    const address = caller?.();
+    if (address !== undefined) this.checkBudget(address, nowMs);
+    if (!rawKey) throw unauthorized('Missing API key: send it in the x-api-key header');
+    if (!shaped) throw unauthorized('Invalid API key');
+    if (this.cacheUsable) {
+      const unknownUntil = this.unknownCache.get(keyHash);
+      if (unknownUntil !== undefined && unknownUntil > nowMs) {
+        this.stats.hits++;
+        throw unauthorized('Invalid API key');
+      }
+    }
+    // A lookup in flight counts against the budget until it is known to have failed or not,
+    // so concurrent guesses cannot overrun it.
+    if (address !== undefined && held !== undefined) {
+      held.window = this.windowOf(address, nowMs);
+      held.window.pending++;
+    }
     return this.lookupKey(keyHash, nowMs).then((record) => this.withWorkspace(admit(record, nowMs), nowMs));
+  }
+
+  private windowOf(address: string, nowMs: number): FailureWindow {
+    const window = this.failures.get(address);
+    if (window === undefined) {
+      const fresh = { start: nowMs, count: 0, pending: 0 };
+      this.failures.set(address, fresh);
+      return fresh;
+    }
+    // Renewed in place: lookups in flight hold this object and release it when they end.
+    if (nowMs - window.start >= FAILURE_WINDOW_MS) {
+      window.start = nowMs;
+      window.count = 0;
+    }
+    return window;
+  }
+
+  /** 429 when the caller has used its minute's 401s (lookups still in flight included). */
+  private checkBudget(address: string, nowMs: number): void {
+    const window = this.failures.get(address);
+    if (window === undefined) return;
+    const current = nowMs - window.start < FAILURE_WINDOW_MS;
+    if ((current ? window.count : 0) + window.pending < this.failuresPerMinute!) return;
+    this.stats.failureLimited++;
+    const retryAfter = current ? Math.max(1, Math.ceil((window.start + FAILURE_WINDOW_MS - nowMs) / 1000)) : 1;
+    throw new AppError(
+      ErrorCode.RATE_LIMITED,
+      `Too many requests with a missing or invalid API key from this address (${this.failuresPerMinute} a minute): check the key, and retry in ${retryAfter} s`,
+      { headers: { 'Retry-After': String(retryAfter) } },
+    );
+  }
+
+  private noteFailure(err: unknown, caller: CallerOf, nowMs: number): void {
+    if (!(err instanceof AppError) || err.status !== 401) return;
+    this.windowOf(caller(), nowMs).count++;
   }
 
   private async withWorkspace(record: ApiKeyRecord, nowMs: number): Promise<Principal> {
@@ -133,7 +253,10 @@ export class Authenticator {
     this.stats.misses++;
     const epoch = this.epoch;
     const record = await this.apiKeys.findByHash(keyHash);
-    if (usable && epoch === this.epoch) this.keyCache.set(keyHash, { record, expiresAt: this.expiry(nowMs) });
+    if (usable && epoch === this.epoch) {
+      if (record === undefined) this.unknownCache.set(keyHash, this.expiry(nowMs));
+      else this.keyCache.set(keyHash, { record, expiresAt: this.expiry(nowMs) });
+    }
     return record;
   }
 

@@ -34,10 +34,37 @@ export function looksLikeApiKey(raw: string): boolean {
 }
 
 const API_KEY_ANYWHERE = /pds_[0-9A-Za-z]{32,128}/g;
+const PERCENT_BYTE = /%([0-9A-Fa-f]{2})/g;
+/** Rounds of percent-decoding tried on a segment: a key encoded twice (`%254D`) is found too. */
+const DECODE_ROUNDS = 3;
 
-/** Text with anything shaped like an API key cut to its visible prefix: for paths that end up in logs or messages. */
-export function redactApiKeys(text: string): string {
+function redactPlain(text: string): string {
   return text.replace(API_KEY_ANYWHERE, (key) => `${visiblePrefix(key)}...[redacted]`);
+}
+
+/** Percent-decoding that never throws (a lone `%` stays as it is); keys are ASCII, so byte-wise is enough. */
+function decodeLoosely(text: string): string {
+  return text.replace(PERCENT_BYTE, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+}
+
+/**
+ * Text with anything shaped like an API key cut to its visible prefix: for paths that end up in
+ * logs or messages. A path segment that holds a key only once percent-decoded (`/pds_%4D...`,
+ * or encoded twice) is replaced by its decoded, redacted form: the path is logged as received
+ * otherwise, and a caller's encoding must not let a key through.
+ */
+export function redactApiKeys(text: string): string {
+  const plain = redactPlain(text);
+  if (!plain.includes('%')) return plain;
+  return plain
+    .split('/')
+    .map((segment) => {
+      let decoded = segment;
+      for (let round = 0; round < DECODE_ROUNDS && decoded.includes('%'); round++) decoded = decodeLoosely(decoded);
+      const redacted = redactPlain(decoded);
+      return redacted === decoded ? segment : redacted;
+    })
+    .join('/');
 }
 
 /** One-shot crypto.hash: about half the cost of createHash().update().digest() on every request. */

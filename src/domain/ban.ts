@@ -9,8 +9,15 @@ export interface Evidence {
   readonly path: string;
   readonly userAgent?: string | undefined;
   readonly robloxId?: string | undefined;
-  /** Names of every header sent (values only for the few in `headers`). */
+  /**
+   * Names of the headers sent (values only for the few in `headers`), sorted: at most 32, each
+   * cut to 40 characters, so a caller cannot grow a record by sending many long names.
+   */
   readonly headerNames: readonly string[];
+  /** How many headers the request had in all, when more than `headerNames` lists. */
+  readonly headerCount?: number | undefined;
+  /** How many of the listed names were cut to 40 characters. */
+  readonly headerNamesCut?: number | undefined;
   /** Values of headers that tell where a request came from (forwarding, host, origin). */
   readonly headers: Readonly<Record<string, string>>;
   /** The workspace and key the request used, when its key was valid: who would be affected. */

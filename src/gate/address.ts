@@ -127,3 +127,35 @@ export function parseCidrList(raw: string): { ok: true; cidrs: string[] } | { ok
   }
   return { ok: true, cidrs };
 }
+
+/**
+ * What a ban covers for an address: an IPv4 address itself; for IPv6, its /64, written
+ * `network/64`. A single IPv6 host is normally given a whole /64 (RFC 6177), so banning one
+ * address of it would let the caller rotate through 2^64 others: one record per /64 closes that.
+ */
+export const IPV6_BAN_PREFIX = 64;
+
+export function banSubject(ip: Ip): string {
+  if (ip.kind() === 'ipv4') return formatIp(ip);
+  return `${formatIp(networkOf(ip, IPV6_BAN_PREFIX))}/${IPV6_BAN_PREFIX}`;
+}
+
+/**
+ * An operator's ban target: an address (an IPv6 one stands for its /64) or an IPv6 `/64`
+ * range as listed. Undefined when it is neither.
+ */
+export function parseBanSubject(raw: string): string | undefined {
+  const text = raw.trim();
+  if (text.includes('/')) {
+    const cidr = parseCidr(text);
+    return cidr && cidr.network.kind() === 'ipv6' && cidr.bits === IPV6_BAN_PREFIX ? cidr.text : undefined;
+  }
+  const ip = parseIp(text);
+  return ip ? banSubject(ip) : undefined;
+}
+
+/** The first address a ban subject covers (its network for a /64). */
+export function subjectAddress(subject: string): Ip | undefined {
+  const slash = subject.indexOf('/');
+  return parseIp(slash < 0 ? subject : subject.slice(0, slash));
+}

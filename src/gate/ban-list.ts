@@ -12,7 +12,7 @@
 import type { Logger } from '../logger.js';
 import type { BanStore } from '../store/bans.js';
 import type { CacheEvent, EventSubscriber } from '../store/events.js';
-import { CidrList, type Ip } from './address.js';
+import { banSubject, CidrList, type Ip } from './address.js';
 
 const DOWN_RELOAD_MS = 1000;
 const TICK_MS = 1000;
@@ -45,8 +45,19 @@ export class BanList {
     return this.banned.size;
   }
 
+  /** Whether this exact subject (an address, or an IPv6 `network/64`) is banned. */
   isBanned(address: string): boolean {
     return this.banned.has(address);
+  }
+
+  /**
+   * Whether a ban covers the address: its own subject (the /64 of an IPv6 address), or an
+   * IPv6 address banned one by one before bans covered /64s.
+   */
+  covers(client: { readonly ip: Ip; readonly text: string }): boolean {
+    if (this.banned.size === 0) return false;
+    if (client.ip.kind() === 'ipv4') return this.banned.has(client.text);
+    return this.banned.has(banSubject(client.ip)) || this.banned.has(client.text);
   }
 
   isAllowListed(ip: Ip): boolean {

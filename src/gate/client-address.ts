@@ -2,8 +2,11 @@
 // proxies, X-Forwarded-For is read from the right, only as far as the operator said to trust
 // it (a hop count, or the proxies' ranges): every entry further left was written by the
 // caller and could name anyone, so believing it would let a caller get any address banned,
-// or escape its own ban.
-import { CidrList, formatIp, parseIp, type Ip } from './address.js';
+// or escape its own ban. And it is read only when the socket's peer is itself one of those
+// proxies: with a hop count, a loopback or private address (TRUSTED_PEER_RANGES); with ranges,
+// an address inside them. A caller that reaches the port directly is judged by its own address.
+import type { GateConfig } from '../config.js';
+import { banSubject, CidrList, formatIp, parseIp, type Ip } from './address.js';
 
 export type ProxyTrust =
   | { readonly kind: 'none' }
@@ -14,6 +17,20 @@ export type ClientAddress =
   | { readonly known: true; readonly ip: Ip; readonly text: string }
   /** The chain is shorter than the trusted hops, or the trusted entry is not an address. */
   | { readonly known: false; readonly why: string };
+
+/**
+ * Where a proxy counted by TRUST_PROXY_HOPS may be: the operator's own hosts and networks
+ * (ipaddr.js range names: 127/8 and ::1, 10/8, 172.16/12, 192.168/16, fc00::/7). A hop count
+ * alone says nothing of where the proxy is; a public address is never the operator's proxy
+ * by default, so its header is not believed. TRUSTED_PROXY_CIDRS names public proxies.
+ */
+export const TRUSTED_PEER_RANGES: ReadonlySet<string> = new Set(['loopback', 'private', 'uniqueLocal']);
+
+export function proxyTrustOf(config: Pick<GateConfig, 'trustProxyHops' | 'trustedProxyCidrs'>): ProxyTrust {
+  if (config.trustedProxyCidrs.length > 0) return { kind: 'cidrs', proxies: CidrList.of(config.trustedProxyCidrs) };
+  if (config.trustProxyHops > 0) return { kind: 'hops', hops: config.trustProxyHops };
+  return { kind: 'none' };
+}
 
 /** Strips what some proxies add around an address: `[v6]:port`, `v4:port`, quotes. */
 function bareEntry(entry: string): string {
@@ -48,6 +65,7 @@ export function resolveClientAddress(
   if (!peer) return { known: false, why: 'the connection has no peer address' };
   if (trust.kind === 'none') return known(peer);
 
+  if (trust.kind === 'hops' && !TRUSTED_PEER_RANGES.has(peer.range())) return known(peer);
   const chain = forwardedChain(forwardedFor);
   if (trust.kind === 'hops') {
     // The socket peer is the nearest proxy; each trusted proxy appended the address it saw.
@@ -67,4 +85,12 @@ export function resolveClientAddress(
     current = ip;
   }
   return known(current);
+}
+
+/**
+ * One name per caller, for budgets kept per address: the address (an IPv6 address's /64, as
+ * bans use), or `unknown` for every caller whose address cannot be told.
+ */
+export function callerKey(address: ClientAddress): string {
+  return address.known ? banSubject(address.ip) : 'unknown';
 }

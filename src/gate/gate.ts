@@ -11,23 +11,29 @@ import { LRUCache } from 'lru-cache';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import type { GateConfig } from '../config.js';
 import type { BanRecord, Evidence, ViolationOutcome } from '../domain/ban.js';
-import { forbidden } from '../errors.js';
+import { redactApiKeys } from '../domain/api-key.js';
+import { AppError, forbidden } from '../errors.js';
 import type { AppState } from '../http/state.js';
 import type { Logger } from '../logger.js';
 import type { BanStore } from '../store/bans.js';
 import type { EventSubscriber } from '../store/events.js';
-import { CidrList } from './address.js';
+import { banSubject, CidrList } from './address.js';
 import { BanList } from './ban-list.js';
 import { failedChecks, isEditorRequest, notBannable, PLATFORM_ID_HEADER } from './checks.js';
-import { resolveClientAddress, type ClientAddress, type ProxyTrust } from './client-address.js';
+import { callerKey, proxyTrustOf, resolveClientAddress, type ClientAddress, type ProxyTrust } from './client-address.js';
+import { LogSampler } from './log-sampler.js';
 import { GateStats, type GateStatsSnapshot, type ViolationReason } from './stats.js';
 
 /** A flood of violations from one address writes one record a minute, not one per request. */
 const RECORD_INTERVAL_MS = 60_000;
 const RECORD_TRACKED_ADDRESSES = 10_000;
 const EVIDENCE_HEADERS = ['user-agent', 'roblox-id', 'x-forwarded-for', 'forwarded', 'via', 'x-real-ip', 'host', 'origin'];
+// Evidence is bounded whatever the request holds: 8 header values, the path, user agent and
+// Roblox-Id of 200 characters each, and 32 header names of 40: about 3.5 KB of JSON at most
+// (test/http/gate-abuse.test.ts pins 4 KiB), where issue 17 saw 14 KB a record.
 const EVIDENCE_VALUE_MAX = 200;
-const EVIDENCE_NAMES_MAX = 50;
+const EVIDENCE_NAMES_MAX = 32;
+const EVIDENCE_NAME_CHARS = 40;
 
 const REASON_TEXT: Record<ViolationReason, string> = {
   'user-agent': 'the User-Agent is not the platform\'s',
@@ -58,15 +64,17 @@ export class Gate {
   private readonly instance = hostname();
   /** Violation records still being written; `stop()` lets them finish before Redis closes. */
   private readonly pending = new Set<Promise<void>>();
+  private readonly logSampler: LogSampler;
+  /** Set when the minute's automatic bans are used up: no Redis call until it has passed. */
+  private bansFullUntil = 0;
 
   constructor(private readonly deps: GateDeps) {
     const { config } = deps;
     this.clock = deps.clock ?? Date.now;
     this.bans = new BanList(deps.store, deps.events, deps.logger, config.banReloadMs, this.clock);
     this.allowedRanges = CidrList.of(config.allowedCidrs);
-    if (config.trustedProxyCidrs.length > 0) this.trust = { kind: 'cidrs', proxies: CidrList.of(config.trustedProxyCidrs) };
-    else if (config.trustProxyHops > 0) this.trust = { kind: 'hops', hops: config.trustProxyHops };
-    else this.trust = { kind: 'none' };
+    this.trust = proxyTrustOf(config);
+    this.logSampler = new LogSampler(deps.logger, config.violationLogPerMinute, this.clock);
   }
 
   get mode() {
@@ -104,9 +112,9 @@ export class Gate {
     const address = this.clientAddress(ctx);
     if (address.known) {
       if (this.bans.isAllowListed(address.ip)) return next();
-      if (this.bans.isBanned(address.text)) {
+      if (this.bans.covers(address)) {
         this.stats.refusal('banned');
-        throw forbidden(bannedMessage(address.text));
+        throw forbidden(bannedMessage(banSubject(address.ip)));
       }
     }
     const userAgent = ctx.get('user-agent');
@@ -126,18 +134,33 @@ export class Gate {
       this.record(ctx, address, reasons, 'refused', why);
       throw forbidden(`Access denied: this API may only be called from the game platform's servers (${describe(reasons)})`);
     }
-    if (!(await this.ban(ctx, address, reasons))) return next();
+    const outcome = await this.ban(ctx, address, reasons);
+    if (outcome === 'allowed') return next();
     this.stats.refusal('violation');
-    throw forbidden(bannedMessage(address.text));
+    if (outcome === 'limited') {
+      this.stats.banLimited();
+      this.record(ctx, address, reasons, 'refused', 'GATE_BAN_MAX_PER_MINUTE reached: refused without a ban');
+      throw forbidden(`Access denied: this API may only be called from the game platform's servers (${describe(reasons)})`);
+    }
+    throw forbidden(bannedMessage(banSubject(address.ip)));
   }
 
   /**
-   * The editor's user agent is easy to forge, so it opens only development keys. With any
-   * other key the developer is told so and nobody is banned; report mode lets it through.
+   * The editor's user agent is easy to forge, so it opens only development keys. Any other key
+   * (production, unknown, revoked, none) gets one and the same 403, so the editor path cannot
+   * tell a production key from a made-up one; its failed lookups count against the caller's
+   * budget like any other (429 past it). Nobody is banned; report mode lets it through.
    */
   private async editorPlayTest(ctx: Ctx, next: () => Promise<unknown>, address: ClientAddress): Promise<unknown> {
-    const principal = await this.deps.authenticator.authenticate(ctx.get('x-api-key') || undefined, ctx.state.startedAt);
-    if (principal.dev) {
+    let principal: Principal | undefined;
+    try {
+      principal = await this.deps.authenticator.authenticate(ctx.get('x-api-key') || undefined, ctx.state.startedAt, () =>
+        callerKey(address),
+      );
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status !== 401) throw err;
+    }
+    if (principal?.dev) {
       this.stats.editorPassed();
       return next();
     }
@@ -150,20 +173,33 @@ export class Gate {
     this.stats.refusal('editor-production-key');
     this.record(ctx, address, reasons, 'refused', 'editor play-tests are never banned', principal);
     throw forbidden(
-      'Play-tests from the editor (RobloxStudio) must use a development API key, and this is a production key: ' +
+      'Play-tests from the editor (RobloxStudio) must use a development API key, and this key is not one: ' +
         'ask the service operator to mark a key of your workspace as a development key, and use that one in the editor',
     );
   }
 
   /**
-   * Bans the address, unless Redis says it was allow-listed a moment ago (the event has not
-   * arrived yet): the one extra round trip is paid once per banned address, never per request.
-   * Returns whether it banned.
+   * Bans the address (an IPv6 address by its /64), unless the minute's automatic bans are used
+   * up (`limited`), or Redis says it was allow-listed a moment ago (`allowed`: the event has not
+   * arrived yet). The two extra round trips are paid once per banned subject, never per request.
    */
-  private async ban(ctx: Ctx, client: ClientAddress & { known: true }, reasons: readonly ViolationReason[]): Promise<boolean> {
-    const address = client.text;
-    // Applied here first, so that this instance refuses the address's next request at once.
+  private async ban(
+    ctx: Ctx,
+    client: ClientAddress & { known: true },
+    reasons: readonly ViolationReason[],
+  ): Promise<'banned' | 'allowed' | 'limited'> {
+    const address = banSubject(client.ip);
+    if (this.clock() < this.bansFullUntil) return 'limited';
+    // Applied here first, so that this instance refuses the subject's next request at once
+    // (and a burst from one /64 takes one slot of the minute, not one each).
     this.bans.addLocal(address);
+    const now = this.clock();
+    const taken = await this.deps.store.takeBanSlot(now).catch(() => Infinity);
+    if (taken > this.deps.config.banMaxPerMinute) {
+      if (taken !== Infinity) this.bansFullUntil = (Math.floor(now / 60_000) + 1) * 60_000;
+      this.bans.dropLocal(address);
+      return 'limited';
+    }
     const allowed = await this.deps.store.allowedEntries().then(
       (entries) => CidrList.of(entries).contains(client.ip),
       () => false,
@@ -171,7 +207,7 @@ export class Gate {
     if (allowed) {
       this.bans.dropLocal(address);
       void this.bans.reload();
-      return false;
+      return 'allowed';
     }
     const evidence = await this.evidence(ctx);
     const record: BanRecord = {
@@ -181,7 +217,9 @@ export class Gate {
       reasons,
       evidence,
     };
-    this.deps.logger.warn({ address, reasons, evidence }, 'banned an address that called from outside the platform');
+    if (this.logSampler.take()) {
+      this.deps.logger.warn({ address, seen: client.text, reasons, evidence }, 'banned an address that called from outside the platform');
+    }
     try {
       if (await this.deps.store.add(record)) this.stats.banCreated();
       this.recentlyRecorded.set(address, true);
@@ -191,7 +229,7 @@ export class Gate {
       // violation after that bans and stores it again.
       this.deps.logger.error({ err: (err as Error).message, address }, 'could not store a ban');
     }
-    return true;
+    return 'banned';
   }
 
   /** Logs and stores a violation that did not ban, at most once a minute per address. */
@@ -203,14 +241,16 @@ export class Gate {
     notBanned: string | undefined,
     principal?: Principal,
   ): void {
-    const slot = address.known ? address.text : 'unknown';
+    const slot = address.known ? banSubject(address.ip) : 'unknown';
     if (this.recentlyRecorded.has(slot)) return;
     this.recentlyRecorded.set(slot, true);
     const at = new Date(this.clock()).toISOString();
     const write = (async () => {
       const evidence = await this.evidence(ctx, principal);
       const text = address.known ? address.text : undefined;
-      this.deps.logger.warn({ address: text, reasons, outcome, notBanned, evidence }, 'platform-only access violation');
+      if (this.logSampler.take()) {
+        this.deps.logger.warn({ address: text, reasons, outcome, notBanned, evidence }, 'platform-only access violation');
+      }
       await this.deps.store.recordViolation({ at, address: text, reasons, mode: this.mode, outcome, notBanned, evidence });
     })()
       .catch((err: unknown) => this.deps.logger.warn({ err: (err as Error).message }, 'could not store a violation'))
@@ -233,12 +273,24 @@ export class Gate {
       const value = ctx.get(name);
       if (value) headers[name] = value.slice(0, EVIDENCE_VALUE_MAX);
     }
+    const allNames = Object.keys(ctx.req.headers);
+    let cut = 0;
+    const headerNames = allNames
+      .sort()
+      .slice(0, EVIDENCE_NAMES_MAX)
+      .map((name) => {
+        if (name.length <= EVIDENCE_NAME_CHARS) return name;
+        cut++;
+        return name.slice(0, EVIDENCE_NAME_CHARS);
+      });
     return {
       method: ctx.method,
-      path: ctx.path.slice(0, EVIDENCE_VALUE_MAX),
+      path: redactApiKeys(ctx.path).slice(0, EVIDENCE_VALUE_MAX),
       userAgent: ctx.get('user-agent').slice(0, EVIDENCE_VALUE_MAX) || undefined,
       robloxId: ctx.get(PLATFORM_ID_HEADER).slice(0, EVIDENCE_VALUE_MAX) || undefined,
-      headerNames: Object.keys(ctx.req.headers).sort().slice(0, EVIDENCE_NAMES_MAX),
+      headerNames,
+      headerCount: allNames.length > headerNames.length ? allNames.length : undefined,
+      headerNamesCut: cut > 0 ? cut : undefined,
       headers,
       workspaceId: principal?.workspace.id,
       keyId: principal?.keyId,

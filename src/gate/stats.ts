@@ -25,6 +25,8 @@ export interface GateStatsSnapshot {
   readonly refusedNotBanned: number;
   /** Editor play-test requests let through with a development key. */
   readonly editorDevPassed: number;
+  /** Enforce-mode violations refused without a ban because GATE_BAN_MAX_PER_MINUTE was reached. */
+  readonly bansRateLimited: number;
 }
 
 function zeros<K extends string>(names: readonly K[]): Record<K, number> {
@@ -37,6 +39,7 @@ export class GateStats {
   private bansCreated = 0;
   private refusedNotBanned = 0;
   private editorDevPassed = 0;
+  private bansRateLimited = 0;
 
   violation(reasons: readonly ViolationReason[]): void {
     for (const reason of reasons) this.violations[reason]++;
@@ -54,6 +57,10 @@ export class GateStats {
     this.refusedNotBanned++;
   }
 
+  banLimited(): void {
+    this.bansRateLimited++;
+  }
+
   editorPassed(): void {
     this.editorDevPassed++;
   }
@@ -65,6 +72,7 @@ export class GateStats {
       bansCreated: this.bansCreated,
       refusedNotBanned: this.refusedNotBanned,
       editorDevPassed: this.editorDevPassed,
+      bansRateLimited: this.bansRateLimited,
     };
   }
 }

@@ -107,7 +107,41 @@ function onOpsListener(path: string): boolean {
   return !path.startsWith('/api/');
 }
 
-export function buildOpenApiDocument(routes: readonly RouteSpec[] = ALL_ROUTES): Json {
+/**
+ * Who a document is for: `public`, the public API alone (served on the public port);
+ * `ops`, the ops listener's admin API, probes and metrics (served there); `all`, both, which
+ * the tests check every answer against.
+ */
+export type Audience = 'public' | 'ops' | 'all';
+
+const ROUTES_OF: Readonly<Record<Audience, readonly RouteSpec[]>> = {
+  public: publicRoutes,
+  ops: [...adminRoutes, ...opsRoutes],
+  all: ALL_ROUTES,
+};
+
+const DESCRIPTION_OF: Readonly<Record<Audience, string>> = {
+  public: 'Per-player key-value data for game servers, organised in workspaces. The API lives under /api/v1 and needs an x-api-key.',
+  ops:
+    "The player data service's ops listener (ADMIN_PORT, 127.0.0.1 by default): the admin API under /admin/v1 " +
+    '(only when ADMIN_TOKEN is set), the probes and /metrics.',
+  all:
+    'Per-player key-value data for game servers, organised in workspaces. The public API lives under /api/v1 ' +
+    'and needs an x-api-key; the admin API (/admin/v1), the probes and /metrics live on the ops listener ' +
+    '(ADMIN_PORT, 127.0.0.1 by default), the admin API only when ADMIN_TOKEN is set.',
+};
+
+const TAGS = [
+  { name: 'meta', description: 'About the API itself.' },
+  { name: 'ping', description: 'Connection and key check.' },
+  { name: 'data', description: 'Player data.' },
+  { name: 'admin', description: 'Workspaces and API keys (ops listener, needs ADMIN_TOKEN).' },
+  { name: 'ops', description: 'Probes and metrics (ops listener).' },
+  { name: 'console', description: 'Sessions of the operator console (ops listener, needs ADMIN_TOKEN).' },
+];
+
+export function buildOpenApiDocument(audience: Audience = 'all'): Json {
+  const routes = ROUTES_OF[audience];
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     const path = toOpenApiPath(route.path);
@@ -120,42 +154,40 @@ export function buildOpenApiDocument(routes: readonly RouteSpec[] = ALL_ROUTES):
     info: {
       title: 'Player data service',
       version: packageVersion(),
-      description:
-        'Per-player key-value data for game servers, organised in workspaces. The public API lives under /api/v1 ' +
-        'and needs an x-api-key; the admin API (/admin/v1), the probes and /metrics live on the ops listener ' +
-        '(ADMIN_PORT, 127.0.0.1 by default), the admin API only when ADMIN_TOKEN is set.',
+      description: DESCRIPTION_OF[audience],
     },
-    tags: [
-      { name: 'meta', description: 'About the API itself.' },
-      { name: 'ping', description: 'Connection and key check.' },
-      { name: 'data', description: 'Player data.' },
-      { name: 'admin', description: 'Workspaces and API keys (ops listener, needs ADMIN_TOKEN).' },
-      { name: 'ops', description: 'Probes and metrics (ops listener).' },
-      { name: 'console', description: 'Sessions of the operator console (ops listener, needs ADMIN_TOKEN).' },
-    ],
+    tags: TAGS.filter((tag) => routes.some((route) => route.tag === tag.name)),
     paths,
     components: {
       schemas: { Error: structuredClone(errorEnvelope) },
       securitySchemes: {
-        ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The workspace API key.' },
-        AdminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN, for the admin API.' },
-        ConsoleSession: {
-          type: 'apiKey',
-          in: 'cookie',
-          name: 'pds_console',
-          description:
-            'The operator console\'s session (POST /console/session), used when no Authorization header is sent; ' +
-            'state-changing requests also need its X-CSRF-Token, else 403 (docs/console.md).',
-        },
+        ...(audience !== 'ops' ? { ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The workspace API key.' } } : {}),
+        ...(audience !== 'public'
+          ? {
+              AdminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN, for the admin API.' },
+              ConsoleSession: {
+                type: 'apiKey',
+                in: 'cookie',
+                name: 'pds_console',
+                description:
+                  'The operator console\'s session (POST /console/session), used when no Authorization header is sent; ' +
+                  'state-changing requests also need its X-CSRF-Token, else 403 (docs/console.md).',
+              },
+            }
+          : {}),
       },
     },
   };
 }
 
-let cached: string | undefined;
+const cached = new Map<Audience, string>();
 
-/** The document as JSON text, built once. */
-export function openApiJson(): string {
-  cached ??= JSON.stringify(buildOpenApiDocument());
-  return cached;
+/** A document as JSON text, built once. */
+export function openApiJson(audience: Exclude<Audience, 'all'>): string {
+  let text = cached.get(audience);
+  if (text === undefined) {
+    text = JSON.stringify(buildOpenApiDocument(audience));
+    cached.set(audience, text);
+  }
+  return text;
 }

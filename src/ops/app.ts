@@ -17,6 +17,7 @@ import { requestLog } from '../http/middleware/request-log.js';
 import type { AppState } from '../http/state.js';
 import type { Logger } from '../logger.js';
 import { metrics as processMetrics, type ServiceMetrics } from '../metrics.js';
+import { openApiJson } from '../openapi/document.js';
 import { healthRoutes, type Readiness } from './health.js';
 import { metricsRoutes } from './metrics.js';
 
@@ -39,6 +40,11 @@ export function buildOpsApp(deps: OpsDeps): Koa<AppState> {
 
   const root = new Router<AppState>();
   healthRoutes(root, deps.readiness);
+  // The admin API's document lives here, beside the API it describes, not on the public port.
+  root.get('/openapi.json', (ctx) => {
+    ctx.type = 'application/json';
+    ctx.body = openApiJson('ops');
+  });
   metricsRoutes(root, metrics.registry);
   app.use(root.routes());
 

@@ -258,7 +258,9 @@ const evidence = {
     path: { type: 'string' },
     userAgent: { type: 'string' },
     robloxId: { type: 'string' },
-    headerNames: { type: 'array', items: { type: 'string' } },
+    headerNames: { type: 'array', items: { type: 'string', maxLength: 40 }, maxItems: 32 },
+    headerCount: { type: 'integer', description: 'How many headers the request had, when more than headerNames lists.' },
+    headerNamesCut: { type: 'integer', description: 'How many of the listed names were cut to 40 characters.' },
     headers: { type: 'object', additionalProperties: { type: 'string' } },
     workspaceId: { type: 'string' },
     keyId: { type: 'string' },
@@ -276,7 +278,7 @@ export const banRecord = {
   required: ['address', 'bannedAt', 'source', 'reasons'],
   additionalProperties: false,
   properties: {
-    address: { type: 'string' },
+    address: { type: 'string', description: 'An IPv4 address, or an IPv6 /64 as `network/64`.' },
     bannedAt: timeSchema,
     source: { type: 'string', enum: ['gate', 'operator'], description: '`gate`: banned automatically on a violation.' },
     reasons: { type: 'array', items: { type: 'string' } },
@@ -285,7 +287,18 @@ export const banRecord = {
   },
 } as const;
 
-export const banList = { type: 'array', items: banRecord } as const;
+export const banPage = {
+  type: 'object',
+  required: ['bans', 'next'],
+  additionalProperties: false,
+  properties: {
+    bans: { type: 'array', items: banRecord },
+    next: {
+      type: ['string', 'null'],
+      description: 'Pass as `after` for the next page; null on the last page.',
+    },
+  },
+} as const;
 
 const allowEntryProperties = {
   entry: { type: 'string', description: 'An address or a range, canonical `network/bits`.' },

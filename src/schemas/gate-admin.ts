@@ -36,3 +36,17 @@ export const violationsQuery = {
     address: { type: 'string', minLength: 1, maxLength: 100, description: 'Only this address.' },
   },
 } as const;
+
+export const bansQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    limit: { type: 'string', pattern: '^[0-9]{1,4}$', description: 'Bans per page, 1 to 1000 (default 100).' },
+    after: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      description: 'Cursor: the `next` of the page before. Pages are in the order of the banned addresses.',
+    },
+  },
+} as const;

@@ -8,6 +8,14 @@ import type { RedisClient } from './redis.js';
 
 /** How many violations are kept: enough to review a rollout, bounded under a flood. */
 export const VIOLATIONS_KEPT = 1000;
+/** The ban-rate counter outlives its minute, so a late increment still finds it. */
+const BAN_RATE_TTL_S = 120;
+
+export interface BanPage {
+  readonly bans: BanRecord[];
+  /** The `after` of the next page, or null on the last one. */
+  readonly next: string | null;
+}
 
 function parse<T>(raw: string | null | undefined): T | undefined {
   if (!raw) return undefined;
@@ -41,6 +49,41 @@ export class BanStore {
       .map((raw) => parse<BanRecord>(raw))
       .filter((r): r is BanRecord => r !== undefined)
       .sort((a, b) => a.bannedAt.localeCompare(b.bannedAt) || a.address.localeCompare(b.address));
+  }
+
+  /**
+   * One page of bans in the order of their subjects (plain string order), starting after
+   * `after` (exclusive): a cursor that stays valid while bans are added or lifted.
+   */
+  async page(limit: number, after?: string): Promise<BanPage> {
+    const subjects = (await this.redis.hkeys(keys.bans())).sort();
+    let start = 0;
+    if (after !== undefined) {
+      let high = subjects.length;
+      while (start < high) {
+        const mid = (start + high) >> 1;
+        if (subjects[mid]! <= after) start = mid + 1;
+        else high = mid;
+      }
+    }
+    const slice = subjects.slice(start, start + limit);
+    const raw = slice.length === 0 ? [] : await this.redis.hmget(keys.bans(), ...slice);
+    const bans = raw.map((r) => parse<BanRecord>(r)).filter((r): r is BanRecord => r !== undefined);
+    const next = start + limit < subjects.length ? slice[slice.length - 1]! : null;
+    return { bans, next };
+  }
+
+  /**
+   * Takes one of the minute's automatic bans, shared by every instance (a fixed window counted
+   * in Redis, so the window comes from one place). Returns how many the minute has taken,
+   * this one included: above the maximum, the caller must not ban.
+   */
+  async takeBanSlot(nowMs: number): Promise<number> {
+    const key = keys.banRate(Math.floor(nowMs / 60_000));
+    const results = await this.redis.multi().incr(key).expire(key, BAN_RATE_TTL_S).exec();
+    const [err, count] = results?.[0] ?? [new Error('the ban-rate transaction was discarded'), 0];
+    if (err) throw err;
+    return Number(count);
   }
 
   /** Adds the ban unless one exists (the first record and its evidence are kept). */

@@ -67,10 +67,18 @@ export const keys = {
   /** String: key id -> SHA-256 hex of the key, to manage a key by its id. */
   apiKeyId: (keyId: string) => `${PREFIX}kid:${keyId}`,
 
-  /** Hash: banned address (canonical text) -> JSON ban record. Lifted only by an operator. */
+  /**
+   * Hash: ban subject (an IPv4 address, or an IPv6 `network/64`; gate/address.ts banSubject) ->
+   * JSON ban record. Lifted only by an operator.
+   */
   bans: () => `${PREFIX}bans`,
   /** Hash: allow-listed address or range (`network/bits`) -> JSON entry. Never banned. */
   banAllow: () => `${PREFIX}ban-allow`,
+  /**
+   * Counter of automatic bans made in one minute (`minute` = epoch ms / 60000), on every
+   * instance together; expires after two minutes.
+   */
+  banRate: (minute: number) => `${PREFIX}ban-rate:${minute}`,
   /** List of recent gate violations, newest first, capped. */
   violations: () => `${PREFIX}violations`,
   /** List of audit entries (JSON), newest first, trimmed to a bounded length. */

@@ -35,9 +35,16 @@ describe('CLI: ban, violations, key set-dev', function () {
     const added = await cli('ban', 'add', address, '--reason', 'by hand', '--json');
     expect(added.code, added.stderr).to.equal(0);
     expect(JSON.parse(added.stdout)).to.deep.include({ address, source: 'operator', note: 'by hand' });
-    const listed = await cli('ban', 'list', '--json');
+    // Paged: starting just before the address, the first page of one holds it.
+    const listed = await cli('ban', 'list', '--limit', '1', '--after', address.slice(0, -1), '--json');
+    expect(listed.code, listed.stderr).to.equal(0);
     expect(listed.stdout.trim().split('\n')).to.have.length(1);
-    expect(JSON.parse(listed.stdout).map((b: { address: string }) => b.address)).to.include(address);
+    const page = JSON.parse(listed.stdout);
+    expect(page.bans.map((b: { address: string }) => b.address)).to.deep.equal([address]);
+    const text = await cli('ban', 'list', '--limit', '1', '--after', address.slice(0, -1));
+    expect(text.stdout.split('\n')[0]).to.match(new RegExp(`^${address.replace(/\./g, '\\.')}  since`));
+    if (page.next !== null) expect(text.stdout).to.include(`more: ban list --after ${address}`);
+    expect((await cli('ban', 'list', '--limit', '0')).code).to.equal(2);
     const removed = await cli('ban', 'remove', address);
     expect(removed.code).to.equal(0);
     expect(removed.stdout).to.match(new RegExp(`lifted the ban on ${address.replace(/\./g, '\\.')}`));

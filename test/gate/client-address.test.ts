@@ -25,6 +25,19 @@ describe('gate/client-address', () => {
     expect(text(resolveClientAddress('10.0.0.2', '198.51.100.7:4711', oneHop))).to.equal('198.51.100.7');
   });
 
+  it('with N trusted hops believes X-Forwarded-For only from a loopback or private peer (issue 17, finding 4)', () => {
+    // A caller that reaches the port directly, from a public address, is judged by that address.
+    expect(text(resolveClientAddress('203.0.113.5', '192.0.2.10', oneHop))).to.equal('203.0.113.5');
+    expect(text(resolveClientAddress('::ffff:203.0.113.5', '192.0.2.10', oneHop))).to.equal('203.0.113.5');
+    expect(text(resolveClientAddress('2001:db8::5', '192.0.2.10', oneHop))).to.equal('2001:db8::5');
+    // Nor does it become unknown for sending no header at all.
+    expect(text(resolveClientAddress('203.0.113.5', undefined, oneHop))).to.equal('203.0.113.5');
+    // Loopback, private and unique-local peers are the operator's proxies by default.
+    for (const peer of ['127.0.0.1', '::1', '10.1.2.3', '172.16.0.9', '192.168.1.1', 'fd00::1']) {
+      expect(text(resolveClientAddress(peer, '192.0.2.10', oneHop)), peer).to.equal('192.0.2.10');
+    }
+  });
+
   it('leaves the address unknown when the chain is too short or the trusted entry is garbage', () => {
     const short = resolveClientAddress('10.0.0.2', undefined, oneHop);
     expect(short.known).to.equal(false);

@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import type { RunningService } from '../../src/server.js';
+import { banSubject, parseIp } from '../../src/gate/address.js';
 import { CURL_UA, freshIPv4, freshIPv6, PLATFORM, via, waitFor } from '../support/gate.js';
 import { adminCall } from '../support/admin.js';
 import { call, newWorkspace, startTestService, testRedis } from '../support/service.js';
@@ -30,14 +31,21 @@ describe('admin API: bans, allow-list, violations, development keys', () => {
     const ws = await newWorkspace(redis);
     const added = await admin('POST', '/bans', { address: address.toUpperCase(), reason: 'abuse report #12' });
     expect(added.status).to.equal(200);
-    expect(added.body.data).to.deep.include({ address, source: 'operator', note: 'abuse report #12' });
+    // An IPv6 address is banned with its /64.
+    const subject = banSubject(parseIp(address)!);
+    expect(added.body.data).to.deep.include({ address: subject, source: 'operator', note: 'abuse report #12' });
     expect(await waitFor(async () => (await call(service, 'GET', '/ping', { key: ws.apiKey, headers: via(address, PLATFORM) })).status === 403)).to.equal(true);
 
     expect((await admin('POST', '/bans', { address })).status).to.equal(409);
     const shown = await admin('GET', `/bans/${encodeURIComponent(address)}`);
-    expect(shown.body.data.address).to.equal(address);
-    const listed = await admin('GET', '/bans');
-    expect(listed.body.data.map((b: { address: string }) => b.address)).to.include(address);
+    expect(shown.body.data.address).to.equal(subject);
+    const byRange = await admin('GET', `/bans/${encodeURIComponent(subject)}`);
+    expect(byRange.body.data.address).to.equal(subject);
+    // Paged: the page that starts just before the subject holds it.
+    const before = subject.slice(0, -1);
+    const listed = await admin('GET', `/bans?limit=5&after=${encodeURIComponent(before)}`);
+    expect(listed.status).to.equal(200);
+    expect(listed.body.data.bans.map((b: { address: string }) => b.address)).to.include(subject);
 
     const lifted = await admin('DELETE', `/bans/${encodeURIComponent(address)}`);
     expect(lifted.status).to.equal(200);

@@ -6,6 +6,7 @@ import type { Redis } from 'ioredis';
 import { BanOperations } from '../../src/admin/bans.js';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
 import type { RunningService } from '../../src/server.js';
+import { banSubject, parseIp } from '../../src/gate/address.js';
 import { keys } from '../../src/store/keys.js';
 import { CURL_UA, freshIPv4, freshIPv6, PLATFORM, via, waitFor } from '../support/gate.js';
 import { call, newWorkspace, startTestService, testRedis } from '../support/service.js';
@@ -85,11 +86,14 @@ describe('platform-only access: bans', () => {
     await stop(a);
     const c = await start();
     expect((await ping(c, via(address, PLATFORM))).status).to.equal(403);
-    expect(c.gate.bans.isBanned(address)).to.equal(true);
+    // IPv6: the ban covers the address's /64.
+    const subject = banSubject(parseIp(address)!);
+    expect(subject).to.match(/\/64$/);
+    expect(c.gate.bans.isBanned(subject)).to.equal(true);
 
-    // Lifted by an operator: every instance lets it in again.
+    // Lifted by an operator (naming the address or its /64): every instance lets it in again.
     const lifted = await bans.removeBan(address);
-    expect(lifted.address).to.equal(address);
+    expect(lifted.address).to.equal(subject);
     for (const service of [b, c]) {
       expect(await waitFor(async () => (await ping(service, via(address, PLATFORM))).status === 200)).to.equal(true);
     }

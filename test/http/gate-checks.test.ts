@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis';
 import { BanOperations } from '../../src/admin/bans.js';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
 import type { RunningService } from '../../src/server.js';
-import { parseIp } from '../../src/gate/address.js';
+import { banSubject, parseIp } from '../../src/gate/address.js';
 import { CURL_UA, EDITOR_UA, freshIPv4, freshIPv6, PLATFORM, via, waitFor } from '../support/gate.js';
 import { call, newWorkspace, startTestService, testRedis } from '../support/service.js';
 
@@ -142,9 +142,11 @@ describe('platform-only access: modes and checks', () => {
         const first = await ping(service, via(address, headers));
         expect(first.status).to.equal(403);
         expect(first.body.success).to.equal(false);
-        expect(first.body.error).to.include(`${address} is banned`);
+        // An IPv6 address is banned with its /64.
+        const subject = banSubject(parseIp(address)!);
+        expect(first.body.error).to.include(`${subject} is banned`);
         const record = await bans.getBan(address);
-        expect(record).to.deep.include({ address, source: 'gate' });
+        expect(record).to.deep.include({ address: subject, source: 'gate' });
         expect(record.reasons).to.deep.equal(reasons);
         expect(record.evidence).to.deep.include({ path: '/api/v1/ping', workspaceId: ws.workspaceId, keyId: ws.keyId });
         // Even a perfect platform request from it is refused now.
@@ -180,8 +182,10 @@ describe('platform-only access: modes and checks', () => {
       expect(res.status).to.equal(200);
       expect(res.body.workspaceId).to.equal(devWs.workspaceId);
       expect(res.headers.get('x-ratelimit-remaining')).to.equal('59');
+      // Without a key: the same 403 as a production or unknown key (the editor path tells none apart).
       const noKey = await ping(service, via(address, { 'user-agent': EDITOR_UA }), null);
-      expect(noKey.status).to.equal(401);
+      expect(noKey.status).to.equal(403);
+      expect(noKey.body.error).to.match(/must use a development API key/);
       // Back to production: refused again as soon as the key event reaches the cache.
       await bans.setKeyDev(devWs.keyId, false);
       expect(await waitFor(async () => (await ping(service, via(address, { 'user-agent': EDITOR_UA }), devWs.apiKey)).status === 403)).to.equal(true);

@@ -22,6 +22,8 @@ export async function spawnService(env: Record<string, string>, timeoutMs = 20_0
       ADMIN_PORT: '0',
       LOG_LEVEL: 'info',
       NODE_ENV: 'production',
+      // One address (127.0.0.1) for every caller: see testConfig.
+      AUTH_FAILURES_PER_MINUTE: '1000000',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -9,8 +9,23 @@ import { defineScripts } from '../../src/store/scripts.js';
 import { testRedisUrl } from './hooks.js';
 import { recordResponse } from './response-recorder.js';
 
+/**
+ * Every test calls from 127.0.0.1, one address for what would be many callers, so the budget
+ * of failed keys per address (AUTH_FAILURES_PER_MINUTE) is set out of reach unless a test sets
+ * it: test/security/abuse-findings.test.ts tests it.
+ */
+export const TEST_AUTH_FAILURES_PER_MINUTE = '1000000';
+
 export function testConfig(env: Record<string, string> = {}): Config {
-  return loadConfig({ REDIS_URL: testRedisUrl(), PORT: '0', HOST: '127.0.0.1', ADMIN_PORT: '0', LOG_LEVEL: 'silent', ...env });
+  return loadConfig({
+    REDIS_URL: testRedisUrl(),
+    PORT: '0',
+    HOST: '127.0.0.1',
+    ADMIN_PORT: '0',
+    LOG_LEVEL: 'silent',
+    AUTH_FAILURES_PER_MINUTE: TEST_AUTH_FAILURES_PER_MINUTE,
+    ...env,
+  });
 }
 
 export async function startTestService(env: Record<string, string> = {}): Promise<RunningService> {

@@ -26,8 +26,25 @@ interface Violation {
   evidence: unknown;
 }
 
+/** Pages of GET /admin/v1/bans read here, 1000 bans each: the search below runs on what they hold. */
+const BAN_PAGES_READ = 10;
+
+/** The bans, page after page of the admin API's cursor, up to BAN_PAGES_READ pages. */
+async function loadBans(): Promise<Ban[]> {
+  const out: Ban[] = [];
+  let after: string | null = null;
+  for (let i = 0; i < BAN_PAGES_READ; i++) {
+    const query: string = after === null ? '' : `&after=${enc(after)}`;
+    const page: { bans: Ban[]; next: string | null } = await adminData('GET', `/bans?limit=1000${query}`);
+    out.push(...page.bans);
+    after = page.next;
+    if (after === null) break;
+  }
+  return out;
+}
+
 function BanList() {
-  const list = useLoad(() => adminData<Ban[]>('GET', '/bans'), []);
+  const list = useLoad(loadBans, []);
   const [query, setQuery] = useState('');
   const [note, setNote] = useState<string | undefined>();
   const action = useAction();

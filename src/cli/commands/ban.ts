@@ -42,10 +42,20 @@ export function banCommands(program: Command): void {
 
   ban
     .command('list')
-    .description('list banned addresses')
-    .option('--json', 'print one line of JSON')
-    .action((opts: OutputOptions) =>
-      run(opts, ({ redis, ops }) => new BanOperations(redis, Date.now, ops).listBans(), (bans) => (bans.length === 0 ? 'no bans' : bans.map(banLine).join('\n'))),
+    .description('list banned addresses, one page at a time, in address order')
+    .option('--limit <n>', 'bans per page (1 to 1000)', '100')
+    .option('--after <cursor>', 'start after this address: the "next" of the page before')
+    .option('--json', 'print one line of JSON: {bans, next}')
+    .action((opts: OutputOptions & { limit: string; after?: string }) =>
+      run(
+        opts,
+        ({ redis, ops }) => new BanOperations(redis, Date.now, ops).pageBans({ limit: parseLimit(opts.limit), after: opts.after }),
+        (page) => {
+          const lines = page.bans.length === 0 ? ['no bans'] : page.bans.map(banLine);
+          if (page.next !== null) lines.push(`more: ban list --after ${page.next}`);
+          return lines.join('\n');
+        },
+      ),
     );
 
   ban
@@ -58,7 +68,7 @@ export function banCommands(program: Command): void {
   ban
     .command('add')
     .description('ban an address by hand, on every instance at once')
-    .argument('<address>', 'IPv4 or IPv6 address')
+    .argument('<address>', 'IPv4 or IPv6 address (an IPv6 address bans its /64)')
     .option('--reason <text>', 'why (kept with the ban)')
     .option('--json', 'print one line of JSON')
     .action((address: string, opts: OutputOptions & { reason?: string }) =>

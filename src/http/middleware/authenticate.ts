@@ -1,13 +1,20 @@
 // Resolves `x-api-key` to a principal (401 otherwise), notes the key's use, and guards write
 // endpoints by scope.
 import type { Context, Middleware, Next } from 'koa';
-import type { Authenticator, Principal } from '../../auth/authenticator.js';
+import type { Authenticator, CallerOf, Principal } from '../../auth/authenticator.js';
 import type { LastUsedRecorder } from '../../auth/last-used.js';
 import { forbidden } from '../../errors.js';
 import type { AppState } from '../state.js';
 
-/** `lastUsed`, when given, notes each key's use in memory; it is flushed to Redis in batches. */
-export function authenticate(authenticator: Authenticator, lastUsed?: LastUsedRecorder): Middleware<AppState> {
+/**
+ * `lastUsed`, when given, notes each key's use in memory; it is flushed to Redis in batches.
+ * `callerOf`, when given, names the caller for the budget of failed keys per address.
+ */
+export function authenticate(
+  authenticator: Authenticator,
+  lastUsed?: LastUsedRecorder,
+  callerOf?: (ctx: Context) => string,
+): Middleware<AppState> {
   const admit = (ctx: Context & { state: AppState }, principal: Principal, next: Next) => {
     ctx.state.principal = principal;
     lastUsed?.touch(principal.keyId, principal.workspace.id, ctx.state.startedAt);
@@ -19,7 +26,8 @@ export function authenticate(authenticator: Authenticator, lastUsed?: LastUsedRe
     // The raw header rather than ctx.get(), which lower-cases the name on every call. Node joins
     // a repeated header into one string, which is then no valid key.
     const header = ctx.req.headers['x-api-key'];
-    const principal = authenticator.authenticate(typeof header === 'string' && header !== '' ? header : undefined, ctx.state.startedAt);
+    const caller: CallerOf | undefined = callerOf && (() => callerOf(ctx));
+    const principal = authenticator.authenticate(typeof header === 'string' && header !== '' ? header : undefined, ctx.state.startedAt, caller);
     if (principal instanceof Promise) return principal.then((found) => admit(ctx, found, next));
     return admit(ctx, principal, next);
   };

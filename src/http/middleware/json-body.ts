@@ -13,6 +13,18 @@ const PLAIN_JSON = new Set(['application/json', 'application/json; charset=utf-8
 /** co-body's strict mode: the body must be an object or an array. */
 const STRICT_JSON = /^[\x20\x09\x0a\x0d]*[[{]/;
 
+/** What inflation (behind co-body) decodes; anything else is 415. */
+const ENCODINGS = new Set(['gzip', 'deflate', 'br']);
+
+/**
+ * The declared Content-Length as a number, or NaN when it is not one. Not `~~`: that wraps a
+ * length above 2^31 around (2^32 + 1 read as 1), and the body then never "ends".
+ */
+export function declaredLength(header: string): number {
+  const text = header.trim();
+  return /^\d{1,16}$/.test(text) ? Number(text) : NaN;
+}
+
 /** Shaped like raw-body's errors, so errors.ts answers them the same way. */
 function httpError(status: number, message: string, type: string): Error {
   return Object.assign(new Error(message), { status, type, expose: true });
@@ -53,9 +65,7 @@ function bufferedBody(req: IncomingMessage, length: number): Buffer | undefined 
  * aborted or short body and on anything that is not a JSON object or array. JSON.parse keeps
  * a "__proto__" member as a plain own property, as co-body with onProtoPoisoning 'ignore' did.
  */
-function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
-  const declared = req.headers['content-length'];
-  const length = declared === undefined ? null : ~~declared;
+function readJson(req: IncomingMessage, limit: number, length: number | null): Promise<unknown> {
   if (length !== null && length > limit) {
     req.pause();
     return Promise.reject(httpError(413, 'request entity too large', 'entity.too.large'));
@@ -111,6 +121,16 @@ export function jsonBody(maxBodyBytes: number): Middleware<AppState> {
   const options = { limit: maxBodyBytes, strict: true, encoding: 'utf-8', onProtoPoisoning: 'ignore' } as coBody.Options;
   return async function readJsonBody(ctx, next) {
     const { headers } = ctx.req;
+    const declared = headers['content-length'];
+    // Checked before anything reads the length (koa's ctx.request.length wraps it with `~~` too).
+    const length = declared === undefined ? null : declaredLength(declared);
+    if (length !== null && !Number.isSafeInteger(length)) {
+      throw new AppError(ErrorCode.INVALID_REQUEST, 'Content-Length must be a whole number of bytes');
+    }
+    if (length !== null && length > maxBodyBytes) {
+      ctx.req.pause();
+      throw new AppError(ErrorCode.PAYLOAD_TOO_LARGE, `Request body is larger than ${maxBodyBytes} bytes`);
+    }
     const contentType = headers['content-type'];
     // type-is's own test for a body, which ctx.request.is() applies before the type.
     const bodyFollows = headers['transfer-encoding'] !== undefined || headers['content-length'] !== undefined;
@@ -130,13 +150,11 @@ export function jsonBody(maxBodyBytes: number): Middleware<AppState> {
     }
     const encoding = headers['content-encoding'];
     if (encoding !== undefined && encoding !== 'identity') {
-      ctx.request.body = await coBody.json(ctx, options);
+      ctx.request.body = await readCompressed(ctx, options, encoding);
       return next();
     }
-    const declared = headers['content-length'];
-    if (declared !== undefined && headers['transfer-encoding'] === undefined) {
-      const length = ~~declared;
-      if (length > 0 && length <= maxBodyBytes) {
+    if (length !== null && headers['transfer-encoding'] === undefined) {
+      if (length > 0) {
         // Runs inside node's header callback, before the parser reads on: let it push the body.
         await undefined;
         const body = bufferedBody(ctx.req, length);
@@ -146,7 +164,28 @@ export function jsonBody(maxBodyBytes: number): Middleware<AppState> {
         }
       }
     }
-    ctx.request.body = await readJson(ctx.req, maxBodyBytes);
+    ctx.request.body = await readJson(ctx.req, maxBodyBytes, headers['transfer-encoding'] === undefined ? length : null);
     await next();
   };
+}
+
+/**
+ * A compressed body through co-body. An encoding it does not know is 415; a body that does
+ * not decode (zlib's Z_DATA_ERROR, a truncated stream) is the caller's mistake, 400, where it
+ * used to surface as a 500.
+ */
+async function readCompressed(ctx: Parameters<typeof coBody.json>[0], options: coBody.Options, encoding: string): Promise<unknown> {
+  const name = encoding.trim().toLowerCase();
+  if (!ENCODINGS.has(name)) {
+    throw new AppError(
+      ErrorCode.UNSUPPORTED_MEDIA_TYPE,
+      `Content-Encoding "${encoding.slice(0, 40)}" is not supported: send gzip, deflate, br or none`,
+    );
+  }
+  try {
+    return await coBody.json(ctx, options);
+  } catch (err) {
+    if (typeof (err as { status?: unknown }).status === 'number') throw err;
+    throw new AppError(ErrorCode.INVALID_REQUEST, `Request body is not valid ${name} data`, { cause: err });
+  }
 }

@@ -1,5 +1,5 @@
-// GET /api/v1/openapi.json: the OpenAPI document, mounted before authentication so that
-// tools can read it without an API key.
+// GET /api/v1/openapi.json: the public API's OpenAPI document (the admin API's is on the ops
+// listener), mounted before authentication so that tools can read it without an API key.
 import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { openApiJson } from '../../openapi/document.js';
@@ -13,7 +13,7 @@ export function openApiRouter(prefix: string): Router<AppState> {
   const router = new Router<AppState>({ prefix });
   router.get(FILE, (ctx) => {
     ctx.type = 'application/json';
-    ctx.body = openApiJson();
+    ctx.body = openApiJson('public');
   });
   return router;
 }

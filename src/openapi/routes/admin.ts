@@ -6,7 +6,7 @@ import {
   allowedEntry,
   apiKeyRecord,
   auditEntryList,
-  banList,
+  banPage,
   banRecord,
   createdKeyRecord,
   createdWorkspaceRecord,
@@ -38,7 +38,7 @@ import {
   updateWorkspaceBody,
   usageQuery,
 } from '../../schemas/admin.js';
-import { addBanBody, allowBody, keyDevBody, violationsQuery } from '../../schemas/gate-admin.js';
+import { addBanBody, allowBody, bansQuery, keyDevBody, violationsQuery } from '../../schemas/gate-admin.js';
 import { adminRoute, type RouteSpec } from '../route-spec.js';
 
 const PLAYER = '/workspaces/:id/players/:userId';
@@ -137,7 +137,14 @@ const auditRoutes = [
 ];
 
 const gateRoutes = [
-  adminRoute('get', '/bans', 'List banned addresses', { ok: banList }),
+  adminRoute('get', '/bans', 'List banned addresses, one page at a time', {
+    query: bansQuery,
+    ok: banPage,
+    errors: [400],
+    description:
+      'Pages of at most `limit` bans (default 100, at most 1000) in the order of their addresses. ' +
+      'Pass the answer\'s `next` as `after` for the next page; `next` is null on the last one.',
+  }),
   adminRoute('post', '/bans', 'Ban an address by hand', {
     body: addBanBody,
     ok: banRecord,

@@ -1,5 +1,5 @@
 // The ops listener's own routes (ADMIN_PORT): probes and metrics, open to whoever can reach it.
-import { aliveResponse, metricsResponse, readyResponse } from '../../schemas/responses.js';
+import { aliveResponse, metricsResponse, openApiResponse, readyResponse } from '../../schemas/responses.js';
 import { consoleSessionResponse, signedOutResponse, signInBody } from '../../schemas/console.js';
 import { openRoute, type RouteSpec } from '../route-spec.js';
 
@@ -31,6 +31,9 @@ export const opsRoutes: readonly RouteSpec[] = [
     ok: signedOutResponse,
     errors: [401, 403],
     errorText: { 401: 'No session, or it has ended.', 403: 'Missing or wrong X-CSRF-Token, or a cross-site request.' },
+  }),
+  openRoute('get', '/openapi.json', "The ops listener's OpenAPI document: the admin API, the probes and the metrics", 'meta', {
+    ok: openApiResponse,
   }),
   openRoute('get', '/metrics', 'Prometheus metrics', 'ops', {
     ok: metricsResponse,

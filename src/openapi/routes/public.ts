@@ -51,10 +51,10 @@ export const publicRoutes: readonly RouteSpec[] = [
   openRoute('get', '/api/v1/openapi.json', 'This OpenAPI document (no API key needed)', 'meta', {
     ok: openApiResponse,
     // The platform-only access gate runs before every public path, this one included.
-    errors: [401, 403, 503],
+    errors: [403, 429, 503],
     errorText: {
-      401: 'Gate on, editor play-test user agent: the key it must carry is missing or unknown.',
-      403: 'The platform-only access gate refused the caller.',
+      403: 'The platform-only access gate refused the caller (an editor play-test without a development key included).',
+      429: 'Gate on, editor play-test user agent: too many requests with an invalid key from this address (AUTH_FAILURES_PER_MINUTE).',
       503: 'Gate on, editor play-test user agent: the key could not be checked, storage unavailable.',
     },
   }),

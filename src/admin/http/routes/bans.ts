@@ -6,13 +6,14 @@ import type { Config } from '../../../config.js';
 import { jsonBody } from '../../../http/middleware/json-body.js';
 import type { AppState } from '../../../http/state.js';
 import { compile } from '../../../http/validate.js';
-import { addBanBody, allowBody, keyDevBody, violationsQuery } from '../../../schemas/gate-admin.js';
+import { addBanBody, allowBody, bansQuery, keyDevBody, violationsQuery } from '../../../schemas/gate-admin.js';
 import { BanOperations } from '../../bans.js';
 import type { AdminOperations } from '../../operations.js';
 
 const validateAddBan = compile<{ address: string; reason?: string }>(addBanBody);
 const validateAllow = compile<{ entry: string; note?: string }>(allowBody);
 const validateKeyDev = compile<{ dev: boolean }>(keyDevBody);
+const validateBans = compile<{ limit?: string; after?: string }>(bansQuery);
 const validateViolations = compile<{ limit?: string; address?: string }>(violationsQuery);
 
 export function banAdminRoutes(router: Router<AppState>, ops: AdminOperations, config: Config): void {
@@ -20,7 +21,9 @@ export function banAdminRoutes(router: Router<AppState>, ops: AdminOperations, c
   const body = jsonBody(config.limits.maxBodyBytes);
 
   router.get('/bans', async (ctx) => {
-    ctx.body = { success: true, data: await bans.listBans() };
+    const query = validateBans('query', { ...ctx.query });
+    const limit = query.limit === undefined ? undefined : Number(query.limit);
+    ctx.body = { success: true, data: await bans.pageBans({ limit, after: query.after }) };
   });
 
   router.post('/bans', body, async (ctx) => {
