@@ -1,0 +1,195 @@
+// One run of the plan simulation: `players` concurrent players on game servers of 30, against
+// one fresh workspace of the given plan on the real service. Each server slot hosts 15-minute
+// sessions back to back; the first joins are spread evenly over the first 15 minutes (so the
+// join rate is the steady one from the start and the population reaches `players` at minute
+// 15), then the game runs `steadyMinutes` at full population, then every server shuts down at
+// the same moment. Afterwards the stored data of every player is compared with what the
+// simulation wrote, and every session must be released.
+import type { Redis } from 'ioredis';
+import { PlayerDataStore, type PlayerLimits } from '../../../src/store/player-data.js';
+import { KeyByKeyLayer } from './key-by-key-layer.js';
+import { SessionLayer, type LeaveMode, type ServerLayer } from './session-layer.js';
+import { SimApi, SimClock, SimStats, WINDOW_SECONDS } from './sim-api.js';
+import { SimPlayer } from './sim-player.js';
+
+export type Pattern = 'session' | 'session-close-now' | 'key-by-key';
+
+export interface SimOptions {
+  readonly players: number;
+  readonly pattern: Pattern;
+  readonly baseUrl: string;
+  readonly apiKey: string;
+  readonly workspaceId: string;
+  readonly redis: Redis;
+  readonly speedup: number;
+  readonly steadyMinutes: number;
+  readonly sessionMinutes?: number;
+  readonly serverSize?: number;
+  readonly autoSaveSeconds?: number;
+  readonly changesPerMinute?: number;
+  /** Real seconds (the service takes 30-3600); the auto-saves renew it. */
+  readonly ttlSeconds?: number;
+  readonly seed?: number;
+}
+
+export interface SimResult {
+  readonly players: number;
+  readonly pattern: Pattern;
+  readonly servers: number;
+  readonly playersSimulated: number;
+  readonly requests: number;
+  readonly requestsByEndpoint: Record<string, number>;
+  readonly statuses: Record<string, number>;
+  readonly rateLimited: number;
+  /** The most requests sent in one window of 10 simulated seconds (shutdown included). */
+  readonly peakWindowRequests: number;
+  /** The most requests sent in one window before the shutdown (steady state). */
+  readonly peakSteadyWindowRequests: number;
+  /** Requests the shutdown sent (every server's final saves, retries included). */
+  readonly shutdownRequests: number;
+  /** Requests per player per simulated minute at full population, before the shutdown. */
+  readonly requestsPerPlayerMinute: number;
+  /** Players whose stored data differs from what the game wrote. */
+  readonly lostSaves: number;
+  /** Players whose session the layer could not open (they never played). */
+  readonly failedJoins: number;
+  readonly unreleasedSessions: number;
+  /** Joins under way when the servers shut down (not failures: those players never played). */
+  readonly cancelledJoins: number;
+  readonly networkErrors: number;
+  readonly retries: number;
+  readonly unexpected: SimStats['unexpected'];
+  readonly failures: string[];
+  readonly realSeconds: number;
+  readonly ok: boolean;
+}
+
+/** mulberry32: a small seeded generator, so a run's schedule repeats. */
+function random(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export async function simulate(o: SimOptions): Promise<SimResult> {
+  const started = performance.now();
+  const sessionSeconds = (o.sessionMinutes ?? 15) * 60;
+  const serverSize = o.serverSize ?? 30;
+  const autoSave = o.autoSaveSeconds ?? 60;
+  const secondsPerChange = 60 / (o.changesPerMinute ?? 8);
+  const end = sessionSeconds + o.steadyMinutes * 60;
+  const rand = random(o.seed ?? 1);
+  const clock = new SimClock(o.speedup);
+  const stats = new SimStats();
+  const api = new SimApi(o.baseUrl, o.apiKey, clock, stats);
+  const servers = Math.ceil(o.players / serverSize);
+  const all: SimPlayer[] = [];
+
+  const layers: ServerLayer[] = Array.from({ length: servers }, (_, s) => {
+    if (o.pattern === 'key-by-key') return new KeyByKeyLayer(api);
+    const mode: LeaveMode = o.pattern === 'session' ? 'fold' : 'close-now';
+    return new SessionLayer(api, `job-${s}`, o.ttlSeconds ?? 30, mode);
+  });
+
+  const slot = async (server: number, index: number, firstJoin: number) => {
+    await clock.until(firstJoin);
+    for (let generation = 0; clock.now() < end; generation++) {
+      const joinedAt = clock.now();
+      const player = new SimPlayer(`s${server}-${index}-${generation}`, joinedAt, secondsPerChange, Math.floor(rand() * 20));
+      all.push(player);
+      await layers[server]!.join(player);
+      if (player.failure || player.cancelled) return;
+      const leaveAt = joinedAt + sessionSeconds;
+      if (leaveAt >= end) return; // plays on until the shutdown
+      await clock.until(leaveAt);
+      player.leftAt = leaveAt;
+      layers[server]!.leave(player);
+    }
+  };
+  const autoSaves = async (server: number, phase: number) => {
+    for (let at = phase; at < end; at += autoSave) {
+      await clock.until(at);
+      if (clock.now() >= end) return;
+      void layers[server]!.autoSave();
+    }
+  };
+
+  const slots: Array<Promise<void>> = [];
+  for (let i = 0; i < o.players; i++) {
+    slots.push(slot(Math.floor(i / serverSize), i % serverSize, (i / o.players) * sessionSeconds * 0.999 + rand() * 0.001));
+  }
+  const saving = layers.map((_, s) => autoSaves(s, rand() * autoSave));
+  await clock.until(end);
+  for (const player of all) player.leftAt ??= end;
+  const shutdownWindow = Math.floor(clock.now() / WINDOW_SECONDS);
+  const beforeShutdown = stats.requests;
+  await Promise.all(layers.map((layer) => layer.shutdown()));
+  const shutdownRequests = stats.requests - beforeShutdown;
+  await Promise.all([...slots, ...saving]);
+  await Promise.all(layers.map((layer) => layer.settle()));
+
+  const verified = await verify(o, all);
+  const steady = stats.perWindow.slice(0, shutdownWindow);
+  // Full population from the end of the ramp; the shutdown's own window is left out.
+  const full = stats.perWindow.slice(Math.ceil(sessionSeconds / WINDOW_SECONDS), shutdownWindow);
+  const result = {
+    players: o.players,
+    pattern: o.pattern,
+    servers,
+    playersSimulated: all.length,
+    requests: stats.requests,
+    requestsByEndpoint: stats.byEndpoint,
+    statuses: stats.byStatus,
+    rateLimited: stats.rateLimited,
+    peakWindowRequests: Math.max(0, ...stats.perWindow),
+    peakSteadyWindowRequests: Math.max(0, ...steady),
+    shutdownRequests,
+    requestsPerPlayerMinute:
+      full.length > 0 ? Math.round((full.reduce((a, b) => a + b, 0) / full.length / o.players) * (60 / WINDOW_SECONDS) * 1000) / 1000 : NaN,
+    lostSaves: verified.lost,
+    failedJoins: all.filter((p) => !p.cancelled && p.failure?.startsWith('join')).length,
+    cancelledJoins: all.filter((p) => p.cancelled).length,
+    unreleasedSessions: verified.unreleased,
+    networkErrors: stats.networkErrors,
+    retries: stats.retries,
+    unexpected: stats.unexpected,
+    failures: [...new Set(all.map((p) => p.failure).filter((f): f is string => f !== undefined))].slice(0, 10),
+    realSeconds: Math.round((performance.now() - started) / 100) / 10,
+  };
+  return {
+    ...result,
+    ok: result.rateLimited === 0 && result.lostSaves === 0 && result.failedJoins === 0 && result.unreleasedSessions === 0,
+  };
+}
+
+/** Reads every player straight from Redis (through the service's store, outside any plan). */
+async function verify(o: SimOptions, players: readonly SimPlayer[]): Promise<{ lost: number; unreleased: number }> {
+  const store = new PlayerDataStore(o.redis, {} as PlayerLimits);
+  let lost = 0;
+  let unreleased = 0;
+  for (let i = 0; i < players.length; i += 200) {
+    const batch = players.slice(i, i + 200);
+    await Promise.all(
+      batch.map(async (player) => {
+        if (player.cancelled || player.failure?.startsWith('join')) return;
+        const all = await store.readAll(o.workspaceId, player.userId, 1 << 30);
+        const stored = new Map(all.complete ? all.entries.map(([key, entry]) => [key, Number(entry.valueJson)]) : []);
+        player.advance(Infinity);
+        const same = stored.size === player.values.size && [...player.values].every(([k, v]) => stored.get(k) === v);
+        if (!same) {
+          lost++;
+          if (process.env['BENCH_PLANS_DEBUG'] && lost <= 3) {
+            process.stderr.write(`lost ${player.userId} joined ${player.joinedAt} left ${player.leftAt}: wrote ${JSON.stringify([...player.values])} saved ${JSON.stringify([...player.saved])} stored ${JSON.stringify([...stored])}\n`);
+          }
+        }
+        if (o.pattern !== 'key-by-key' && (await store.sessionOf(o.workspaceId, player.userId)).session) unreleased++;
+      }),
+    );
+  }
+  return { lost, unreleased };
+}
