@@ -40,7 +40,7 @@ const PLAN_BUDGET = { pro: 300, free: 60 } as const;
 const START: Record<Pattern, Record<'pro' | 'free', number>> = {
   session: { pro: 4000, free: 800 },
   'session-close-now': { pro: 3000, free: 600 },
-  'key-by-key': { pro: 160, free: 30 },
+  'key-by-key': { pro: 120, free: 20 },
 };
 
 function log(message: string): void {
