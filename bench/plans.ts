@@ -5,9 +5,11 @@
 // searches for the largest number of concurrent players with no 429 and no lost save
 // (doubling, then bisection), each run on a fresh workspace (bench/lib/plans/simulate.ts).
 //
-// Options (environment, all optional): BENCH_PLANS_SPEEDUP (20: a 15-minute session takes 45 s,
-// the window is 500 ms), BENCH_PLANS_STEADY_MINUTES (2: simulated minutes at full population
-// after the 15-minute ramp), BENCH_PLANS_PATTERNS (session,key-by-key,session-close-now),
+// Options (environment, all optional): BENCH_PLANS_SPEEDUP (10: a 15-minute session takes 90 s,
+// the window is 1 s; x20 made every stall of a busy machine 20 times longer in simulated time),
+// BENCH_PLANS_STEADY_MINUTES (5: simulated minutes at full population before the shutdown),
+// BENCH_PLANS_COLD=1 (no warm start: the population ramps up over the first 15 minutes, and
+// the steady minutes follow), BENCH_PLANS_PATTERNS (session,key-by-key,session-close-now),
 // BENCH_PLANS_PLANS (pro,free), BENCH_PLANS_PRECISION (0.1: stop when the first failing count
 // is within 10% of the last passing one), BENCH_PLANS_PLAYERS (a list of counts: run each once
 // instead of searching), BENCH_PLANS_MAX_RUNS (8 per search).
@@ -27,8 +29,9 @@ const env = process.env;
 const num = (name: string, fallback: number) => (env[name] ? Number(env[name]) : fallback);
 const list = (name: string, fallback: string) => (env[name] || fallback).split(',').map((s) => s.trim()).filter(Boolean);
 
-const SPEEDUP = num('BENCH_PLANS_SPEEDUP', 20);
-const STEADY_MINUTES = num('BENCH_PLANS_STEADY_MINUTES', 2);
+const SPEEDUP = num('BENCH_PLANS_SPEEDUP', 10);
+const STEADY_MINUTES = num('BENCH_PLANS_STEADY_MINUTES', 5);
+const WARM = env['BENCH_PLANS_COLD'] !== '1';
 const PATTERNS = list('BENCH_PLANS_PATTERNS', 'session,key-by-key,session-close-now') as Pattern[];
 const PLANS = list('BENCH_PLANS_PLANS', 'pro,free') as Array<'pro' | 'free'>;
 const PRECISION = num('BENCH_PLANS_PRECISION', 0.1);
@@ -76,6 +79,8 @@ async function main(): Promise<void> {
       RATE_LIMIT_FREE: String(PLAN_BUDGET.free),
     },
     readyPath: '/api/v1/ping',
+    // Its warnings (5xx causes) belong in the run's record.
+    stdout: 'inherit',
   });
   const ops = new AdminOperations(bench.redis);
   let workspaces = 0;
@@ -92,6 +97,7 @@ async function main(): Promise<void> {
       redis: bench.redis,
       speedup: SPEEDUP,
       steadyMinutes: STEADY_MINUTES,
+      warmStart: WARM,
     });
     log(
       `  ${result.ok ? 'ok' : 'FAIL'}: ${result.requests} requests, ${result.rateLimited} x 429, ${result.lostSaves} lost, ` +
@@ -157,6 +163,7 @@ async function main(): Promise<void> {
       rateLimitWindowMs: windowMs,
       planBudgetPerWindow: PLAN_BUDGET,
       steadyMinutes: STEADY_MINUTES,
+      warmStart: WARM,
       sessionMinutes: 15,
       serverSize: 30,
       autoSaveSeconds: 60,

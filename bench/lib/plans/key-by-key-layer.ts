@@ -38,11 +38,16 @@ export class KeyByKeyLayer implements ServerLayer {
       return;
     }
     this.open.set(player.userId, player);
-    void this.autoSaveLoop(player);
+    void this.autoSaveLoop(player, player.joinedAt + AUTO_SAVE_SECONDS);
   }
 
-  private async autoSaveLoop(player: SimPlayer): Promise<void> {
-    for (let at = player.joinedAt + AUTO_SAVE_SECONDS; ; at += AUTO_SAVE_SECONDS) {
+  adopt(player: SimPlayer, _sessionId: string, firstSaveAt: number): void {
+    this.open.set(player.userId, player);
+    void this.autoSaveLoop(player, firstSaveAt);
+  }
+
+  private async autoSaveLoop(player: SimPlayer, firstSaveAt: number): Promise<void> {
+    for (let at = firstSaveAt; ; at += AUTO_SAVE_SECONDS) {
       await this.api.clock.until(at);
       if (this.open.get(player.userId) !== player) return;
       const save = this.save(player, false, at + AUTO_SAVE_SECONDS);

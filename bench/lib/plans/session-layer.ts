@@ -37,6 +37,8 @@ interface Pending {
 
 export interface ServerLayer {
   join(player: SimPlayer): Promise<void>;
+  /** A player who was already playing when the run began (his session opened outside it). */
+  adopt(player: SimPlayer, sessionId: string, firstSaveAt: number): void;
   /** The player left (player.leftAt is set). */
   leave(player: SimPlayer): void;
   autoSave(): Promise<void>;
@@ -85,6 +87,10 @@ export class SessionLayer implements ServerLayer {
       return;
     }
     this.sessions.set(player.userId, { player, sessionId: answer.body.data.sessionId, leaving: false, busy: false });
+  }
+
+  adopt(player: SimPlayer, sessionId: string): void {
+    this.sessions.set(player.userId, { player, sessionId, leaving: false, busy: false });
   }
 
   leave(player: SimPlayer): void {

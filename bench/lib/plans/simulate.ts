@@ -1,11 +1,19 @@
 // One run of the plan simulation: `players` concurrent players on game servers of 30, against
 // one fresh workspace of the given plan on the real service. Each server slot hosts 15-minute
-// sessions back to back; the first joins are spread evenly over the first 15 minutes (so the
-// join rate is the steady one from the start and the population reaches `players` at minute
-// 15), then the game runs `steadyMinutes` at full population, then every server shuts down at
-// the same moment. Afterwards the stored data of every player is compared with what the
-// simulation wrote, and every session must be released.
+// sessions back to back, so joins and leaves are spread evenly; the game runs `steadyMinutes`
+// at full population, then every server shuts down at the same moment. Afterwards the stored
+// data of every player is compared with what the simulation wrote, and every session must be
+// released.
+//
+// Warm start (the default): the servers are already full when the run begins. The first
+// player of each slot joined before it (his session is opened straight in Redis, through the
+// service's own script, outside the plan's budget), has made no change yet, and leaves at a
+// time spread evenly over the first 15 minutes, his slot's next player joining at once. So the
+// run is at full population and at the steady join rate from its first second. Cold start
+// (warmStart false): the first joins are spread over the first 15 minutes instead (the join
+// rate is already the steady one) and the population reaches `players` at minute 15.
 import type { Redis } from 'ioredis';
+import { randomBytes } from 'node:crypto';
 import { PlayerDataStore, type PlayerLimits } from '../../../src/store/player-data.js';
 import { KeyByKeyLayer } from './key-by-key-layer.js';
 import { SessionLayer, type LeaveMode, type ServerLayer } from './session-layer.js';
@@ -30,6 +38,7 @@ export interface SimOptions {
   /** Real seconds (the service takes 30-3600); the auto-saves renew it. */
   readonly ttlSeconds?: number;
   readonly seed?: number;
+  readonly warmStart?: boolean;
 }
 
 export interface SimResult {
@@ -82,8 +91,12 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
   const serverSize = o.serverSize ?? 30;
   const autoSave = o.autoSaveSeconds ?? 60;
   const secondsPerChange = 60 / (o.changesPerMinute ?? 8);
-  const end = sessionSeconds + o.steadyMinutes * 60;
+  const warm = o.warmStart ?? true;
+  const rampSeconds = warm ? 0 : sessionSeconds;
+  const end = rampSeconds + o.steadyMinutes * 60;
   const rand = random(o.seed ?? 1);
+  const ttlSeconds = o.ttlSeconds ?? 30;
+  const firstPlayers = warm ? await openFirstSessions(o, serverSize, ttlSeconds, secondsPerChange, rand) : [];
   const clock = new SimClock(o.speedup);
   const stats = new SimStats();
   const api = new SimApi(o.baseUrl, o.apiKey, clock, stats);
@@ -93,12 +106,22 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
   const layers: ServerLayer[] = Array.from({ length: servers }, (_, s) => {
     if (o.pattern === 'key-by-key') return new KeyByKeyLayer(api);
     const mode: LeaveMode = o.pattern === 'session' ? 'fold' : 'close-now';
-    return new SessionLayer(api, `job-${s}`, o.ttlSeconds ?? 30, mode);
+    return new SessionLayer(api, `job-${s}`, ttlSeconds, mode);
   });
 
   const slot = async (server: number, index: number, firstJoin: number) => {
-    await clock.until(firstJoin);
-    for (let generation = 0; clock.now() < end; generation++) {
+    const first = firstPlayers[server * serverSize + index];
+    if (first) {
+      all.push(first.player);
+      layers[server]!.adopt(first.player, first.sessionId, rand() * 60);
+      if (first.leaveAt >= end) return;
+      await clock.until(first.leaveAt);
+      first.player.leftAt = first.leaveAt;
+      layers[server]!.leave(first.player);
+    } else {
+      await clock.until(firstJoin);
+    }
+    for (let generation = first ? 1 : 0; clock.now() < end; generation++) {
       const joinedAt = clock.now();
       const player = new SimPlayer(`s${server}-${index}-${generation}`, joinedAt, secondsPerChange, Math.floor(rand() * 20));
       all.push(player);
@@ -136,7 +159,7 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
   const verified = await verify(o, all);
   const steady = stats.perWindow.slice(0, shutdownWindow);
   // Full population from the end of the ramp; the shutdown's own window is left out.
-  const full = stats.perWindow.slice(Math.ceil(sessionSeconds / WINDOW_SECONDS), shutdownWindow);
+  const full = stats.perWindow.slice(Math.ceil(rampSeconds / WINDOW_SECONDS), shutdownWindow);
   const result = {
     players: o.players,
     pattern: o.pattern,
@@ -165,6 +188,51 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
     ...result,
     ok: result.rateLimited === 0 && result.lostSaves === 0 && result.failedJoins === 0 && result.unreleasedSessions === 0,
   };
+}
+
+/**
+ * The first player of every slot, already playing: sessions acquired straight in Redis with the
+ * service's script (as POST /sessions/acquire does, minus the plan), leaves spread evenly over
+ * the first session length.
+ */
+async function openFirstSessions(
+  o: SimOptions,
+  serverSize: number,
+  ttlSeconds: number,
+  secondsPerChange: number,
+  rand: () => number,
+): Promise<Array<{ player: SimPlayer; sessionId: string; leaveAt: number }>> {
+  const store = new PlayerDataStore(o.redis, { idempotencyTtlSeconds: 60 } as PlayerLimits);
+  const sessionSeconds = (o.sessionMinutes ?? 15) * 60;
+  const first = Array.from({ length: o.players }, (_, i) => {
+    const userId = `s${Math.floor(i / serverSize)}-${i % serverSize}-0`;
+    return {
+      player: new SimPlayer(userId, 0, secondsPerChange, Math.floor(rand() * 20)),
+      sessionId: `ses_${randomBytes(16).toString('base64url')}`,
+      leaveAt: ((i + rand()) / o.players) * sessionSeconds,
+    };
+  });
+  // Shuffled, so a server's players do not all leave in the same stretch of time.
+  for (let i = first.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [first[i]!.leaveAt, first[j]!.leaveAt] = [first[j]!.leaveAt, first[i]!.leaveAt];
+  }
+  if (o.pattern === 'key-by-key') return first;
+  for (let i = 0; i < first.length; i += 500) {
+    await Promise.all(
+      first.slice(i, i + 500).map(async (f, j) => {
+        const reply = await store.session(o.workspaceId, f.player.userId, {
+          action: 'acquire',
+          sessionId: f.sessionId,
+          owner: `job-${Math.floor((i + j) / serverSize)}`,
+          ttlMs: ttlSeconds * 1000,
+          steal: false,
+        });
+        if (reply.reply[0] !== 1) throw new Error(`opening the first session of ${f.player.userId}: ${JSON.stringify(reply)}`);
+      }),
+    );
+  }
+  return first;
 }
 
 /** Reads every player straight from Redis (through the service's store, outside any plan). */
