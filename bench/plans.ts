@@ -3,7 +3,7 @@
 // factor as the simulated clock, so that a plan's budget per simulated second is the real one
 // (300 or 60 requests per 10 simulated seconds). Then, for each request pattern and plan, it
 // searches for the largest number of concurrent players with no 429 and no lost save
-// (doubling, then bisection), each run on a fresh workspace (bench/lib/plans/simulate.ts).
+// (steps of x1.5 from a start near the expected figure, then bisection), each run on a fresh workspace (bench/lib/plans/simulate.ts).
 //
 // Options (environment, all optional): BENCH_PLANS_SPEEDUP (10: a 15-minute session takes 90 s,
 // the window is 1 s; x20 made every stall of a busy machine 20 times longer in simulated time),
@@ -41,9 +41,9 @@ const PLAN_BUDGET = { pro: 300, free: 60 } as const;
 
 /** Where each search starts: near the arithmetic of docs/performance-plans.md, to save runs. */
 const START: Record<Pattern, Record<'pro' | 'free', number>> = {
-  session: { pro: 4000, free: 800 },
-  'session-close-now': { pro: 3000, free: 600 },
-  'key-by-key': { pro: 120, free: 20 },
+  session: { pro: 6000, free: 1100 },
+  'session-close-now': { pro: 4500, free: 900 },
+  'key-by-key': { pro: 150, free: 30 },
 };
 
 function log(message: string): void {
@@ -132,7 +132,7 @@ async function main(): Promise<void> {
               if ((hi - lo) / lo <= PRECISION || hi - lo <= 10) break;
               next = Math.round((lo + hi) / 2 / 10) * 10;
             } else {
-              next = lo === null ? Math.max(10, Math.round(next / 2)) : next * 2;
+              next = lo === null ? Math.max(10, Math.round(next / 1.5 / 10) * 10) : Math.round((next * 1.5) / 10) * 10;
             }
           }
         }

@@ -104,9 +104,14 @@ export class SimApi {
    */
   async send(options: SendOptions): Promise<SendResult> {
     const endpoint = `${options.method} ${options.path.split('?')[0]!.replace('/api/v1', '')}`;
+    // The time the deadline is held to: waits count in simulated seconds, but the exchanges
+    // themselves in real ones, since the service's own latency does not speed up with the
+    // clock (at x10, a shutdown burst answered in 2 s would otherwise spend 20 of its 30 s).
+    let spent = this.clock.now();
     for (let attempt = 1; ; attempt++) {
       this.stats.count(endpoint, this.clock.now());
       let answer: Answer | undefined;
+      const sentAt = performance.now();
       try {
         const res = await fetch(this.baseUrl + options.path, {
           method: options.method,
@@ -123,15 +128,17 @@ export class SimApi {
       } catch {
         this.stats.networkErrors++;
       }
+      spent += (performance.now() - sentAt) / 1000;
       let delay: number | undefined;
       if (answer === undefined || answer.status >= 500 || answer.body?.code === 'IDEMPOTENCY_IN_PROGRESS') {
         if (attempt < ATTEMPTS) delay = Math.min(BACKOFF_MAX_SECONDS, BACKOFF_BASE_SECONDS * 2 ** (attempt - 1)) * (0.5 + 0.5 * Math.random());
       } else if (answer.status === 429 && options.waitOnRateLimit && options.deadline !== undefined) {
         delay = WINDOW_SECONDS + Math.random();
       }
-      if (delay === undefined || (options.deadline !== undefined && this.clock.now() + delay > options.deadline)) return answer;
+      if (delay === undefined || (options.deadline !== undefined && spent + delay > options.deadline)) return answer;
       if (options.abandon?.()) return answer;
       this.stats.retries++;
+      spent += delay;
       await this.clock.sleep(delay);
     }
   }
