@@ -39,6 +39,8 @@ export class SimStats {
   readonly byStatus: Record<string, number> = {};
   /** Requests sent per window (index = floor(simulated time / 10 s)). */
   readonly perWindow: number[] = [];
+  /** When each request was sent (simulated seconds), retries included. */
+  readonly sentAt: number[] = [];
   networkErrors = 0;
   retries = 0;
   /** Answers other than 200 and 429, with what was asked, for the report (the first few). */
@@ -46,6 +48,7 @@ export class SimStats {
 
   count(endpoint: string, at: number): void {
     this.byEndpoint[endpoint] = (this.byEndpoint[endpoint] ?? 0) + 1;
+    this.sentAt.push(at);
     const w = Math.floor(at / WINDOW_SECONDS);
     while (this.perWindow.length <= w) this.perWindow.push(0);
     this.perWindow[w]!++;
@@ -57,6 +60,21 @@ export class SimStats {
         this.unexpected.push({ endpoint, status: answer.status, code: answer.body?.code, error: answer.body?.error });
       }
     }
+  }
+  /**
+   * The most requests sent within any 10 simulated seconds: what the plan's window would hold
+   * at full scale in the unluckiest alignment. Needed beside the service's own 429 count: at
+   * x10 a burst that takes the service more than the scaled window to count (a shutdown of
+   * hundreds of servers does) spills into the next window, which a 10 s window would not allow.
+   */
+  peakSlidingWindow(from = 0): number {
+    const times = this.sentAt.filter((t) => t >= from).sort((a, b) => a - b);
+    let peak = 0;
+    for (let i = 0, j = 0; j < times.length; j++) {
+      while (times[j]! - times[i]! >= WINDOW_SECONDS) i++;
+      peak = Math.max(peak, j - i + 1);
+    }
+    return peak;
   }
   get rateLimited(): number {
     return this.byStatus['429'] ?? 0;
