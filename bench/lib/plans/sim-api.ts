@@ -127,7 +127,9 @@ export class SimApi {
     // clock (at x10, a shutdown burst answered in 2 s would otherwise spend 20 of its 30 s).
     let spent = this.clock.now();
     for (let attempt = 1; ; attempt++) {
-      this.stats.count(endpoint, this.clock.now());
+      // Counted at the full-scale time of the attempt: a retry after a 503 that took the
+      // service 1 s (real) to give comes 1 s after the first try at full scale, not 10.
+      this.stats.count(endpoint, spent);
       let answer: Answer | undefined;
       const sentAt = performance.now();
       try {
