@@ -14,7 +14,7 @@
 // the steady minutes follow), BENCH_PLANS_PATTERNS (session,key-by-key,session-close-now),
 // BENCH_PLANS_PLANS (pro,free), BENCH_PLANS_PRECISION (0.1: stop when the first failing count
 // is within 10% of the last passing one), BENCH_PLANS_PLAYERS (a list of counts: run each once
-// instead of searching), BENCH_PLANS_MAX_RUNS (8 per search).
+// instead of searching), BENCH_PLANS_MAX_RUNS (6 per search).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -38,14 +38,14 @@ const PATTERNS = list('BENCH_PLANS_PATTERNS', 'session,key-by-key,session-close-
 const PLANS = list('BENCH_PLANS_PLANS', 'pro,free') as Array<'pro' | 'free'>;
 const PRECISION = num('BENCH_PLANS_PRECISION', 0.1);
 const FIXED = list('BENCH_PLANS_PLAYERS', '').map(Number);
-const MAX_RUNS = num('BENCH_PLANS_MAX_RUNS', 8);
+const MAX_RUNS = num('BENCH_PLANS_MAX_RUNS', 6);
 const PLAN_BUDGET = { pro: 300, free: 60 } as const;
 
 /** Where each search starts: near the arithmetic of docs/performance-plans.md, to save runs. */
 const START: Record<Pattern, Record<'pro' | 'free', number>> = {
-  session: { pro: 5400, free: 1080 },
-  'session-close-now': { pro: 4500, free: 900 },
-  'key-by-key': { pro: 60, free: 12 },
+  session: { pro: 6000, free: 1200 },
+  'session-close-now': { pro: 4800, free: 960 },
+  'key-by-key': { pro: 40, free: 8 },
 };
 
 function log(message: string): void {

@@ -121,35 +121,41 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
     return new SessionLayer(api, `job-${s}`, ttlSeconds, mode);
   });
 
+  // The end moves (unluckyEnd) once traffic runs, so waits end at the shutdown, not at `end`.
+  let shuttingDown = false;
+  let startShutdown = () => {};
+  const shutdownStarted = new Promise<void>((resolve) => (startShutdown = resolve));
+  const untilOrShutdown = (at: number) => Promise.race([clock.until(at), shutdownStarted]);
+
   const slot = async (server: number, index: number, firstJoin: number) => {
     const first = firstPlayers[server * serverSize + index];
     if (first) {
       all.push(first.player);
       layers[server]!.adopt(first.player, first.sessionId, rand() * 60);
-      if (first.leaveAt >= end) return;
-      await clock.until(first.leaveAt);
+      await untilOrShutdown(first.leaveAt);
+      if (shuttingDown) return; // plays on until the shutdown
       first.player.leftAt = first.leaveAt;
       layers[server]!.leave(first.player);
     } else {
-      await clock.until(firstJoin);
+      await untilOrShutdown(firstJoin);
     }
-    for (let generation = first ? 1 : 0; clock.now() < end; generation++) {
+    for (let generation = first ? 1 : 0; !shuttingDown; generation++) {
       const joinedAt = clock.now();
       const player = new SimPlayer(`s${server}-${index}-${generation}`, joinedAt, secondsPerChange, Math.floor(rand() * 20));
       all.push(player);
       await layers[server]!.join(player);
       if (player.failure || player.cancelled) return;
       const leaveAt = joinedAt + sessionSeconds;
-      if (leaveAt >= end) return; // plays on until the shutdown
-      await clock.until(leaveAt);
+      await untilOrShutdown(leaveAt);
+      if (shuttingDown) return; // plays on until the shutdown
       player.leftAt = leaveAt;
       layers[server]!.leave(player);
     }
   };
   const autoSaves = async (server: number, phase: number) => {
-    for (let at = phase; at < end; at += autoSave) {
-      await clock.until(at);
-      if (clock.now() >= end) return;
+    for (let at = phase; ; at += autoSave) {
+      await untilOrShutdown(at);
+      if (shuttingDown) return;
       void layers[server]!.autoSave();
     }
   };
@@ -162,6 +168,8 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
   await clock.until(end - 3 * WINDOW_SECONDS);
   if (o.windowMs !== undefined) end = await unluckyEnd(o, clock, end, o.windowMs);
   await clock.until(end);
+  shuttingDown = true;
+  startShutdown();
   for (const player of all) player.leftAt ??= end;
   const shutdownWindow = Math.floor(clock.now() / WINDOW_SECONDS);
   const beforeShutdown = stats.requests;
@@ -170,6 +178,11 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
   await Promise.all([...slots, ...saving]);
   await Promise.all(layers.map((layer) => layer.settle()));
 
+  if (process.env['BENCH_PLANS_DEBUG']) {
+    const bySecond = new Map<number, number>();
+    for (const t of stats.sentAt) if (t > end - 20) bySecond.set(Math.floor(t), (bySecond.get(Math.floor(t)) ?? 0) + 1);
+    process.stderr.write(`end ${end.toFixed(2)}; sent by second near it: ${JSON.stringify([...bySecond].sort((a, b) => a[0] - b[0]))}\n`);
+  }
   const verified = await verify(o, all);
   const steady = stats.perWindow.slice(0, shutdownWindow);
   // Full population from the end of the ramp; the shutdown's own window is left out.
