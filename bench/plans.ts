@@ -14,7 +14,11 @@
 // the steady minutes follow), BENCH_PLANS_PATTERNS (session,key-by-key,session-close-now),
 // BENCH_PLANS_PLANS (pro,free), BENCH_PLANS_PRECISION (0.1: stop when the first failing count
 // is within 10% of the last passing one), BENCH_PLANS_PLAYERS (a list of counts: run each once
-// instead of searching), BENCH_PLANS_MAX_RUNS (6 per search).
+// instead of searching), BENCH_PLANS_MAX_RUNS (6 per search), BENCH_PLANS_DEBUG=1 (each lost
+// save's values, and the requests per second around the shutdown). A run fails on a 429, a
+// lost save, a failed join, a session left held, or more requests in any 10 simulated seconds
+// than the budget (SimStats.peakSlidingWindow says why). Results: bench/results/plans.json
+// (plans-partial.tmp.json when the options narrow the search); docs/performance-plans.md.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -195,7 +199,7 @@ function roundCount(n: number): number {
 
 function tableOf(searches: readonly Search[]): string {
   const header = ['pattern', 'plan', 'players (no 429, no loss)', 'first failing', 'req/player-min', 'peak in 10 s', 'shutdown req', 'runs'];
-  const widths = [18, 5, 26, 14, 15, 12, 13, 5];
+  const widths = [18, 5, 26, 14, 15, 13, 13, 5];
   const lines = [header.map((h, i) => (i < 2 ? h.padEnd(widths[i]!) : h.padStart(widths[i]!))).join(' ')];
   for (const s of searches) {
     const best = s.runs.find((r) => r.players === s.capacity);
