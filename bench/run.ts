@@ -26,8 +26,19 @@ import { measureMemory, type MemoryResult } from './lib/memory.js';
 import { spawnTarget, type Target } from './lib/processes.js';
 import { compareFlags, startFlags } from './lib/start-command.js';
 import { ceilingCommands, redisBenchmark, redisBenchmarkAvailable } from './lib/redis-bench.js';
-import { median, medianOf, ratios, REFERENCES, round, rpsRange, table, type Row } from './lib/report.js';
-import { REFERENCE_SCENARIO, SCENARIOS, type Scenario } from './lib/scenarios.js';
+import {
+  median,
+  medianOf,
+  ratios,
+  REFERENCES,
+  round,
+  rpsRange,
+  savePlayerSummary,
+  savePlayerText,
+  table,
+  type Row,
+} from './lib/report.js';
+import { REFERENCE_SCENARIO, SAVE_KEYS, SAVE_PLAYER, SCENARIOS, type Scenario } from './lib/scenarios.js';
 import { seed } from './lib/seed.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -204,6 +215,8 @@ async function main(): Promise<void> {
     const setRow = rows.find((r) => r.label === 'set');
     const sameIo = setRow && ratios(setRow, rows).rpsVsKoaSet;
     if (sameIo) process.stdout.write(`\nset against ${REFERENCES.koaSet}: ${sameIo.toFixed(2)}x\n`);
+    const savePlayer = savePlayerSummary(rows, SAVE_PLAYER, SAVE_KEYS);
+    if (savePlayer) process.stdout.write(`\n${savePlayerText(savePlayer)}\n`);
     if (Object.keys(redisCeilings).length > 0) {
       process.stdout.write(`\nredis-benchmark (req/s, ${HEAVY.connections} connections): ${JSON.stringify(redisCeilings)}\n`);
     }
@@ -234,6 +247,7 @@ async function main(): Promise<void> {
         ceiling: jobs.find((j) => j.label === row.label)?.scenario.redisCeiling,
       })),
       redisBenchmark: redisCeilings,
+      savePlayer,
       memory,
       table: printed,
     };

@@ -61,13 +61,15 @@ export interface SpawnOptions {
   readonly command?: string;
   /** How long to wait for the first answer (20 s). */
   readonly readyTimeoutMs?: number;
+  /** Where the child's stdout (the service's log) goes: nowhere unless asked. */
+  readonly stdout?: 'ignore' | 'inherit';
 }
 
 export async function spawnTarget(options: SpawnOptions): Promise<Target> {
   const port = options.port ?? (await freePort());
   const child = spawn(options.command ?? process.execPath, [...options.args], {
     env: { ...process.env, ...options.env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', options.stdout ?? 'ignore', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;

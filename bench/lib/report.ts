@@ -116,3 +116,39 @@ export function table(rows: readonly Row[], connections: number, lightConnection
 function fmt(n: number | null): string {
   return n === null ? '-' : n.toFixed(2);
 }
+
+/**
+ * "Save a player of 20 keys", from the two save scenarios' rows: players saved per second and
+ * requests spent per save each way (per key, a save is 20 requests; batched, one), and the
+ * batch endpoint's requests/s over the Koa + HGET reference's.
+ */
+export function savePlayerSummary(rows: readonly Row[], labels: { perKey: string; batch: string }, keys: number) {
+  const perKey = rows.find((r) => r.label === labels.perKey);
+  const batch = rows.find((r) => r.label === labels.batch);
+  if (!perKey || !batch) return undefined;
+  const perKeyPlayers = perKey.heavy.requestsPerSecond / keys;
+  const batchPlayers = batch.heavy.requestsPerSecond;
+  return {
+    keys,
+    perKey: { requestsPerSave: keys, playersPerSecond: Math.round(perKeyPlayers), requestsPerSecond: Math.round(perKey.heavy.requestsPerSecond) },
+    batch: {
+      requestsPerSave: 1,
+      playersPerSecond: Math.round(batchPlayers),
+      requestsPerSecond: Math.round(batchPlayers),
+      rpsVsKoaHget: ratios(batch, rows).rpsVsKoaHget,
+      p50Ms: batch.heavy.p50,
+      redisCommandsPerRequest: round(batch.heavy.redisCommandsPerRequest),
+    },
+    /** How many times more players per second the batch saves. */
+    batchOverPerKey: round(batchPlayers / perKeyPlayers),
+  };
+}
+
+export function savePlayerText(summary: NonNullable<ReturnType<typeof savePlayerSummary>>): string {
+  const { keys, perKey, batch } = summary;
+  return (
+    `save a player of ${keys} keys: per key (${perKey.requestsPerSave} requests a save) ${perKey.playersPerSecond} players/s; ` +
+    `one batch (1 request a save) ${batch.playersPerSecond} players/s, ${summary.batchOverPerKey}x; ` +
+    `batch req/s over ${REFERENCES.koaHget}: ${batch.rpsVsKoaHget ?? '-'}x`
+  );
+}

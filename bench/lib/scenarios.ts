@@ -55,11 +55,32 @@ const setValue = (value: unknown): Build => (_k, n) => ({
   path: '/api/v1/data/set',
   body: JSON.stringify({ userId: playerId(n % PLAYERS_PER_WORKSPACE), key: 'blob', value }),
 });
+/** "Save a player of 20 keys": the keys and their values, the same for both ways. */
+export const SAVE_KEYS = 20;
+const saveKey = (i: number) => `save${i}`;
+const SAVE_VALUE = SMALL_OBJECT;
+/** The old way: one POST /data/set per key; 20 of these save one player. */
+const savePerKey: Build = (_k, n) => ({
+  method: 'POST',
+  path: '/api/v1/data/set',
+  body: JSON.stringify({ userId: playerId(n % PLAYERS_PER_WORKSPACE), key: saveKey((n >>> 4) % SAVE_KEYS), value: SAVE_VALUE }),
+});
+const SAVE_OPS = Array.from({ length: SAVE_KEYS }, (_, i) => ({ op: 'set', key: saveKey(i), value: SAVE_VALUE }));
+/** The session layer's way: the 20 keys in one POST /data/batch. */
+const saveBatch: Build = (_k, n) => ({
+  method: 'POST',
+  path: '/api/v1/data/batch',
+  body: JSON.stringify({ userId: playerId(n % PLAYERS_PER_WORKSPACE), ops: SAVE_OPS }),
+});
+
 const incrementHot: Build = () => ({
   method: 'POST',
   path: '/api/v1/data/increment',
   body: '{"userId":"hot","key":"coins","amount":1}',
 });
+
+/** Labels of the two ways to save a player of 20 keys (report.ts turns them into players/s). */
+export const SAVE_PLAYER = { perKey: 'save20 per-key', batch: 'save20 batch' } as const;
 
 export const SCENARIOS: readonly Scenario[] = [
   {
@@ -108,6 +129,18 @@ export const SCENARIOS: readonly Scenario[] = [
         if (pick < 9) return setValue(SMALL_OBJECT)(k, n >>> 4);
         return incrementHot(k, n);
       }),
+  },
+  {
+    name: SAVE_PLAYER.perKey,
+    description: `save a player of ${SAVE_KEYS} keys: POST /data/set per key`,
+    expectStatus: 200,
+    requests: (s) => rotating(s, savePerKey),
+  },
+  {
+    name: SAVE_PLAYER.batch,
+    description: `save a player of ${SAVE_KEYS} keys: one POST /data/batch of ${SAVE_KEYS} sets`,
+    expectStatus: 200,
+    requests: (s) => rotating(s, saveBatch),
   },
   {
     name: 'limited',
