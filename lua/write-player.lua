@@ -8,6 +8,7 @@
   field names that start with a NUL byte (data keys cannot hold control characters), its meta:
     \0v version    \0n data keys    \0b bytes of data (key names + stored entries)
     \0h bytes of history            \0s session: `<id>|<expires ms>|<ttl ms>|<owner>`
+    \0t time of the oldest history entry kept (ms)
   A hash without \0v was written before versions existed: version 1 (0 when empty), and its
   counts are computed here once.
 
@@ -72,8 +73,13 @@ local function answer(reply)
   return reply
 end
 
--- The player's meta, and the counts of a player written before versions existed.
-local meta = redis.call('HMGET', P, '\0v', '\0n', '\0b', '\0h', '\0s')
+-- The player's meta and the ops' current entries in one read, and the counts of a player
+-- written before versions existed.
+local fields = { '\0v', '\0n', '\0b', '\0h', '\0s', '\0t' }
+if ARGV[14] ~= '1' then
+  for i = 16, #ARGV, 4 do fields[#fields + 1] = ARGV[i] end
+end
+local meta = redis.call('HMGET', P, unpack(fields))
 local version, nKeys, nBytes, hBytes
 if meta[1] then
   version, nKeys, nBytes, hBytes = tonumber(meta[1]), tonumber(meta[2]), tonumber(meta[3]), tonumber(meta[4] or '0')
@@ -87,11 +93,11 @@ else
 end
 
 -- The session lock, judged by Redis's clock (the same for every instance of the service).
-local t = redis.call('TIME')
-local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local session = meta[5]
 local renewTo
 if session then
+  local t = redis.call('TIME')
+  local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   local id, expires, ttl, owner = string.match(session, '^([^|]*)|(%d+)|(%d+)|(.*)$')
   if tonumber(expires) > clock then
     if ARGV[5] == '' then return answer({ -5, version, owner, tonumber(expires) }) end
@@ -139,7 +145,7 @@ else
   local index = 0
   while i <= #ARGV do
     local kind, field, a, b = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
-    local old = redis.call('HGET', P, field)
+    local old = meta[7 + index]
     local entry = false
     if kind == 's' then
       entry = a
@@ -187,20 +193,9 @@ end
 -- Second pass: write. Nothing below can fail.
 local newVersion = version
 local historyDelta = 0
+local oldest = tonumber(meta[6])
 if #changedKeys > 0 then
   newVersion = version + 1
-  local toSet, toDelete = {}, {}
-  for k = 1, #changedKeys do
-    if newEntries[k] then
-      toSet[#toSet + 1] = changedKeys[k]
-      toSet[#toSet + 1] = newEntries[k]
-    else
-      toDelete[#toDelete + 1] = changedKeys[k]
-    end
-  end
-  if #toSet > 0 then redis.call('HSET', P, unpack(toSet)) end
-  if #toDelete > 0 then redis.call('HDEL', P, unpack(toDelete)) end
-
   -- A player's first write replaced nothing: its version 0 is "no data", kept without an entry.
   local maxVersions = tonumber(ARGV[11])
   if maxVersions > 0 and version > 0 then
@@ -211,35 +206,50 @@ if #changedKeys > 0 then
     end
     local header = cjson.encode({ v = newVersion, t = tonumber(now), k = ARGV[9], by = ARGV[10], keys = changedKeys, lens = lens })
     local entry = header .. '\n' .. table.concat(parts)
-    redis.call('LPUSH', H, entry)
+    local count = redis.call('LPUSH', H, entry)
     historyDelta = #entry
-    local count = redis.call('LLEN', H)
+    if count == 1 or not oldest then
+      local last = redis.call('LINDEX', H, -1)
+      oldest = tonumber(string.match(string.sub(last, 1, (string.find(last, '\n', 1, true) or (#last + 1)) - 1), '"t":(%d+)') or now)
+    end
     local oldestAllowed = tonumber(now) - tonumber(ARGV[12])
     local maxBytes = tonumber(ARGV[13])
-    while count > 1 do
-      local last = redis.call('LINDEX', H, -1)
-      local header = string.sub(last, 1, (string.find(last, '\n', 1, true) or (#last + 1)) - 1)
-      local at = tonumber(string.match(header, '"t":(%d+)') or '0')
-      if count <= maxVersions and hBytes + historyDelta <= maxBytes and at >= oldestAllowed then break end
-      redis.call('RPOP', H)
-      historyDelta = historyDelta - #last
+    -- Oldest first, while over a limit; the newest entry always stays.
+    while count > 1 and (count > maxVersions or hBytes + historyDelta > maxBytes or oldest < oldestAllowed) do
+      historyDelta = historyDelta - #redis.call('RPOP', H)
       count = count - 1
+      local last = redis.call('LINDEX', H, -1)
+      oldest = tonumber(string.match(string.sub(last, 1, (string.find(last, '\n', 1, true) or (#last + 1)) - 1), '"t":(%d+)') or now)
     end
   end
 end
 
 local newKeys = nKeys + addedKeys - removedKeys
 -- A write that changed nothing and holds no session leaves the hash as it was (a delete of
--- what a player never had creates nothing).
+-- what a player never had creates nothing). Data and meta go in one HSET.
 if #changedKeys > 0 or renewTo then
-  local metaFields = { '\0v', newVersion, '\0n', newKeys, '\0b', nBytes + byteDelta, '\0h', hBytes + historyDelta }
-  if renewTo and ARGV[6] ~= '1' then
-    metaFields[#metaFields + 1] = '\0s'
-    metaFields[#metaFields + 1] = renewTo
-  elseif renewTo then
-    redis.call('HDEL', P, '\0s')
+  local toSet = { '\0v', newVersion, '\0n', newKeys, '\0b', nBytes + byteDelta, '\0h', hBytes + historyDelta }
+  if oldest then
+    toSet[#toSet + 1] = '\0t'
+    toSet[#toSet + 1] = oldest
   end
-  redis.call('HSET', P, unpack(metaFields))
+  local toDelete = {}
+  for k = 1, #changedKeys do
+    if newEntries[k] then
+      toSet[#toSet + 1] = changedKeys[k]
+      toSet[#toSet + 1] = newEntries[k]
+    else
+      toDelete[#toDelete + 1] = changedKeys[k]
+    end
+  end
+  if renewTo and ARGV[6] ~= '1' then
+    toSet[#toSet + 1] = '\0s'
+    toSet[#toSet + 1] = renewTo
+  elseif renewTo then
+    toDelete[#toDelete + 1] = '\0s'
+  end
+  if #toDelete > 0 then redis.call('HDEL', P, unpack(toDelete)) end
+  redis.call('HSET', P, unpack(toSet))
 end
 
 local playersDelta = 0

@@ -298,7 +298,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxPlayerBytes: int(env, 'MAX_PLAYER_BYTES', 4 * 1024 * 1024, 1024, 512 * 1024 * 1024),
     },
     history: {
-      maxVersions: int(env, 'HISTORY_MAX_VERSIONS', 50, 0, 10_000),
+      maxVersions: int(env, 'HISTORY_MAX_VERSIONS', 0, 0, 10_000),
       maxAgeMs: int(env, 'HISTORY_MAX_AGE_HOURS', 7 * 24, 1, 24 * 366) * 3_600_000,
       maxBytes: int(env, 'HISTORY_MAX_BYTES', 1024 * 1024, 0, 512 * 1024 * 1024),
     },
@@ -311,7 +311,7 @@ export function loadConfig(env: Env = process.env): Config {
         free: int(env, 'STORAGE_QUOTA_FREE_BYTES', 256 * 1024 * 1024, 0, 2 ** 50),
         pro: int(env, 'STORAGE_QUOTA_PRO_BYTES', 16 * 1024 * 1024 * 1024, 0, 2 ** 50),
       },
-      flushMs: int(env, 'STORAGE_FLUSH_MS', 1000, 50, 60_000),
+      flushMs: int(env, 'STORAGE_FLUSH_MS', 5000, 50, 60_000),
       refreshMs: int(env, 'STORAGE_REFRESH_MS', 5000, 50, 600_000),
     },
     rateLimit: {
