@@ -6,6 +6,8 @@ export interface AppState {
   requestId: string;
   /** Time the request arrived, ms since the epoch: one clock reading per request. */
   startedAt: number;
+  /** Set when the body did not arrive with the headers: the request waited for it (recheck-key.ts). */
+  bodyWaited?: boolean;
   principal?: Principal;
   rateLimit?: RateLimitResult;
 }

@@ -150,6 +150,7 @@ export function jsonBody(maxBodyBytes: number): Middleware<AppState> {
     }
     const encoding = headers['content-encoding'];
     if (encoding !== undefined && encoding !== 'identity') {
+      ctx.state.bodyWaited = true;
       ctx.request.body = await readCompressed(ctx, options, encoding);
       return next();
     }
@@ -164,6 +165,7 @@ export function jsonBody(maxBodyBytes: number): Middleware<AppState> {
         }
       }
     }
+    ctx.state.bodyWaited = true;
     ctx.request.body = await readJson(ctx.req, maxBodyBytes, headers['transfer-encoding'] === undefined ? length : null);
     await next();
   };
