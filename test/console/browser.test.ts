@@ -12,7 +12,8 @@ import { ensureConsoleBuilt, expectAccessible, launchBrowser, screenshot, signIn
 
 describe('operator console in a browser', function () {
   this.timeout(60_000);
-  const h = useService({ ADMIN_TOKEN });
+  // History on, to see the console named as the writer of a player's versions.
+  const h = useService({ ADMIN_TOKEN, HISTORY_MAX_VERSIONS: '50' });
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
