@@ -61,6 +61,8 @@ export function rebuildAt(
     }
     want -= 1;
   }
-  if (want !== target) return target === 0 ? new Map() : null;
+  // A player's first write keeps no entry: reaching version 1 with every later entry undone, 0 is empty.
+  if (want === 1 && target === 0) return new Map();
+  if (want !== target) return null;
   return data;
 }
