@@ -242,6 +242,30 @@ export class PlayerDataStore {
     return this.redis.lrange(keys.playerHistory(workspaceId, userId), 0, -1);
   }
 
+  /**
+   * The player's data fields, version and history list read in one MULTI (both keys share the
+   * player's slot, so this also works on a cluster): the consistent base for rebuilding an older
+   * version. Buffers throughout, because history lengths count bytes.
+   */
+  async snapshot(
+    workspaceId: string,
+    userId: string,
+  ): Promise<{ version: number; data: Map<string, Buffer>; history: Buffer[] }> {
+    const [[errA, hash], [errB, list]] = (await this.redis
+      .multi()
+      .hgetallBuffer(keys.player(workspaceId, userId))
+      .lrangeBuffer(keys.playerHistory(workspaceId, userId), 0, -1)
+      .exec()) as [[Error | null, Record<string, Buffer>], [Error | null, Buffer[]]];
+    if (errA) throw errA;
+    if (errB) throw errB;
+    const data = new Map<string, Buffer>();
+    for (const [field, value] of Object.entries(hash)) if (PlayerDataStore.isDataField(field)) data.set(field, value);
+    const stored = hash[VERSION];
+    // Players written before versions have no version field: 1 when they hold data.
+    const version = stored !== undefined ? Number(stored.toString()) : data.size > 0 ? 1 : 0;
+    return { version, data, history: list };
+  }
+
   /** The hash's data fields only: meta fields start with a NUL byte. */
   static isDataField(field: string): boolean {
     return !field.startsWith(META);

@@ -1,5 +1,9 @@
 import { expect } from 'chai';
+import type { Redis } from 'ioredis';
+import { PlayerDataStore, type PlayerWrite } from '../../src/store/player-data.js';
 import { parseHistoryEntry, rebuildAt } from '../../src/store/player-history.js';
+import { randomId } from '../support/random.js';
+import { testRedis } from '../support/service.js';
 
 function entry(v: number, prev: Record<string, string | null>): Buffer {
   const keys = Object.keys(prev);
@@ -31,5 +35,42 @@ describe('store/player-history', () => {
     expect(rebuildAt(current, 3, list.slice(1), 2)).to.equal(null);
     expect(rebuildAt(current, 3, list.slice(0, 1), 0)).to.equal(null);
     expect(at(4)).to.equal(null);
+  });
+});
+
+describe('store/player-history against Redis (snapshot + rebuild)', () => {
+  let redis: Redis;
+  let store: PlayerDataStore;
+  before(() => {
+    redis = testRedis();
+    store = new PlayerDataStore(redis, {
+      maxKeysPerPlayer: 100, maxPlayerBytes: 1_000_000, idempotencyTtlSeconds: 60,
+      history: { maxVersions: 3, maxAgeMs: 3_600_000, maxBytes: 100_000 },
+    });
+  });
+  after(() => redis.disconnect());
+
+  it('rebuilds each retained version as it was stored, and not one trimmed away', async () => {
+    const ws = `ws_${randomId()}`;
+    const seen: Array<Record<string, string>> = [{}];
+    const write = async (ops: PlayerWrite['ops'], deleteAll = false) => {
+      await store.write(ws, 'u', { ops, deleteAll }, { nowMs: Date.now(), kind: 'test', actor: 'key:k1' });
+      const s = await store.snapshot(ws, 'u');
+      seen[s.version] = Object.fromEntries([...s.data].map(([k, v]) => [k, v.toString()]));
+    };
+    const set = (key: string, value: unknown) => ({ op: 'set' as const, key, valueJson: JSON.stringify(value) });
+    await write([set('a', 'ü'), set('b', 1)]);
+    await write([set('a', 'é€'), { op: 'delete', key: 'b' }]);
+    await write([], true);
+    await write([set('c', [1])]);
+    await write([set('a', 2)]);
+    const s = await store.snapshot(ws, 'u');
+    expect(s.version).to.equal(5);
+    const entries = s.history.map(parseHistoryEntry);
+    for (const v of [5, 4, 3, 2]) {
+      const m = rebuildAt(s.data, s.version, entries, v);
+      expect(m && Object.fromEntries([...m].map(([k, b]) => [k, b.toString()])), `v${v}`).to.deep.equal(seen[v]);
+    }
+    expect(rebuildAt(s.data, s.version, entries, 1)).to.equal(null);
   });
 });
