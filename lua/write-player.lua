@@ -17,25 +17,22 @@
     KEYS[2] the player's history list (newest first; each entry: a JSON header line, then the
             replaced stored entries one after another, their lengths in the header)
     KEYS[3] the player's idempotency record for this request (read and written only when
-            ARGV[7] is not empty)
-    ARGV[1]  now, ms since the epoch (updated_at of the entries written, history time)
-    ARGV[2]  most data keys a player may have
-    ARGV[3]  most bytes of data a player may have
-    ARGV[4]  expected version, or '' for none
-    ARGV[5]  session id sent with the write, or ''
-    ARGV[6]  '1' to release the session after the write, else ''
-    ARGV[7]  fingerprint of the request for its idempotency key, or '' without a key
-    ARGV[8]  seconds an idempotency record is kept
-    ARGV[9]  kind of write, for the history ('set', 'increment', 'delete', 'batch', ...)
-    ARGV[10] who writes, for the history (`key:<id>` or `admin:<actor>`)
-    ARGV[11] most history entries kept (0: no history)
-    ARGV[12] oldest history entry kept, ms of age
-    ARGV[13] most bytes of history kept (the newest entry is kept whatever its size)
-    ARGV[14] '1' to delete every data key (the ops are then ignored), else ''
-    ARGV[15..] ops, four values each: kind, key, a, b
-               's' key stored-entry ''        set
-               'i' key amount default         increment (decimal strings from JavaScript)
-               'd' key '' ''                  delete
+            ARGV[4] is not empty)
+    ARGV[1] now, ms since the epoch (updated_at of the entries written, history time)
+    ARGV[2] the limits, the same for every write of an instance (one argument, so a write
+            carries few): `<most data keys> <most data bytes> <seconds an idempotency record
+            is kept> <most history entries (0: no history)> <oldest history entry kept, ms
+            of age> <most history bytes (the newest entry is kept whatever its size)>`
+    ARGV[3] the guards: '' for none, else `<expected version or ''>|<session id or ''>|<'r' to
+            release the session after the write, or ''>`
+    ARGV[4] fingerprint of the request for its idempotency key, or '' without a key
+    ARGV[5] the kind of write and who writes, for the history: `<kind> <who>` (kind: 'set',
+            'increment', 'delete', 'batch', ...; who: `key:<id>` or `admin:<actor>`)
+    ARGV[6..] ops, three values each: kind, key, argument
+               's' key stored-entry        set
+               'i' key '<amount> <default>' increment (decimal strings from JavaScript)
+               'd' key ''                  delete
+               'a' '' ''                   delete every data key (the only op when present)
 
   Output:
     { 1, version, dataBytesDelta, playersDelta, historyBytesDelta, r1, r2, ... }  applied;
@@ -55,7 +52,12 @@
 ]]
 local P, H, I = KEYS[1], KEYS[2], KEYS[3]
 local now = ARGV[1]
-local idemFp = ARGV[7]
+local maxKeys, maxBytes, idemTtl, histVersions, histAgeMs, histBytes =
+  string.match(ARGV[2], '^(%d+) (%d+) (%d+) (%d+) (%d+) (%d+)$')
+local ifVersion, sessionId, release = '', '', ''
+if ARGV[3] ~= '' then ifVersion, sessionId, release = string.match(ARGV[3], '^(%d*)|([%w_%-]*)|(r?)$') end
+local idemFp = ARGV[4]
+local deleteAll = ARGV[6] == 'a'
 
 if idemFp ~= '' then
   local kept = redis.call('GET', I)
@@ -68,7 +70,7 @@ end
 
 local function answer(reply)
   if idemFp ~= '' then
-    redis.call('SET', I, idemFp .. '\n' .. cjson.encode(reply), 'EX', ARGV[8])
+    redis.call('SET', I, idemFp .. '\n' .. cjson.encode(reply), 'EX', idemTtl)
   end
   return reply
 end
@@ -76,8 +78,8 @@ end
 -- The player's meta and the ops' current entries in one read, and the counts of a player
 -- written before versions existed.
 local fields = { '\0v', '\0n', '\0b', '\0h', '\0s', '\0t' }
-if ARGV[14] ~= '1' then
-  for i = 16, #ARGV, 4 do fields[#fields + 1] = ARGV[i] end
+if not deleteAll then
+  for i = 7, #ARGV, 3 do fields[#fields + 1] = ARGV[i] end
 end
 local meta = redis.call('HMGET', P, unpack(fields))
 local version, nKeys, nBytes, hBytes
@@ -100,17 +102,17 @@ if session then
   local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
   local id, expires, ttl, owner = string.match(session, '^([^|]*)|(%d+)|(%d+)|(.*)$')
   if tonumber(expires) > clock then
-    if ARGV[5] == '' then return answer({ -5, version, owner, tonumber(expires) }) end
-    if ARGV[5] ~= id then return answer({ -6, version }) end
+    if sessionId == '' then return answer({ -5, version, owner, tonumber(expires) }) end
+    if sessionId ~= id then return answer({ -6, version }) end
     renewTo = id .. '|' .. (clock + tonumber(ttl)) .. '|' .. ttl .. '|' .. owner
-  elseif ARGV[5] ~= '' then
+  elseif sessionId ~= '' then
     return answer({ -6, version })
   end
-elseif ARGV[5] ~= '' then
+elseif sessionId ~= '' then
   return answer({ -6, version })
 end
 
-if ARGV[4] ~= '' and tonumber(ARGV[4]) ~= version then return answer({ -4, version }) end
+if ifVersion ~= '' and tonumber(ifVersion) ~= version then return answer({ -4, version }) end
 
 -- First pass: what each op would write, and every refusal, before anything is written.
 local changedKeys, previous, newEntries, results = {}, {}, {}, {}
@@ -127,7 +129,7 @@ local function formatNumber(value)
   return text
 end
 
-if ARGV[14] == '1' then
+if deleteAll then
   local all = redis.call('HGETALL', P)
   for i = 1, #all, 2 do
     local field = all[i]
@@ -141,16 +143,16 @@ if ARGV[14] == '1' then
   end
   results[1] = tostring(removedKeys)
 else
-  local i = 15
   local index = 0
-  while i <= #ARGV do
-    local kind, field, a, b = ARGV[i], ARGV[i + 1], ARGV[i + 2], ARGV[i + 3]
+  for i = 6, #ARGV, 3 do
+    local kind, field, arg = ARGV[i], ARGV[i + 1], ARGV[i + 2]
     local old = meta[7 + index]
     local entry = false
     if kind == 's' then
-      entry = a
+      entry = arg
       results[#results + 1] = now
     elseif kind == 'i' then
+      local amount, default = string.match(arg, '^(%S+) (%S+)$')
       local base
       if old then
         local json = string.match(old, '^%[%d+,(.*)%]$')
@@ -161,9 +163,9 @@ else
         base = tonumber(json)
         if not base then return answer({ -1, version, index }) end
       else
-        base = tonumber(b)
+        base = tonumber(default)
       end
-      local value = base + tonumber(a)
+      local value = base + tonumber(amount)
       if value ~= value or value == math.huge or value == -math.huge then return answer({ -2, version, index }) end
       local text = formatNumber(value)
       entry = '[' .. now .. ',' .. text .. ']'
@@ -179,13 +181,12 @@ else
       if old and not entry then removedKeys = removedKeys + 1 end
       byteDelta = byteDelta + (entry and (#field + #entry) or 0) - (old and (#field + #old) or 0)
     end
-    i = i + 4
     index = index + 1
   end
-  if addedKeys > 0 and nKeys + addedKeys - removedKeys > tonumber(ARGV[2]) then
+  if addedKeys > 0 and nKeys + addedKeys - removedKeys > tonumber(maxKeys) then
     return answer({ -3, version, -1 })
   end
-  if byteDelta > 0 and nBytes + byteDelta > tonumber(ARGV[3]) then
+  if byteDelta > 0 and nBytes + byteDelta > tonumber(maxBytes) then
     return answer({ -7, version, nBytes + byteDelta })
   end
 end
@@ -193,34 +194,48 @@ end
 -- Second pass: write. Nothing below can fail.
 local newVersion = version
 local historyDelta = 0
+-- \0t is the time of the oldest entry kept, or a lower bound of it: after dropping the oldest
+-- entry, the dropped one's time stands for the new oldest's (which is no older), and the list
+-- is read only when that bound says an entry may be too old.
 local oldest = tonumber(meta[6])
+local function timeOf(entry)
+  return tonumber(string.match(string.sub(entry, 1, (string.find(entry, '\n', 1, true) or (#entry + 1)) - 1), '"t":(%d+)') or now)
+end
 if #changedKeys > 0 then
   newVersion = version + 1
   -- A player's first write replaced nothing: its version 0 is "no data", kept without an entry.
-  local maxVersions = tonumber(ARGV[11])
+  local maxVersions = tonumber(histVersions)
   if maxVersions > 0 and version > 0 then
     local lens, parts = {}, {}
     for k = 1, #changedKeys do
       lens[k] = previous[k] and #previous[k] or -1
       parts[k] = previous[k] or ''
     end
-    local header = cjson.encode({ v = newVersion, t = tonumber(now), k = ARGV[9], by = ARGV[10], keys = changedKeys, lens = lens })
+    local kind, who = string.match(ARGV[5], '^(%S+) (.*)$')
+    local header = cjson.encode({ v = newVersion, t = tonumber(now), k = kind, by = who, keys = changedKeys, lens = lens })
     local entry = header .. '\n' .. table.concat(parts)
     local count = redis.call('LPUSH', H, entry)
     historyDelta = #entry
-    if count == 1 or not oldest then
-      local last = redis.call('LINDEX', H, -1)
-      oldest = tonumber(string.match(string.sub(last, 1, (string.find(last, '\n', 1, true) or (#last + 1)) - 1), '"t":(%d+)') or now)
+    if count == 1 then
+      oldest = tonumber(now)
+    elseif not oldest then
+      oldest = timeOf(redis.call('LINDEX', H, -1))
     end
-    local oldestAllowed = tonumber(now) - tonumber(ARGV[12])
-    local maxBytes = tonumber(ARGV[13])
+    local oldestAllowed = tonumber(now) - tonumber(histAgeMs)
+    local budget = tonumber(histBytes)
     -- Oldest first, while over a limit; the newest entry always stays.
-    while count > 1 and (count > maxVersions or hBytes + historyDelta > maxBytes or oldest < oldestAllowed) do
-      historyDelta = historyDelta - #redis.call('RPOP', H)
+    while count > 1 do
+      if oldest < oldestAllowed then
+        -- The bound says too old: read the real time of the oldest before dropping it.
+        oldest = timeOf(redis.call('LINDEX', H, -1))
+      end
+      if not (count > maxVersions or hBytes + historyDelta > budget or oldest < oldestAllowed) then break end
+      local dropped = redis.call('RPOP', H)
+      historyDelta = historyDelta - #dropped
       count = count - 1
-      local last = redis.call('LINDEX', H, -1)
-      oldest = tonumber(string.match(string.sub(last, 1, (string.find(last, '\n', 1, true) or (#last + 1)) - 1), '"t":(%d+)') or now)
+      oldest = timeOf(dropped)
     end
+    if count == 1 then oldest = tonumber(now) end
   end
 end
 
@@ -242,7 +257,7 @@ if #changedKeys > 0 or renewTo then
       toDelete[#toDelete + 1] = changedKeys[k]
     end
   end
-  if renewTo and ARGV[6] ~= '1' then
+  if renewTo and release ~= 'r' then
     toSet[#toSet + 1] = '\0s'
     toSet[#toSet + 1] = renewTo
   elseif renewTo then

@@ -3,7 +3,7 @@
 // field and value under the same key names. Each is the used_memory delta over the entries.
 import type { Redis } from 'ioredis';
 import { loadConfig } from '../../src/config.js';
-import { playerLimitsOf, writePlayerArgs } from '../../src/store/player-data.js';
+import { playerLimitsOf, writeLimitsArg, writePlayerArgs } from '../../src/store/player-data.js';
 import { keys } from '../../src/store/keys.js';
 import { usedMemory } from './redis-stats.js';
 
@@ -48,7 +48,7 @@ export async function measureMemory(redis: Redis, players = 100_000): Promise<Me
   const now = Date.now();
   const bare = await measure(redis, players, (p, key) => p.hset(key, FIELD, VALUE));
   const limits = playerLimitsOf(loadConfig({}));
-  const args = writePlayerArgs(limits, { ops: [{ op: 'set', key: FIELD, valueJson: VALUE }] }, { nowMs: now, kind: 'set', actor: 'bench' });
+  const args = writePlayerArgs(writeLimitsArg(limits), { ops: [{ op: 'set', key: FIELD, valueJson: VALUE }] }, { nowMs: now, kind: 'set', actor: 'bench' });
   const service = await measure(redis, players, (p, key) => p.writePlayer(key, `${key}:h`, `${key}:i:-`, ...args));
   return {
     players,

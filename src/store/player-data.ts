@@ -104,29 +104,31 @@ function scriptReply(raw: Array<string | number>): ScriptReply {
   return { reply: raw, replayed: false };
 }
 
-/** ARGV of lua/write-player.lua for one write. */
-export function writePlayerArgs(limits: PlayerLimits, write: PlayerWrite, context: WriteContext): string[] {
-  const args: string[] = [
-    String(context.nowMs),
-    String(limits.maxKeysPerPlayer),
-    String(limits.maxPlayerBytes),
-    write.ifVersion === undefined ? '' : String(write.ifVersion),
-    write.sessionId ?? '',
-    write.release ? '1' : '',
-    context.idempotency?.fingerprint ?? '',
-    String(limits.idempotencyTtlSeconds),
-    context.kind,
-    context.actor,
-    String(limits.history.maxVersions),
-    String(limits.history.maxAgeMs),
-    String(limits.history.maxBytes),
-    write.deleteAll ? '1' : '',
-  ];
-  if (!write.deleteAll) {
+/** The limits argument of lua/write-player.lua: the same for every write, so built once. */
+export function writeLimitsArg(limits: PlayerLimits): string {
+  const { maxVersions, maxAgeMs, maxBytes } = limits.history;
+  return `${limits.maxKeysPerPlayer} ${limits.maxPlayerBytes} ${limits.idempotencyTtlSeconds} ${maxVersions} ${maxAgeMs} ${maxBytes}`;
+}
+
+/** What a session id may hold (the schemas hold every id sent to it); the script parses on it. */
+const SESSION_ID = /^[A-Za-z0-9_-]*$/;
+
+/** ARGV of lua/write-player.lua for one write (its header describes each). */
+export function writePlayerArgs(limitsArg: string, write: PlayerWrite, context: WriteContext): string[] {
+  let guards = '';
+  if (write.ifVersion !== undefined || write.sessionId !== undefined || write.release) {
+    const sessionId = write.sessionId ?? '';
+    if (!SESSION_ID.test(sessionId)) throw new AppError(ErrorCode.INVALID_REQUEST, 'Invalid session id');
+    guards = `${write.ifVersion ?? ''}|${sessionId}|${write.release ? 'r' : ''}`;
+  }
+  const args: string[] = [String(context.nowMs), limitsArg, guards, context.idempotency?.fingerprint ?? '', `${context.kind} ${context.actor}`];
+  if (write.deleteAll) {
+    args.push('a', '', '');
+  } else {
     for (const op of write.ops) {
-      if (op.op === 'set') args.push('s', op.key, encodeEntry(op.valueJson, context.nowMs), '');
-      else if (op.op === 'increment') args.push('i', op.key, String(op.amount), String(op.defaultValue));
-      else args.push('d', op.key, '', '');
+      if (op.op === 'set') args.push('s', op.key, encodeEntry(op.valueJson, context.nowMs));
+      else if (op.op === 'increment') args.push('i', op.key, `${op.amount} ${op.defaultValue}`);
+      else args.push('d', op.key, '');
     }
   }
   return args;
@@ -136,13 +138,18 @@ export function writePlayerArgs(limits: PlayerLimits, write: PlayerWrite, contex
 export const READ_INLINE_BYTES = 64 * 1024;
 
 export class PlayerDataStore {
+  /** The limits argument of every write (writeLimitsArg). */
+  private readonly limitsArg: string;
+
   constructor(
     private readonly redis: RedisClient,
     private readonly limits: PlayerLimits,
     /** A connection of its own for reads of large players (the main one when not given). */
     private readonly bulk: RedisClient = redis,
     private readonly bulkReads = new BulkReadGate(),
-  ) {}
+  ) {
+    this.limitsArg = writeLimitsArg(limits);
+  }
 
   async get(workspaceId: string, userId: string, key: string): Promise<GetResult> {
     const hash = keys.player(workspaceId, userId);
@@ -188,7 +195,7 @@ export class PlayerDataStore {
 
   /** Applies a write with lua/write-player.lua; the reply says what happened (see ScriptReply). */
   async write(workspaceId: string, userId: string, write: PlayerWrite, context: WriteContext): Promise<ScriptReply> {
-    const args = writePlayerArgs(this.limits, write, context);
+    const args = writePlayerArgs(this.limitsArg, write, context);
     const raw = await this.redis.writePlayer(
       keys.player(workspaceId, userId),
       keys.playerHistory(workspaceId, userId),

@@ -6,7 +6,7 @@ import { SCRIPTS, preloadScripts, scriptsLoaded } from '../../src/store/scripts.
 import { testRedis } from '../support/service.js';
 
 const PINNED: Record<string, string> = {
-  'write-player.lua': 'ba074d2be63c4516b8740140afb0c1577b76336e',
+  'write-player.lua': '3e59123a700f400a022b31f3a86de722c5064c89',
   'player-session.lua': '12b20da4340f58a2f6347351a701d0d5986fe423',
   'read-player.lua': '2e05401442b229454a66c48538db641e527a18d7',
   'rate-limit.lua': '090e1f04f7423e3c33dd9b18a889fcfd5ea7988e',

@@ -91,6 +91,27 @@ describe('lua/write-player.lua', () => {
     expect(kept.map((e) => JSON.parse(e.split('\n')[0]!).v)).to.deep.equal([4]);
   });
 
+  it('keeps an entry young enough even when the last trim left only a bound on the oldest time', async () => {
+    const DAY = 86_400_000;
+    const t0 = Date.now() - 20 * DAY;
+    const versions = (s: PlayerDataStore) => s.history(ws, '7').then((h) => h.map((e) => JSON.parse(e.split('\n')[0]!).v));
+    const byCount = new PlayerDataStore(redis, { ...LIMITS, history: { maxVersions: 3, maxAgeMs: 100 * DAY, maxBytes: 10_000 } });
+    for (let day = 0; day <= 4; day++) {
+      await byCount.write(ws, '7', { ops: [set('a', day)] }, { nowMs: t0 + day * DAY, kind: 'set', actor: 'a' });
+    }
+    // Versions 3-5 (written on days 2-4) stay; the dropped version 2 (day 1) stands for the oldest time.
+    expect(await versions(byCount)).to.deep.equal([5, 4, 3]);
+    expect(Number(await redis.hget(keys.player(ws, '7'), '\0t'))).to.equal(t0 + DAY);
+    // On day 11 with 9.5 days kept, that bound (day 1) is too old but version 3 (day 2) is not.
+    const byAge = new PlayerDataStore(redis, { ...LIMITS, history: { maxVersions: 10, maxAgeMs: 9.5 * DAY, maxBytes: 10_000 } });
+    await byAge.write(ws, '7', { ops: [set('a', 11)] }, { nowMs: t0 + 11 * DAY, kind: 'set', actor: 'a' });
+    expect(await versions(byAge)).to.deep.equal([6, 5, 4, 3]);
+    expect(Number(await redis.hget(keys.player(ws, '7'), '\0t'))).to.equal(t0 + 2 * DAY);
+    // On day 12.6, versions 3 and 4 (days 2 and 3) are past 9.5 days.
+    await byAge.write(ws, '7', { ops: [set('a', 12)] }, { nowMs: t0 + 12.6 * DAY, kind: 'set', actor: 'a' });
+    expect(await versions(byAge)).to.deep.equal([7, 6, 5]);
+  });
+
   it('computes the counts of a player written before versions once, and starts it at version 1', async () => {
     const hash = keys.player(ws, '5');
     await redis.hset(hash, 'coins', encodeEntry('5', 1000), 'name', encodeEntry('"Ada"', 1000));
