@@ -4,7 +4,12 @@
 // as a game's servers share its data stores. Each VM is one server on its own virtual clock.
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
+import { Redis } from 'ioredis';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { startService, type RunningService } from '../../src/server.js';
+import { startCluster, type TestCluster } from '../support/cluster.js';
 import { call, newWorkspace, useService } from '../support/service.js';
 import { GET_THROTTLED, INTERNAL_ERROR, MAX_VALUE_BYTES, platformDataStores as old } from './luau-datastore.js';
 import { startLuauVm, type LuauVm, type RecordedRequest } from './luau-vm.js';
@@ -333,6 +338,90 @@ describe('Luau migration from the platform data store (in Luau VMs, against the 
     expect(e2).to.match(/^PlayerData\.newSessionStore: INVALID_ARGUMENT: migrate\.attempts must be a whole number/);
   });
 });
+
+describe('Luau migration on a Redis Cluster (3 masters + 3 replicas)', function () {
+  this.timeout(60_000);
+  const ADMIN_TOKEN = 'migration-cluster-admin-token-0123';
+  let cluster: TestCluster;
+  let service: RunningService;
+  let apiKey: string;
+  let a: LuauVm;
+  let b: LuauVm;
+  before(async () => {
+    cluster = await startCluster();
+    const config = loadConfig({
+      REDIS_CLUSTER_NODES: cluster.seeds,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ADMIN_PORT: '0',
+      ADMIN_TOKEN,
+      LOG_LEVEL: 'silent',
+    });
+    service = await startService(config, createLogger(config));
+    const created = await call({ baseUrl: `${service.opsUrl}/admin/v1` }, 'POST', '/workspaces', {
+      body: { name: 'Migration', plan: 'pro' },
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(created.status, created.text).to.equal(201);
+    apiKey = created.body.data.apiKey;
+    a = await startLuauVm(0);
+    b = await startLuauVm(1);
+  });
+  after(async () => {
+    await service?.close();
+    await cluster?.stop();
+  });
+  beforeEach(async () => {
+    old.reset();
+    await a.reset();
+    await b.reset();
+    for (const vm of [a, b]) {
+      await vm.run(ONE_KEY);
+      await vm.run(SERVER, service.baseUrl, apiKey, '{}');
+    }
+  });
+  const stored = async (userId: number) => (await call(service, 'GET', `/data?userId=${userId}`, { key: apiKey })).body;
+
+  it('players on every master move over once each; a second server never reads them again; no node answers CROSSSLOT', async () => {
+    for (let id = 1; id <= 20; id++) old.seed('PlayerData', `Player_${id}`, { Coins: id });
+    await a.run('for id = 1, 20 do STORE:open(id) end game.__close()');
+    await b.run('for id = 1, 20 do STORE:open(id) end');
+    const [sum] = await b.run('local n = 0 for id = 1, 20 do n += STORE:find(id).data.coins end return n');
+    expect(sum).to.equal(210);
+    expect(old.calls).to.have.length(20);
+    expect(migrationsOf(a)).to.have.length(20);
+    expect(migrationsOf(b)).to.have.length(0);
+    expect((await stored(13)).data.migratedFrom.sources[0].key).to.equal('Player_13');
+    let crossSlot = 0;
+    for (const node of cluster.nodes) {
+      const redis = new Redis({ port: node.port, host: '127.0.0.1' });
+      const stats = await redis.info('errorstats');
+      redis.disconnect();
+      crossSlot += Number(/errorstat_CROSSSLOT:count=(\d+)/.exec(stats)?.[1] ?? 0);
+    }
+    expect(crossSlot).to.equal(0);
+  });
+
+  it('a stalled server is fenced off and a failing old store writes nothing, as on a single Redis', async () => {
+    old.seed('PlayerData', 'Player_30', { Coins: 1 });
+    old.faults.push({ op: 'GetAsync', delaySeconds: 60 });
+    await a.run('OPEN(30)');
+    await b.run('OPEN(30) task.wait(40)');
+    await a.run('task.wait(70)');
+    expect((await a.run('return OPENED[30]'))[0]).to.match(/^PlayerData\.migrate: SESSION_LOST: /);
+    expect(await b.run('return OPENED[30].data.coins')).to.deep.equal([1]);
+    expect((await stored(30)).version).to.equal(1);
+
+    old.seed('PlayerData', 'Player_31', { Coins: 5 });
+    for (let i = 0; i < 5; i++) old.faults.push({ op: 'GetAsync', key: 'Player_31', error: INTERNAL_ERROR });
+    const [err] = await a.run('return select(2, pcall(STORE.open, STORE, 31))');
+    expect(errorCodeOf(err)).to.equal('OLD_STORE_FAILED');
+    expect((await stored(31)).code).to.equal('PLAYER_NOT_FOUND');
+    expect(await b.run('return STORE:open(31).data.coins')).to.deep.equal([5]);
+  });
+});
+
+const errorCodeOf = (err: unknown) => /^PlayerData\.\w+: ([A-Z0-9_]+): /.exec(String(err))?.[1];
 
 describe('DataStoreService stand-in (as the platform documents it)', () => {
   let vm: LuauVm;
