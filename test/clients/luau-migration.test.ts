@@ -108,6 +108,7 @@ describe('Luau migration from the platform data store (in Luau VMs, against the 
 
     const marker = JSON.parse(markerJson as string);
     expect(marker.sources).to.deep.equal([{ store: 'PlayerData', key: 'Player_1', found: true, version: oldVersion }]);
+    expect(marker.at).to.match(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(Math.abs(Date.parse(marker.at) - Date.now())).to.be.lessThan(60_000);
     const service = await stored(1);
     expect(service.version).to.equal(1);
