@@ -1,5 +1,6 @@
 // Runs the Luau PlayerData module exactly as shipped (clients/luau/src/init.luau) in a real Luau
-// VM (luau-web, WebAssembly), with the platform stand-in of luau/platform.luau. The stand-in's
+// VM (luau-web, WebAssembly), with the platform stand-in of luau/platform.luau (and its
+// DataStoreService, luau/datastore.luau, whose entries live in luau-datastore.ts). The stand-in's
 // RequestAsync reaches the host's __fetch below, which makes a real HTTP request; only strings,
 // numbers and booleans cross between Luau and JavaScript (and never a raw NUL: luau-web ends a
 // string there; JSON text carries it escaped, so requests and answers are unaffected).
@@ -8,12 +9,14 @@
 // (startLuauVm hands out shared VMs by slot).
 import { readFileSync } from 'node:fs';
 import type { LuauEnv } from 'luau-web';
+import { platformDataStores } from './luau-datastore.js';
 
 const here = new URL('.', import.meta.url);
 const source = (path: string) => readFileSync(new URL(path, here), 'utf8');
 const MODULE_SOURCE = source('../../clients/luau/src/init.luau');
 const JSON_SOURCE = source('luau/json.luau');
 const PLATFORM_SOURCE = source('luau/platform.luau');
+const DATASTORE_SOURCE = source('luau/datastore.luau');
 
 export interface RecordedRequest {
   readonly method: string;
@@ -104,14 +107,18 @@ async function createLuauVm(): Promise<LuauVm> {
     __clockMoved: async (seconds: number) => {
       await vm.onClock?.(seconds);
     },
+    // The DataStoreService stand-in's backend: one for every VM, as a game's servers share it.
+    __datastore: (op: string, store: string, scope: string, key: string, arg: string) =>
+      platformDataStores.handle(op, store, scope, key, arg),
   };
   const state = await LuauState.createAsync(env as unknown as LuauEnv);
   const [json] = (await state.loadstring(JSON_SOURCE, 'json.luau', true)()) as unknown[];
   state.env.set('JSON', json, true);
 
   // Compiled once: every chunk compiled stays in the VM's fixed heap for good (luau-web keeps a
-  // reference to it), so reset() runs these two again instead of compiling them each time.
+  // reference to it), so reset() runs these again instead of compiling them each time.
   const platform = state.loadstring(PLATFORM_SOURCE, 'platform.luau', true);
+  const dataStores = state.loadstring(DATASTORE_SOURCE, 'datastore.luau', true);
   const playerDataModule = state.loadstring(MODULE_SOURCE, 'PlayerData', true);
   let chunks = 0;
   const compiled = new Map<string, (...args: unknown[]) => Promise<unknown>>();
@@ -130,6 +137,7 @@ async function createLuauVm(): Promise<LuauVm> {
     },
     async reset() {
       await platform();
+      await dataStores();
       const [playerData] = (await playerDataModule()) as unknown[];
       state.env.set('PlayerData', playerData, true);
       requests.length = 0;
