@@ -298,7 +298,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxPlayerBytes: int(env, 'MAX_PLAYER_BYTES', 4 * 1024 * 1024, 1024, 512 * 1024 * 1024),
     },
     history: {
-      maxVersions: int(env, 'HISTORY_MAX_VERSIONS', 0, 0, 10_000),
+      maxVersions: int(env, 'HISTORY_MAX_VERSIONS', 50, 0, 10_000),
       maxAgeMs: int(env, 'HISTORY_MAX_AGE_HOURS', 7 * 24, 1, 24 * 366) * 3_600_000,
       maxBytes: int(env, 'HISTORY_MAX_BYTES', 1024 * 1024, 0, 512 * 1024 * 1024),
     },
