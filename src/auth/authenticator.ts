@@ -56,6 +56,8 @@ export interface AuthenticatorOptions {
 export type CallerOf = () => string;
 
 const FAILURE_WINDOW_MS = 60_000;
+/** Lookups in flight one address may have before it has failed (then the budget counts them). */
+export const PENDING_LOOKUPS_MAX = 1024;
 /** Addresses whose failures are counted at once; the oldest are forgotten beyond. */
 const FAILURE_TRACKED_ADDRESSES = 100_000;
 
@@ -221,12 +223,19 @@ export class Authenticator {
     return window;
   }
 
-  /** 429 when the caller has used its minute's 401s (lookups still in flight included). */
+  /**
+   * 429 when the caller has used its minute's 401s. An address that has not failed this minute
+   * is never held back however many lookups it has in flight (a proxy, or an instance with a
+   * cold cache, sends many real keys from one address at once), up to PENDING_LOOKUPS_MAX; once
+   * it has failed, its lookups in flight count as failures to be, so concurrent guesses cannot
+   * run past the budget.
+   */
   private checkBudget(address: string, nowMs: number): void {
     const window = this.failures.get(address);
     if (window === undefined) return;
     const current = nowMs - window.start < FAILURE_WINDOW_MS;
-    if ((current ? window.count : 0) + window.pending < this.failuresPerMinute!) return;
+    const failed = current ? window.count : 0;
+    if (failed === 0 ? window.pending < PENDING_LOOKUPS_MAX : failed + window.pending < this.failuresPerMinute!) return;
     this.stats.failureLimited++;
     const retryAfter = current ? Math.max(1, Math.ceil((window.start + FAILURE_WINDOW_MS - nowMs) / 1000)) : 1;
     throw new AppError(

@@ -76,3 +76,42 @@ describe('Authenticator', () => {
     expect(authenticateNow(t, ws.apiKey).synchronous).to.equal(true);
   });
 });
+
+describe('Authenticator: the budget of failed lookups per address', () => {
+  const t = useService();
+  const caller = () => '203.0.113.9';
+
+  it('never holds back an address with no failures, however many real keys it looks up at once; after one, lookups in flight count', async () => {
+    const { Authenticator } = await import('../../src/auth/authenticator.js');
+    const { ApiKeyStore } = await import('../../src/store/api-keys.js');
+    const { WorkspaceStore } = await import('../../src/store/workspaces.js');
+    const auth = new Authenticator(new ApiKeyStore(t.redis), new WorkspaceStore(t.redis), undefined, {
+      ttlMs: 60_000,
+      maxEntries: 100,
+      failuresPerMinute: 5,
+    });
+    const ws = await newWorkspace(t.redis);
+    // A cold cache and 40 requests with a real key from one address (a proxy): all admitted.
+    const now = Date.now();
+    const answers = await Promise.allSettled(Array.from({ length: 40 }, () => auth.authenticate(ws.apiKey, now, caller)));
+    expect(answers.filter((a) => a.status === 'fulfilled')).to.have.length(40);
+    // One failure; then of 10 guesses at once, only budget - 1 reach Redis, the rest are 429 at once.
+    const guess = () => `pds_${'Z'.repeat(24)}${Math.random().toString(36).slice(2, 10).padEnd(8, '0')}`;
+    await auth.authenticate(guess(), now, caller).then(
+      () => expect.fail('a made-up key was admitted'),
+      (err: AppError) => expect(err.status).to.equal(401),
+    );
+    const statuses = await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        try {
+          await auth.authenticate(guess(), now, caller);
+          return 200;
+        } catch (err) {
+          return (err as AppError).status;
+        }
+      }),
+    );
+    expect(statuses.filter((s) => s === 401)).to.have.length(4);
+    expect(statuses.filter((s) => s === 429)).to.have.length(6);
+  });
+});
