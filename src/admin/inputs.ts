@@ -112,3 +112,10 @@ export function parsePositiveInt(raw: string | number, what: string, max: number
   if (!Number.isSafeInteger(n) || n < 1 || n > max) throw badRequest(`${what} must be a whole number from 1 to ${max}`);
   return n;
 }
+
+/** A version number as typed or posted: a whole number from 0. */
+export function parseVersion(raw: string | number, what = 'version'): number {
+  const n = typeof raw === 'number' ? raw : /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  if (!Number.isSafeInteger(n) || n < 0) throw badRequest(`${what} must be a whole number from 0`);
+  return n;
+}

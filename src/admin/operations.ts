@@ -21,6 +21,7 @@ import { currentActor } from './acting-as.js';
 import type { AdminContext, AuditFacts } from './context.js';
 import { parseName, parsePlan, parsePositiveInt } from './inputs.js';
 import * as keyLifecycle from './key-lifecycle.js';
+import * as playerHistory from './player-history.js';
 import * as playerSupport from './player-support.js';
 import { usageReport, USAGE_DAYS_DEFAULT, type UsageReport } from './usage-report.js';
 import { deleteWorkspace, type DeletedWorkspace, type DeletionOptions } from './workspace-deletion.js';
@@ -29,6 +30,7 @@ export { parsePlan } from './inputs.js';
 export type { CreatedKey, KeyOptions, KeyView, RotateOptions, RotatedKey } from './key-lifecycle.js';
 export type { DeletedWorkspace, DeletionOptions } from './workspace-deletion.js';
 export type { UsageReport } from './usage-report.js';
+export type { HistoryVersion, PlayerAtVersion, PlayerHistory, RestoredPlayer } from './player-history.js';
 
 export interface CreatedWorkspace {
   readonly workspaceId: string;
@@ -227,5 +229,31 @@ export class AdminOperations implements AdminContext {
 
   releasePlayerSession(workspaceId: string, userId: string | number): Promise<{ released: boolean; sessionId: string; owner: string }> {
     return playerSupport.releasePlayerSession(this, workspaceId, userId);
+  }
+
+  // --- one player's history ---
+
+  /** The versions retained, newest first, `limit` a page (default 20, at most 100), before a version. */
+  playerHistory(
+    workspaceId: string,
+    userId: string | number,
+    options?: { limit?: string | number | undefined; before?: string | number | undefined },
+  ): Promise<playerHistory.PlayerHistory> {
+    return playerHistory.playerHistory(this, workspaceId, userId, options);
+  }
+
+  /** The whole player as it was at a retained version (404 VERSION_NOT_RETAINED otherwise). */
+  playerAtVersion(workspaceId: string, userId: string | number, version: string | number): Promise<playerHistory.PlayerAtVersion> {
+    return playerHistory.playerAtVersion(this, workspaceId, userId, version);
+  }
+
+  /** Makes the player's data what it was at a retained version, as a new version (see player-history.ts). */
+  restorePlayer(
+    workspaceId: string,
+    userId: string | number,
+    version: string | number,
+    options?: { force?: boolean | undefined },
+  ): Promise<playerHistory.RestoredPlayer> {
+    return playerHistory.restorePlayer(this, workspaceId, userId, version, options);
   }
 }

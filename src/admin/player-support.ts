@@ -87,7 +87,8 @@ export async function getPlayerValue(
   };
 }
 
-async function adminWrite(ctx: AdminContext, workspaceId: string, userId: string, write: PlayerWrite, kind: string) {
+/** A write of support staff: kind and `admin:<actor>` in the history, counted in the storage totals at once. */
+export async function adminWrite(ctx: AdminContext, workspaceId: string, userId: string, write: PlayerWrite, kind: string) {
   const reply = await ctx.players.write(workspaceId, userId, write, { nowMs: ctx.nowMs(), kind, actor: `admin:${ctx.actor}` });
   // Counted at once: an operator's writes are few, and the CLI has no flush of its own.
   if (reply.reply[0] === 1) {

@@ -22,6 +22,9 @@ const FIELD_RULES: Record<string, string> = {
   ttlSeconds: 'must be a whole number of seconds from 30 to 3600',
   steal: 'must be true or false',
   load: 'must be true or false',
+  version: 'must be a whole number from 0 (a version the history retains)',
+  force: 'must be true or false',
+  before: 'must be a whole number from 0 (the previous page\'s nextBefore)',
 };
 
 /** `/ops/2/value` as `ops[2].value`, and the last named segment (`value`) for its rule. */

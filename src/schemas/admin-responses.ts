@@ -228,6 +228,74 @@ export const releasedSession = {
   properties: { released: { type: 'boolean' }, sessionId: { type: 'string' }, owner: { type: 'string' } },
 } as const;
 
+const nullableString = { type: ['string', 'null'] } as const;
+const versionNumber = { type: 'integer', minimum: 0 } as const;
+
+export const playerHistoryPage = {
+  type: 'object',
+  required: ['userId', 'version', 'versions', 'nextBefore'],
+  additionalProperties: false,
+  properties: {
+    userId: { type: 'string' },
+    version: { ...versionNumber, description: "The player's current version." },
+    versions: {
+      type: 'array',
+      description: 'The versions that can be read and restored, newest first.',
+      items: {
+        type: 'object',
+        required: ['version', 'time', 'kind', 'by', 'keys'],
+        additionalProperties: false,
+        properties: {
+          version: versionNumber,
+          time: { ...nullableTime, description: 'When the write that made this version ran; null for the oldest version retained (its write is older than the history) and for version 0.' },
+          kind: { ...nullableString, description: 'The kind of write: set, increment, delete, batch, admin-set, admin-delete, restore, ...' },
+          by: { ...nullableString, description: 'Who wrote: `key:<API key id>` or `admin:<actor>`.' },
+          keys: { type: ['array', 'null'], items: { type: 'string' }, description: 'The keys the write changed.' },
+        },
+      },
+    },
+    nextBefore: { type: ['integer', 'null'], minimum: 0, description: 'Pass as `before` for the next page; null on the last page.' },
+  },
+} as const;
+
+export const playerAtVersion = {
+  type: 'object',
+  required: ['workspaceId', 'userId', 'version', 'currentVersion', 'data'],
+  additionalProperties: false,
+  properties: {
+    workspaceId: { type: 'string' },
+    userId: { type: 'string' },
+    version: versionNumber,
+    currentVersion: versionNumber,
+    data: { ...playerExport.properties.data, description: 'Every key the player had at that version, with its value and updated_at then.' },
+  },
+} as const;
+
+export const restoredPlayer = {
+  type: 'object',
+  required: ['userId', 'restoredFrom', 'version', 'set', 'deleted', 'endedSession'],
+  additionalProperties: false,
+  properties: {
+    userId: { type: 'string' },
+    restoredFrom: versionNumber,
+    version: { ...versionNumber, description: 'The new version the restore made.' },
+    set: { ...count, description: 'Keys written back.' },
+    deleted: { ...count, description: 'Keys deleted (absent at that version).' },
+    endedSession: {
+      description: "The game server's session that force ended, or null.",
+      anyOf: [
+        { type: 'null' },
+        {
+          type: 'object',
+          required: ['sessionId', 'owner'],
+          additionalProperties: false,
+          properties: { sessionId: { type: 'string' }, owner: { type: 'string' } },
+        },
+      ],
+    },
+  },
+} as const;
+
 export const auditEntryList = {
   type: 'array',
   description: 'Newest first.',

@@ -79,6 +79,31 @@ export const playerQuery = {
   properties: { key: keySchema },
 } as const;
 
+/** GET of a player's history: a page of at most `limit` versions older than `before`. */
+export const historyQuery = {
+  type: 'object',
+  properties: {
+    limit: { type: 'string', pattern: '^[0-9]{1,3}$', description: 'How many versions, 1-100; default 20.' },
+    before: { type: 'string', pattern: '^[0-9]{1,15}$', description: 'Only versions below this one: the previous page\'s `nextBefore`.' },
+  },
+} as const;
+
+/** The `:version` of GET .../history/:version. */
+export const versionParam = { type: 'string', pattern: '^[0-9]{1,15}$', description: 'A version the history retains.' } as const;
+
+export const restorePlayerBody = {
+  type: 'object',
+  required: ['version'],
+  additionalProperties: false,
+  properties: {
+    version: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'The retained version to bring back (see the history).' },
+    force: {
+      type: 'boolean',
+      description: "End the game server's session that holds the player first (its next write gets SESSION_LOST); without it, 409 SESSION_LOCKED.",
+    },
+  },
+} as const;
+
 export const usageQuery = {
   type: 'object',
   properties: { days: { type: 'string', pattern: '^[0-9]{1,2}$', description: 'Days back, 1-31; default 30.' } },

@@ -2,10 +2,12 @@
 // a JSON editor that refuses invalid JSON), add and delete keys, delete the player, export.
 // Every write carries the version the page loaded (ifVersion), so a game server's write in
 // between comes back as a conflict instead of being overwritten. A game server's session
-// (its lock on the player) is shown, and can be force-released when the server is gone.
+// (its lock on the player) is shown, and can be force-released when the server is gone. The
+// History section (player-history.ts) lists, shows and restores older versions.
 import { useMemo, useState } from 'preact/hooks';
 import { adminData, ApiError, enc } from '../api.js';
 import { navigate, paths } from '../router.js';
+import { PlayerHistory } from './player-history.js';
 import { ErrorNote, html, JsonEditor, JsonView, Link, Notice, Pager, time, TypedConfirm, useAction, useLoad, usePages } from '../ui.js';
 
 interface Entry {
@@ -164,6 +166,13 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
             void write(key, value, loaded.version);
           }} />
         </section>
+        ${loaded.version > 0
+          ? html`<${PlayerHistory} workspaceId=${workspaceId} userId=${userId} version=${loaded.version} sessionOwner=${loaded.session?.owner}
+              onRestored=${(message: string) => {
+                setNote(message);
+                player.reload();
+              }} />`
+          : null}
         ${loaded.found
           ? html`<section aria-labelledby="del-player-h">
               <h2 id="del-player-h">Delete the player</h2>

@@ -1,7 +1,8 @@
 // `player ...`: one player's data, for support staff. Every call is in the audit trail.
 import type { Command } from 'commander';
 import { parseJsonValue } from '../../admin/inputs.js';
-import { confirm, run, type ConfirmOptions, type OutputOptions } from '../context.js';
+import { badRequest } from '../../errors.js';
+import { confirm, run, table, type ConfirmOptions, type OutputOptions } from '../context.js';
 
 interface PlayerOptions extends ConfirmOptions {
   workspace: string;
@@ -91,6 +92,77 @@ export function playerCommands(program: Command): void {
         ({ ops }) => ops.releasePlayerSession(opts.workspace, opts.user),
         (r) => `released the session of ${r.owner} (${r.sessionId})`,
         () => confirm(opts, `Ending the session of player ${opts.user}`),
+      ),
+    );
+
+  // History and restore take the workspace and the player as arguments, as issue 18 names them.
+  player
+    .command('history')
+    .description("list the player's versions that can still be shown and restored, newest first")
+    .argument('<workspaceId>', 'workspace id')
+    .argument('<userId>', "the player's user id")
+    .option('--limit <n>', 'versions per page, 1-100', '20')
+    .option('--before <version>', 'only versions below this one (the previous page\'s next)')
+    .option('--json', 'print one line of JSON')
+    .action((workspaceId: string, userId: string, opts: OutputOptions & { limit: string; before?: string }) =>
+      run(
+        opts,
+        ({ ops }) => ops.playerHistory(workspaceId, userId, { limit: opts.limit, before: opts.before }),
+        (h) =>
+          [
+            `player ${h.userId}: version ${h.version}`,
+            table(
+              ['VERSION', 'TIME', 'KIND', 'BY', 'KEYS'],
+              h.versions.map((v) => [
+                String(v.version),
+                v.time ?? '-',
+                v.kind ?? (v.version === 0 ? '(no data yet)' : '(older than the history)'),
+                v.by ?? '-',
+                v.keys ? v.keys.join(', ') : '-',
+              ]),
+            ),
+            ...(h.nextBefore === null ? [] : [`more: --before ${h.nextBefore}`]),
+          ].join('\n'),
+      ),
+    );
+
+  player
+    .command('show')
+    .description('show all of a player\'s data, now or (with --version) as it was at a retained version')
+    .argument('<workspaceId>', 'workspace id')
+    .argument('<userId>', "the player's user id")
+    .option('--version <n>', 'a version from `player history`')
+    .option('--json', 'print one line of JSON (default: indented)')
+    .action((workspaceId: string, userId: string, opts: OutputOptions & { version?: string }) =>
+      run(
+        opts,
+        ({ ops }): Promise<object> =>
+          opts.version === undefined ? ops.exportPlayer(workspaceId, userId) : ops.playerAtVersion(workspaceId, userId, opts.version),
+        (r) => JSON.stringify(r, null, 2),
+      ),
+    );
+
+  player
+    .command('restore')
+    .description("make the player's data what it was at a retained version, as a new version (needs --yes)")
+    .argument('<workspaceId>', 'workspace id')
+    .argument('<userId>', "the player's user id")
+    .requiredOption('--version <n>', 'the version to bring back, from `player history`')
+    .option('--force', "end the session of a game server that holds the player first (its next write gets SESSION_LOST)")
+    .option('--yes', 'confirm: the current data is replaced (it stays in the history)')
+    .option('--json', 'print one line of JSON')
+    .action((workspaceId: string, userId: string, opts: ConfirmOptions & { version: string; force?: boolean }) =>
+      run(
+        opts,
+        ({ ops }) => ops.restorePlayer(workspaceId, userId, opts.version, { force: opts.force === true }),
+        (r) =>
+          `restored player ${r.userId} to version ${r.restoredFrom} as version ${r.version} (${r.set} key(s) set, ${r.deleted} deleted)` +
+          (r.endedSession ? `; ended the session of ${r.endedSession.owner}` : ''),
+        () => {
+          if (!opts.yes) {
+            throw badRequest(`Restoring player ${userId} to version ${opts.version} replaces its current data (which stays in the history): run again with --yes to confirm`);
+          }
+        },
       ),
     );
 }

@@ -12,6 +12,9 @@ import {
   createdWorkspaceRecord,
   deletedCount,
   playerSessionView,
+  playerAtVersion,
+  playerHistoryPage,
+  restoredPlayer,
   releasedSession,
   deletedWorkspace,
   keyView,
@@ -32,7 +35,10 @@ import {
   createWorkspaceBody,
   deletePlayerQuery,
   deleteWorkspaceQuery,
+  historyQuery,
   playerQuery,
+  restorePlayerBody,
+  versionParam,
   rotateKeyBody,
   setPlayerBody,
   updateWorkspaceBody,
@@ -125,6 +131,34 @@ const playerRoutes = [
     ok: releasedSession,
     errors: [400, 404],
     errorText: { 404: 'The workspace does not exist, or no session holds the player.' },
+  }),
+  adminRoute('get', `${PLAYER}/history`, 'The versions of a player that can still be read and restored, newest first', {
+    query: historyQuery,
+    ok: playerHistoryPage,
+    errors: [400, 404],
+    errorText: { 404: 'NOT_FOUND: no such workspace; PLAYER_NOT_FOUND: the player was never written.' },
+    description:
+      'Pages of at most `limit` versions (default 20, at most 100). Pass the answer\'s `nextBefore` as `before` for the next page. ' +
+      'Each version names the write that made it; the oldest retained one (and version 0) have nulls there. docs/history.md.',
+  }),
+  adminRoute('get', `${PLAYER}/history/:version`, 'The whole player as it was at a retained version', {
+    params: { version: versionParam },
+    ok: playerAtVersion,
+    errors: [400, 404],
+    errorText: {
+      404: 'NOT_FOUND: no such workspace; PLAYER_NOT_FOUND: the player was never written; VERSION_NOT_RETAINED: the history no longer keeps that version (or it does not exist yet).',
+    },
+  }),
+  adminRoute('post', `${PLAYER}/restore`, "Make the player's data what it was at a retained version, as a new version", {
+    body: restorePlayerBody,
+    ok: restoredPlayer,
+    errors: [404, 409, 413],
+    errorText: {
+      404: 'NOT_FOUND: no such workspace; PLAYER_NOT_FOUND: the player was never written; VERSION_NOT_RETAINED: the history no longer keeps that version.',
+      409: 'SESSION_LOCKED: a game server holds the player (restore with force to end its session), or took it again between force and the write (retry); VERSION_CONFLICT: the player kept changing during three attempts; TOO_MANY_KEYS.',
+      413: 'PAYLOAD_TOO_LARGE, or PLAYER_TOO_LARGE: the version restored is larger than MAX_PLAYER_BYTES allows now.',
+    },
+    description: 'Recorded in the audit list (`player.restore`). docs/history.md, "Restore".',
   }),
 ];
 

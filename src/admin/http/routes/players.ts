@@ -4,12 +4,14 @@ import type { Config } from '../../../config.js';
 import { jsonBody } from '../../../http/middleware/json-body.js';
 import type { AppState } from '../../../http/state.js';
 import { compile } from '../../../http/validate.js';
-import { deletePlayerQuery, playerQuery, setPlayerBody } from '../../../schemas/admin.js';
+import { deletePlayerQuery, historyQuery, playerQuery, restorePlayerBody, setPlayerBody } from '../../../schemas/admin.js';
 import type { AdminOperations } from '../../operations.js';
 
 const validateQuery = compile<{ key?: string }>(playerQuery);
 const validateSet = compile<{ key: string; value: unknown; ifVersion?: number }>(setPlayerBody);
 const validateDelete = compile<{ key?: string; ifVersion?: string }>(deletePlayerQuery);
+const validateHistory = compile<{ limit?: string; before?: string }>(historyQuery);
+const validateRestore = compile<{ version: number; force?: boolean }>(restorePlayerBody);
 const PLAYER = '/workspaces/:id/players/:userId';
 
 export function playerAdminRoutes(router: Router<AppState>, ops: AdminOperations, config: Config): void {
@@ -45,5 +47,23 @@ export function playerAdminRoutes(router: Router<AppState>, ops: AdminOperations
   router.delete(`${PLAYER}/session`, async (ctx) => {
     const { id, userId } = ctx.params as { id: string; userId: string };
     ctx.body = { success: true, data: await ops.releasePlayerSession(id, userId) };
+  });
+
+  router.get(`${PLAYER}/history`, async (ctx) => {
+    const { limit, before } = validateHistory('query', ctx.query);
+    const { id, userId } = ctx.params as { id: string; userId: string };
+    ctx.body = { success: true, data: await ops.playerHistory(id, userId, { limit, before }) };
+  });
+
+  router.get(`${PLAYER}/history/:version`, async (ctx) => {
+    const { id, userId, version } = ctx.params as { id: string; userId: string; version: string };
+    // parseVersion (admin/inputs.ts) answers 400 for what is not a whole number.
+    ctx.body = { success: true, data: await ops.playerAtVersion(id, userId, version) };
+  });
+
+  router.post(`${PLAYER}/restore`, body, async (ctx) => {
+    const input = validateRestore('body', ctx.request.body);
+    const { id, userId } = ctx.params as { id: string; userId: string };
+    ctx.body = { success: true, data: await ops.restorePlayer(id, userId, input.version, { force: input.force }) };
   });
 }
