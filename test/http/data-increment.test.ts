@@ -1,5 +1,6 @@
 // POST /data/increment: defaults, atomicity, fractions, refusals.
 import { expect } from 'chai';
+import { keys } from '../../src/store/keys.js';
 import { client, newWorkspace, useService } from '../support/service.js';
 
 describe('POST /api/v1/data/increment', () => {
@@ -56,6 +57,29 @@ describe('POST /api/v1/data/increment', () => {
       expect(res.body).to.deep.equal({ success: false, error: 'Stored value is not a number', code: 'NOT_A_NUMBER', version: i + 1 });
       expect((await api.get('/data?userId=2&key=x')).body.data.value).to.deep.equal(value);
     }
+  });
+
+  it('409 NOT_A_NUMBER for every stored value that is not a JSON number, writing nothing at all', async () => {
+    const ws = await newWorkspace(t.redis, 'pro');
+    const own = client(t.service, ws.apiKey);
+    const hash = keys.player(ws.workspaceId, '3');
+    const history = keys.playerHistory(ws.workspaceId, '3');
+    // Strings that Lua's tonumber would read as numbers included: only a JSON number counts.
+    const values = ['12', '0x10', ' 5', '1e3', 'inf', 'nan', '', true, false, { a: 1 }, {}, [1], [], [[2]]];
+    for (const value of values) {
+      const label = JSON.stringify(value);
+      expect((await own.post('/data/set', { userId: 3, key: 'x', value })).status, label).to.equal(200);
+      const before = { data: await t.redis.hgetall(hash), history: await t.redis.lrange(history, 0, -1) };
+      const res = await own.post('/data/increment', { userId: 3, key: 'x', amount: 1, defaultValue: 5 });
+      expect(res.status, label).to.equal(409);
+      expect(res.body, label).to.deep.include({ success: false, code: 'NOT_A_NUMBER', version: Number(before.data['\0v']) });
+      expect(await t.redis.hgetall(hash), label).to.deep.equal(before.data);
+      expect(await t.redis.lrange(history, 0, -1), label).to.deep.equal(before.history);
+      expect((await own.get('/data?userId=3&key=x')).body.data.value, label).to.deep.equal(value);
+    }
+    // A number stored next to them still increments: the refusal is about the value, not the key.
+    await own.post('/data/set', { userId: 3, key: 'x', value: 41 });
+    expect((await own.post('/data/increment', { userId: 3, key: 'x' })).body.value).to.equal(42);
   });
 
   it('answers 409 when the result would overflow, leaving the value untouched', async () => {

@@ -1,19 +1,34 @@
-// Every Lua script is pinned by SHA1, so an edit to a script is always deliberate: update the
-// pin together with the tests of the changed behaviour.
+// The Lua scripts of lua/ as the service loads and calls them. What each script does is pinned
+// through the TypeScript that calls it (src/store/), never by its bytes: an edit that keeps the
+// behaviour (a comment, a faster loop, another argument layout) passes, one that changes it
+// fails. The player scripts' refusals, locks and reads are here; each script also has a test
+// file of its own, named `lua/<file>` (checked below).
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import { SCRIPTS, preloadScripts, scriptsLoaded } from '../../src/store/scripts.js';
+import { encodeEntry, type StoredEntry } from '../../src/domain/entry.js';
+import { keys } from '../../src/store/keys.js';
+import { PlayerDataStore, READ_INLINE_BYTES, type PlayerLimits, type PlayerWrite, type WriteContext } from '../../src/store/player-data.js';
+import { LUA_DIR, SCRIPTS, ScriptCode, preloadScripts, scriptsLoaded } from '../../src/store/scripts.js';
+import { randomId } from '../support/random.js';
 import { testRedis } from '../support/service.js';
 
-const PINNED: Record<string, string> = {
-  'write-player.lua': '3e59123a700f400a022b31f3a86de722c5064c89',
-  'player-session.lua': '12b20da4340f58a2f6347351a701d0d5986fe423',
-  'read-player.lua': '2e05401442b229454a66c48538db641e527a18d7',
-  'rate-limit.lua': '090e1f04f7423e3c33dd9b18a889fcfd5ea7988e',
-  'usage-add.lua': '78b42708355679991e83b1256cb2f68909bf2c90',
-  'touch-keys.lua': '5a9558d0d8f1d2f542e40384a70a06df727c2fdd',
-  'hset-existing.lua': '26c6828835cb91bb7e3147e3ffc70a578d2dc09d',
+const LIMITS: PlayerLimits = {
+  maxKeysPerPlayer: 3,
+  maxPlayerBytes: 200,
+  idempotencyTtlSeconds: 60,
+  history: { maxVersions: 0, maxAgeMs: 0, maxBytes: 0 },
 };
+
+/** Every test file's text, for the check that each script has a test of its own. */
+function testSources(dir = new URL('..', import.meta.url).pathname): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return testSources(path);
+    return entry.name.endsWith('.test.ts') ? [readFileSync(path, 'utf8')] : [];
+  });
+}
 
 describe('lua scripts', () => {
   let redis: Redis;
@@ -22,23 +37,253 @@ describe('lua scripts', () => {
   });
   after(() => redis.disconnect());
 
-  it('are pinned by SHA1', () => {
-    expect(Object.fromEntries(SCRIPTS.map((s) => [s.file, s.sha1]))).to.deep.equal(PINNED);
+  it('are every file of lua/, each loaded by scripts.ts', () => {
+    const files = readdirSync(LUA_DIR).filter((f) => f.endsWith('.lua')).sort();
+    expect(SCRIPTS.map((s) => s.file).sort()).to.deep.equal(files);
   });
 
   it('each open with a header naming KEYS, ARGV and the output', () => {
     for (const script of SCRIPTS) {
       expect(script.lua.startsWith('--[['), script.file).to.equal(true);
       for (let i = 1; i <= script.numberOfKeys; i++) expect(script.lua, script.file).to.include(`KEYS[${i}]`);
+      expect(script.lua, script.file).to.match(/Input:/);
       expect(script.lua, script.file).to.match(/Output:/);
     }
   });
 
-  it('load into Redis under the pinned SHA1', async () => {
+  it('each have a test file that names them (describe(\'lua/<file>\'))', () => {
+    const sources = testSources();
+    for (const script of SCRIPTS) {
+      expect(sources.some((text) => text.includes(`describe('lua/${script.file}'`)), script.file).to.equal(true);
+    }
+  });
+
+  it('load into the script cache under the SHA1 that scripts.ts computed, so the first call needs no EVAL', async () => {
+    await redis.script('FLUSH');
+    expect(await scriptsLoaded(redis)).to.equal(false);
     await preloadScripts(redis);
     expect(await scriptsLoaded(redis)).to.equal(true);
-    for (const script of SCRIPTS) {
-      expect(await redis.script('LOAD', script.lua)).to.equal(script.sha1);
-    }
+    for (const script of SCRIPTS) expect(await redis.script('LOAD', script.lua), script.file).to.equal(script.sha1);
+  });
+});
+
+describe('lua/read-player.lua', () => {
+  let redis: Redis;
+  let store: PlayerDataStore;
+  let ws: string;
+  before(() => {
+    redis = testRedis();
+    store = new PlayerDataStore(redis, { ...LIMITS, maxKeysPerPlayer: 1000, maxPlayerBytes: 1_000_000 });
+  });
+  beforeEach(() => {
+    ws = randomId('ws');
+  });
+  after(() => redis.disconnect());
+
+  const context: WriteContext = { nowMs: 1_700_000_000_000, kind: 'test', actor: 'key:k1' };
+  const set = (key: string, value: unknown) => ({ op: 'set' as const, key, valueJson: JSON.stringify(value) });
+
+  it('gives a player never written as complete and empty at version 0', async () => {
+    expect(await store.readAll(ws, 'nobody')).to.deep.equal({ complete: true, version: 0, entries: [] });
+  });
+
+  it('gives every data key with its stored entry and the version, and no meta field', async () => {
+    await store.write(ws, '1', { ops: [set('a', 1), set('b', { c: [true] })] }, context);
+    await store.write(ws, '1', { ops: [set('ü', 'x')] }, context);
+    await store.session(ws, '1', { action: 'acquire', sessionId: 'ses_1', owner: 'server-1', ttlMs: 60_000 });
+    const read = await store.readAll(ws, '1');
+    expect(read.complete).to.equal(true);
+    expect(read.version).to.equal(2);
+    const entries = Object.fromEntries((read as { entries: Array<[string, StoredEntry]> }).entries.map(([k, e]) => [k, e.valueJson]));
+    expect(entries).to.deep.equal({ a: '1', b: '{"c":[true]}', ü: '"x"' });
+  });
+
+  it('reads a player written before versions existed (no meta) at version 1', async () => {
+    await redis.hset(keys.player(ws, '2'), 'coins', encodeEntry('5', 1000));
+    const read = await store.readAll(ws, '2');
+    expect(read).to.deep.include({ complete: true, version: 1 });
+    expect((read as { entries: unknown[] }).entries).to.have.length(1);
+  });
+
+  it('gives only the size of a player larger than asked for, whole one within it (also past the inline size)', async () => {
+    const big = 'x'.repeat(READ_INLINE_BYTES);
+    await store.write(ws, '3', { ops: [set('big', big), set('small', 1)] }, context);
+    const refused = await store.readAll(ws, '3', 1000);
+    expect(refused).to.deep.include({ complete: false, version: 1, keys: 2 });
+    expect((refused as { bytes: number }).bytes).to.be.greaterThan(READ_INLINE_BYTES);
+    const whole = await store.readAll(ws, '3');
+    expect(whole).to.deep.include({ complete: true, version: 1 });
+    expect((whole as { entries: Array<[string, unknown]> }).entries.map(([k]) => k).sort()).to.deep.equal(['big', 'small']);
+  });
+});
+
+describe('lua/player-session.lua', () => {
+  let redis: Redis;
+  let store: PlayerDataStore;
+  let ws: string;
+  before(() => {
+    redis = testRedis();
+    store = new PlayerDataStore(redis, LIMITS);
+  });
+  beforeEach(() => {
+    ws = randomId('ws');
+  });
+  after(() => redis.disconnect());
+
+  const redisMs = async () => {
+    const [s, us] = await redis.time();
+    return Number(s) * 1000 + Math.floor(Number(us) / 1000);
+  };
+  const acquire = (userId: string, sessionId: string, owner: string, steal = false) =>
+    store.session(ws, userId, { action: 'acquire', sessionId, owner, ttlMs: 60_000, steal });
+
+  it('acquires a free player for a lease on Redis’s clock, and refuses another owner while it lives', async () => {
+    const before = await redisMs();
+    const { reply } = await acquire('1', 'ses_a', 'server-a');
+    expect(reply.slice(0, 4)).to.deep.equal([1, 0, 'ses_a', 'server-a']);
+    expect(Number(reply[4])).to.be.within(before + 60_000, (await redisMs()) + 60_000);
+    const locked = await acquire('1', 'ses_b', 'server-b');
+    expect(locked.reply).to.deep.equal([ScriptCode.SESSION_LOCKED, 0, 'server-a', reply[4]]);
+    expect((await store.sessionOf(ws, '1')).session).to.deep.include({ sessionId: 'ses_a', owner: 'server-a' });
+  });
+
+  it('lets the same owner acquire again (a new id), and a steal take it from another', async () => {
+    await acquire('2', 'ses_a', 'server-a');
+    expect((await acquire('2', 'ses_a2', 'server-a')).reply[0]).to.equal(1);
+    expect((await acquire('2', 'ses_b', 'server-b', true)).reply.slice(0, 4)).to.deep.equal([1, 0, 'ses_b', 'server-b']);
+    expect((await store.sessionOf(ws, '2')).session?.sessionId).to.equal('ses_b');
+  });
+
+  it('renews only the holder’s id (SESSION_LOST for any other), keeping its lease when none is given', async () => {
+    await acquire('3', 'ses_a', 'server-a');
+    await acquire('3', 'ses_b', 'server-b', true);
+    expect((await store.session(ws, '3', { action: 'renew', sessionId: 'ses_a' })).reply).to.deep.equal([ScriptCode.SESSION_LOST, 0]);
+    const before = await redisMs();
+    const renewed = await store.session(ws, '3', { action: 'renew', sessionId: 'ses_b' });
+    expect(renewed.reply.slice(0, 4)).to.deep.equal([1, 0, 'ses_b', 'server-b']);
+    expect(Number(renewed.reply[4])).to.be.within(before + 60_000, (await redisMs()) + 60_000);
+    const longer = await store.session(ws, '3', { action: 'renew', sessionId: 'ses_b', ttlMs: 600_000 });
+    expect(Number(longer.reply[4])).to.be.greaterThan(before + 590_000);
+  });
+
+  it('releases only for the holder’s id', async () => {
+    await acquire('4', 'ses_a', 'server-a');
+    expect((await store.session(ws, '4', { action: 'release', sessionId: 'ses_x' })).reply).to.deep.equal([1, 0, 0]);
+    expect((await store.sessionOf(ws, '4')).session).to.not.equal(undefined);
+    expect((await store.session(ws, '4', { action: 'release', sessionId: 'ses_a' })).reply).to.deep.equal([1, 0, 1]);
+    expect((await store.sessionOf(ws, '4')).session).to.equal(undefined);
+    expect((await acquire('4', 'ses_b', 'server-b')).reply[0]).to.equal(1);
+  });
+
+  it('treats an expired lease as free', async () => {
+    await store.session(ws, '5', { action: 'acquire', sessionId: 'ses_a', owner: 'server-a', ttlMs: 30 });
+    await new Promise((r) => setTimeout(r, 60));
+    expect((await acquire('5', 'ses_b', 'server-b')).reply.slice(0, 3)).to.deep.equal([1, 0, 'ses_b']);
+  });
+
+  it('gives a player written before versions existed its meta, as a write would', async () => {
+    const hash = keys.player(ws, '6');
+    await redis.hset(hash, 'coins', encodeEntry('5', 1000));
+    expect((await acquire('6', 'ses_a', 'server-a')).reply.slice(0, 2)).to.deep.equal([1, 1]);
+    expect(await redis.hmget(hash, '\0v', '\0n', '\0b')).to.deep.equal(['1', '1', String('coins'.length + encodeEntry('5', 1000).length)]);
+  });
+
+  it('replays the first answer for an idempotency key, and refuses the key with another request', async () => {
+    const idem = { keyHash: randomId('idem'), fingerprint: 'fp-1' };
+    const first = await store.session(ws, '7', { action: 'acquire', sessionId: 'ses_a', owner: 'server-a', ttlMs: 60_000 }, idem);
+    const again = await store.session(ws, '7', { action: 'acquire', sessionId: 'ses_z', owner: 'server-z', ttlMs: 60_000 }, idem);
+    expect(again).to.deep.equal({ reply: first.reply, replayed: true });
+    const other = await store.session(ws, '7', { action: 'release', sessionId: 'ses_a' }, { ...idem, fingerprint: 'fp-2' });
+    expect(other.reply).to.deep.equal([ScriptCode.IDEMPOTENCY_KEY_REUSED]);
+    expect((await store.sessionOf(ws, '7')).session?.sessionId).to.equal('ses_a');
+  });
+});
+
+describe('lua/write-player.lua: refusals, locks and replays (through PlayerDataStore.write)', () => {
+  let redis: Redis;
+  let store: PlayerDataStore;
+  let ws: string;
+  before(() => {
+    redis = testRedis();
+    store = new PlayerDataStore(redis, LIMITS);
+  });
+  beforeEach(() => {
+    ws = randomId('ws');
+  });
+  after(() => redis.disconnect());
+
+  const context: WriteContext = { nowMs: 1_700_000_000_000, kind: 'test', actor: 'key:k1' };
+  const write = (userId: string, w: PlayerWrite, ctx: WriteContext = context) => store.write(ws, userId, w, ctx);
+  const set = (key: string, value: unknown) => ({ op: 'set' as const, key, valueJson: JSON.stringify(value) });
+  const data = (userId: string) => redis.hgetall(keys.player(ws, userId));
+
+  it('applies a set, an increment and a delete in one step, answering each op', async () => {
+    const first = (await write('1', { ops: [set('a', 'x'), { op: 'increment', key: 'n', amount: 2, defaultValue: 40 }] })).reply;
+    // Applied, version 1, one player more; a set answers its time, an increment its new value.
+    expect([first[0], first[1], first[3], ...first.slice(5)]).to.deep.equal([1, 1, 1, String(context.nowMs), '42']);
+    const reply = (await write('1', { ops: [{ op: 'delete', key: 'a' }, { op: 'delete', key: 'missing' }] })).reply;
+    expect([reply[0], reply[1], ...reply.slice(5)]).to.deep.equal([1, 2, '1', '0']);
+    expect(Object.keys(await data('1')).filter((f) => !f.startsWith('\0'))).to.deep.equal(['n']);
+  });
+
+  it('applies a write only at the expected version (VERSION_CONFLICT with the current one)', async () => {
+    await write('2', { ops: [set('a', 1)] });
+    expect((await write('2', { ops: [set('a', 2)], ifVersion: 0 })).reply).to.deep.equal([ScriptCode.VERSION_CONFLICT, 1]);
+    expect((await write('2', { ops: [set('a', 2)], ifVersion: 1 })).reply.slice(0, 2)).to.deep.equal([1, 2]);
+  });
+
+  it('refuses a key past the most keys (TOO_MANY_KEYS) and bytes past the most bytes (PLAYER_TOO_LARGE), writing nothing', async () => {
+    await write('3', { ops: [set('a', 1), set('b', 1), set('c', 1)] });
+    const before = await data('3');
+    expect((await write('3', { ops: [set('a', 2), set('d', 1)] })).reply).to.deep.equal([ScriptCode.TOO_MANY_KEYS, 1, -1]);
+    const tooBig = (await write('3', { ops: [set('a', 'x'.repeat(200))] })).reply;
+    expect(tooBig.slice(0, 2)).to.deep.equal([ScriptCode.PLAYER_TOO_LARGE, 1]);
+    expect(Number(tooBig[2])).to.be.greaterThan(LIMITS.maxPlayerBytes);
+    expect(await data('3')).to.deep.equal(before);
+    // Replacing keys within the limits is fine.
+    expect((await write('3', { ops: [set('a', 2), { op: 'delete', key: 'b' }, set('d', 1)] })).reply[0]).to.equal(1);
+  });
+
+  it('refuses a result that is not a finite number (NUMBER_OUT_OF_RANGE)', async () => {
+    await write('4', { ops: [set('n', 1.7976931348623157e308)] });
+    expect((await write('4', { ops: [{ op: 'increment', key: 'n', amount: 1e308, defaultValue: 0 }] })).reply).to.deep.equal([
+      ScriptCode.NUMBER_OUT_OF_RANGE, 1, 0,
+    ]);
+  });
+
+  it('while a session holds the player: no id is SESSION_LOCKED, another id SESSION_LOST, the holder’s id writes and may release', async () => {
+    await write('5', { ops: [set('a', 1)] });
+    const acquired = (await store.session(ws, '5', { action: 'acquire', sessionId: 'ses_a', owner: 'server-a', ttlMs: 60_000 })).reply;
+    expect((await write('5', { ops: [set('a', 2)] })).reply).to.deep.equal([ScriptCode.SESSION_LOCKED, 1, 'server-a', acquired[4]]);
+    expect((await write('5', { ops: [set('a', 2)], sessionId: 'ses_old' })).reply).to.deep.equal([ScriptCode.SESSION_LOST, 1]);
+    expect((await write('5', { ops: [set('a', 2)], sessionId: 'ses_a', release: true })).reply.slice(0, 2)).to.deep.equal([1, 2]);
+    expect((await store.sessionOf(ws, '5')).session).to.equal(undefined);
+    // Released: a write without an id applies again, and a write with the old id is SESSION_LOST.
+    expect((await write('5', { ops: [set('a', 3)] })).reply[0]).to.equal(1);
+    expect((await write('5', { ops: [set('a', 4)], sessionId: 'ses_a' })).reply).to.deep.equal([ScriptCode.SESSION_LOST, 3]);
+  });
+
+  it('replays the first answer for an idempotency key (refusals included), and refuses the key with another request', async () => {
+    const idem = { keyHash: randomId('idem'), fingerprint: 'fp-1' };
+    const first = await write('6', { ops: [{ op: 'increment', key: 'n', amount: 1, defaultValue: 0 }] }, { ...context, idempotency: idem });
+    const again = await write('6', { ops: [{ op: 'increment', key: 'n', amount: 1, defaultValue: 0 }] }, { ...context, idempotency: idem });
+    expect(again).to.deep.equal({ reply: first.reply, replayed: true });
+    expect(await store.get(ws, '6', 'n')).to.deep.include({ found: true, version: 1 });
+    const reused = await write('6', { ops: [set('n', 5)] }, { ...context, idempotency: { ...idem, fingerprint: 'fp-2' } });
+    expect(reused.reply).to.deep.equal([ScriptCode.IDEMPOTENCY_KEY_REUSED]);
+    const conflict = { keyHash: randomId('idem'), fingerprint: 'fp-3' };
+    const refused = await write('6', { ops: [set('n', 5)], ifVersion: 7 }, { ...context, idempotency: conflict });
+    expect(refused.reply).to.deep.equal([ScriptCode.VERSION_CONFLICT, 1]);
+    expect(await write('6', { ops: [set('n', 5)], ifVersion: 7 }, { ...context, idempotency: conflict })).to.deep.equal({
+      reply: refused.reply,
+      replayed: true,
+    });
+  });
+
+  it('deletes every data key at once, keeping the meta', async () => {
+    await write('7', { ops: [set('a', 1), set('b', 2)] });
+    expect((await write('7', { ops: [], deleteAll: true })).reply.slice(0, 2)).to.deep.equal([1, 2]);
+    expect(Object.keys(await data('7')).filter((f) => !f.startsWith('\0'))).to.deep.equal([]);
+    expect((await store.get(ws, '7', 'a'))).to.deep.equal({ found: false, playerExists: false, version: 2 });
   });
 });

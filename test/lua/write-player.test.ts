@@ -122,6 +122,30 @@ describe('lua/write-player.lua', () => {
     expect(await meta('5')).to.include({ version: 2, keys: 2, bytes: await dataBytes('5') });
   });
 
+  it('refuses an increment of a stored value that is not a JSON number (-1, version, op index), writing nothing', async () => {
+    const hash = keys.player(ws, '7');
+    const history = keys.playerHistory(ws, '7');
+    const values = ['12', '0x10', ' 5', 'inf', 'nan', '', true, false, { a: 1 }, {}, [1], []];
+    for (const value of values) {
+      const label = JSON.stringify(value);
+      await write('7', { ops: [set('x', value)] });
+      const before = { data: await redis.hgetall(hash), history: await redis.lrange(history, 0, -1) };
+      const version = Number(before.data['\0v']);
+      // Second op of a batch whose first op alone would apply: nothing of the batch is written.
+      const reply = await write('7', { ops: [set('other', 1), { op: 'increment', key: 'x', amount: 1, defaultValue: 0 }] });
+      expect(reply.reply, label).to.deep.equal([-1, version, 1]);
+      expect(await redis.hgetall(hash), label).to.deep.equal(before.data);
+      expect(await redis.lrange(history, 0, -1), label).to.deep.equal(before.history);
+    }
+    // Numbers in every JSON form do increment.
+    for (const [stored, expected] of [[41, '42'], [-1.5, '-0.5'], [1e3, '1001']] as const) {
+      await write('7', { ops: [set('n', stored)] });
+      const reply = await write('7', { ops: [{ op: 'increment', key: 'n', amount: 1, defaultValue: 0 }] });
+      expect(reply.reply[0], String(stored)).to.equal(1);
+      expect(reply.reply.at(-1), String(stored)).to.equal(expected);
+    }
+  });
+
   it('writes nothing for a write that changes nothing on a new player', async () => {
     const reply = await write('6', { ops: [{ op: 'delete', key: 'a' }] });
     expect(reply.reply).to.deep.equal([1, 0, 0, 0, 0, '0']);

@@ -1,0 +1,216 @@
+// A small, hand-written mutation pass: each mutant is one deliberate bug (a text replacement in
+// one source file) that some test must catch. They are applied one at a time, the test files
+// that guard that code are run (never the whole suite), and the file is put back byte for byte,
+// whatever happens (a failed run, Ctrl-C). A mutant whose tests still pass "survived": a
+// behaviour no test pins. docs/testing.md lists the mutants and the last result.
+//
+//   npm run mutants                  every mutant
+//   npm run mutants -- body-limit    those whose id contains "body-limit"
+//   npm run mutants -- --list        the mutants, without running anything
+//   npm run mutants -- --no-baseline skip the first run of the chosen tests without mutants
+//
+// Exit status: 0 when every mutant was caught, 1 when one survived, 2 when a mutant no longer
+// applies (its text is gone from the file: update the mutant with the code).
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+interface Mutant {
+  readonly id: string;
+  /** The bug, in words. */
+  readonly bug: string;
+  readonly file: string;
+  /** Text that must occur exactly once in the file. */
+  readonly find: string;
+  readonly replace: string;
+  /** The test files that must catch it. */
+  readonly tests: readonly string[];
+}
+
+export const MUTANTS: readonly Mutant[] = [
+  {
+    id: 'body-limit-declared',
+    bug: 'a declared Content-Length of exactly MAX_BODY_BYTES is refused (off by one)',
+    file: 'src/http/middleware/json-body.ts',
+    find: 'if (length !== null && length > maxBodyBytes) {',
+    replace: 'if (length !== null && length >= maxBodyBytes) {',
+    tests: ['test/http/body-limit.test.ts', 'test/http/validation.test.ts'],
+  },
+  {
+    id: 'body-limit-streamed',
+    bug: 'a chunked body one byte over MAX_BODY_BYTES is read (off by one)',
+    file: 'src/http/middleware/json-body.ts',
+    find: 'if (received > limit) return finish(',
+    replace: 'if (received > limit + 1) return finish(',
+    tests: ['test/http/body-limit.test.ts', 'test/http/validation.test.ts'],
+  },
+  {
+    id: 'gate-bans-cgnat',
+    bug: 'carrier-grade NAT addresses (100.64.0.0/10) can be banned automatically',
+    file: 'src/gate/checks.ts',
+    find: "'carrierGradeNat', ",
+    replace: '',
+    tests: ['test/gate/never-banned.test.ts', 'test/http/gate-checks.test.ts', 'test/http/gate-bans.test.ts'],
+  },
+  {
+    id: 'gate-bans-unique-local',
+    bug: 'IPv6 unique-local and link-local addresses can be banned automatically',
+    file: 'src/gate/checks.ts',
+    find: "'linkLocal', 'uniqueLocal', ",
+    replace: '',
+    tests: ['test/gate/never-banned.test.ts', 'test/http/gate-checks.test.ts', 'test/http/gate-bans.test.ts'],
+  },
+  {
+    id: 'address-leading-zeros',
+    bug: 'an IPv4 address with leading zeros ("010.0.0.1") parses, a second spelling of one address',
+    file: 'src/gate/address.ts',
+    find: 'const DOTTED_QUAD = /^(0|[1-9]\\d{0,2})\\.',
+    replace: 'const DOTTED_QUAD = /^(\\d{1,3})\\.',
+    tests: ['test/gate/address.test.ts'],
+  },
+  {
+    id: 'increment-not-a-number',
+    bug: 'an increment of a stored value that is not a JSON number counts it as 0 (both checks gone)',
+    file: 'lua/write-player.lua',
+    find: [
+      "        if not json or not string.match(json, '^%-?%d+%.?%d*[eE]?[%+%-]?%d*$') then",
+      '          return answer({ -1, version, index })',
+      '        end',
+      '        base = tonumber(json)',
+      '        if not base then return answer({ -1, version, index }) end',
+    ].join('\n'),
+    replace: '        base = tonumber(json) or 0',
+    tests: ['test/lua/write-player.test.ts', 'test/http/data-increment.test.ts'],
+  },
+  {
+    id: 'not-a-number-status',
+    bug: 'NOT_A_NUMBER is answered 400 instead of 409',
+    file: 'src/errors.ts',
+    find: 'NOT_A_NUMBER: 409,',
+    replace: 'NOT_A_NUMBER: 400,',
+    tests: ['test/http/data-increment.test.ts'],
+  },
+  {
+    id: 'rate-limit-one-more',
+    bug: 'the fixed window grants one request more than the plan allows',
+    file: 'lua/rate-limit.lua',
+    find: 'local left = limit - count\n',
+    replace: 'local left = limit - count + 1\n',
+    tests: ['test/lua/rate-limit.test.ts', 'test/store/rate-limiter.test.ts'],
+  },
+  {
+    id: 'session-never-locked',
+    bug: "a second game server acquires a player another server's live session holds",
+    file: 'lua/player-session.lua',
+    find: "if id and ARGV[5] ~= '1' and owner ~= ARGV[3] then",
+    replace: 'if false then',
+    tests: ['test/lua/scripts.test.ts', 'test/saves/sessions.test.ts'],
+  },
+  {
+    id: 'idempotency-key-reuse',
+    bug: 'an idempotency key sent with a different write replays the first answer instead of 422',
+    file: 'lua/write-player.lua',
+    find: 'if string.sub(kept, 1, nl - 1) ~= idemFp then return { -8 } end',
+    replace: '',
+    tests: ['test/lua/scripts.test.ts', 'test/saves/idempotency.test.ts'],
+  },
+];
+
+type Outcome = 'caught' | 'SURVIVED' | 'stale';
+
+function occurrences(text: string, find: string): number {
+  return text.split(find).length - 1;
+}
+
+/** Runs mocha on `tests` (no config, so not the whole suite); resolves with its exit code. */
+function runTests(tests: readonly string[]): Promise<number> {
+  const args = ['--no-config', '--node-option', 'import=tsx', '--require', 'test/support/hooks.ts', '--timeout', '30000', '--bail', '--reporter', 'dot', ...tests];
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [fileURLToPath(new URL('../node_modules/mocha/bin/mocha.js', import.meta.url)), ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
+    running = child;
+    child.on('exit', (code, signal) => {
+      running = undefined;
+      resolve(code ?? (signal ? 128 : 1));
+    });
+  });
+}
+
+let running: ReturnType<typeof spawn> | undefined;
+/** The file currently mutated and its original bytes, put back on any exit. */
+let mutated: { path: string; original: Buffer } | undefined;
+
+function restore(): void {
+  if (mutated) {
+    writeFileSync(mutated.path, mutated.original);
+    mutated = undefined;
+  }
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    running?.kill('SIGTERM');
+    restore();
+    process.stderr.write(`\nmutants: stopped by ${signal}; the mutated file is restored\n`);
+    process.exit(130);
+  });
+}
+process.on('exit', restore);
+
+async function main(): Promise<number> {
+  const filters = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+  const chosen = MUTANTS.filter((m) => filters.length === 0 || filters.some((f) => m.id.includes(f)));
+  if (process.argv.includes('--list')) {
+    for (const m of chosen) process.stdout.write(`${m.id}\n  ${m.bug}\n  ${m.file}; caught by ${m.tests.join(', ')}\n`);
+    return 0;
+  }
+  if (chosen.length === 0) {
+    process.stderr.write(`mutants: no mutant matches ${filters.join(' ')} (see --list)\n`);
+    return 2;
+  }
+  const started = Date.now();
+  // A mutant counts as caught only if its tests pass without it.
+  if (!process.argv.includes('--no-baseline')) {
+    const all = [...new Set(chosen.flatMap((m) => m.tests))];
+    if ((await runTests(all)) !== 0) {
+      process.stderr.write(`mutants: the tests fail without any mutant; fix them first:\n  npm run test:only -- ${all.join(' ')}\n`);
+      return 2;
+    }
+    process.stdout.write(`baseline: ${all.length} test files pass unmutated (${Math.round((Date.now() - started) / 1000)} s)\n\n`);
+  }
+  const results: Array<{ mutant: Mutant; outcome: Outcome; seconds: number }> = [];
+  for (const mutant of chosen) {
+    const path = `${ROOT}${mutant.file}`;
+    const original = readFileSync(path);
+    const text = original.toString('utf8');
+    const t0 = Date.now();
+    let outcome: Outcome;
+    if (occurrences(text, mutant.find) !== 1) {
+      outcome = 'stale';
+    } else {
+      mutated = { path, original };
+      writeFileSync(path, text.replace(mutant.find, () => mutant.replace));
+      try {
+        outcome = (await runTests(mutant.tests)) === 0 ? 'SURVIVED' : 'caught';
+      } finally {
+        restore();
+      }
+    }
+    const seconds = Math.round((Date.now() - t0) / 100) / 10;
+    results.push({ mutant, outcome, seconds });
+    process.stdout.write(`${outcome.padEnd(8)} ${mutant.id.padEnd(24)} ${String(seconds).padStart(6)} s  ${mutant.bug}\n`);
+  }
+  const count = (o: Outcome) => results.filter((r) => r.outcome === o).length;
+  process.stdout.write(
+    `\n${results.length} mutants: ${count('caught')} caught, ${count('SURVIVED')} survived, ${count('stale')} stale ` +
+      `(${Math.round((Date.now() - started) / 1000)} s)\n`,
+  );
+  if (count('stale') > 0) return 2;
+  return count('SURVIVED') > 0 ? 1 : 0;
+}
+
+process.exitCode = await main();
