@@ -97,7 +97,7 @@ export interface Config {
   readonly workers: number;
 }
 
-/** Platform-only access (src/gate/): see the README, "Platform-only access". */
+/** Platform-only access (src/gate/): see docs/platform-access.md. */
 export interface GateConfig {
   readonly mode: GateMode;
   /** Canonical `network/bits` entries; empty means no address check. */

@@ -1,5 +1,5 @@
-// The code blocks of the README's "Client modules" section, run as written against the real
-// service: the TypeScript one by tsx. Only the package name is replaced. (The Luau examples live
+// The TypeScript code block of docs/clients.md, run as written against the real service by
+// tsx. Only the package name is replaced. (The Luau examples live
 // in clients/luau/README.md and are run by luau-readme.test.ts.)
 import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,22 +9,21 @@ import { pathToFileURL } from 'node:url';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
 import { newWorkspace, useService } from '../support/service.js';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-const section = readme.slice(readme.indexOf('## Client modules'));
+const section = readFileSync(new URL('../../docs/clients.md', import.meta.url), 'utf8');
 const blocks = (lang: string) => [...section.matchAll(new RegExp('```' + lang + '\\n([\\s\\S]*?)```', 'g'))].map((m) => m[1]!);
 const [TS_EXAMPLE] = blocks('ts');
 
 function withPlaceholders(code: string | undefined, replacements: Record<string, string>): string {
-  expect(code, 'README code block').to.be.a('string');
+  expect(code, 'docs/clients.md code block').to.be.a('string');
   let out = code!;
   for (const [placeholder, value] of Object.entries(replacements)) {
-    expect(out, `README example uses ${placeholder}`).to.include(placeholder);
+    expect(out, `docs/clients.md example uses ${placeholder}`).to.include(placeholder);
     out = out.split(placeholder).join(value);
   }
   return out;
 }
 
-describe('README client examples (against the service)', () => {
+describe('docs/clients.md TypeScript example (against the service)', () => {
   const t = useService();
   let ws: CreatedWorkspace;
   beforeEach(async () => {
