@@ -97,7 +97,7 @@ describe('Authenticator: the budget of failed lookups per address', () => {
     expect(answers.filter((a) => a.status === 'fulfilled')).to.have.length(40);
     // One failure; then of 10 guesses at once, only budget - 1 reach Redis, the rest are 429 at once.
     const guess = () => `pds_${'Z'.repeat(24)}${Math.random().toString(36).slice(2, 10).padEnd(8, '0')}`;
-    await auth.authenticate(guess(), now, caller).then(
+    await Promise.resolve().then(() => auth.authenticate(guess(), now, caller)).then(
       () => expect.fail('a made-up key was admitted'),
       (err: AppError) => expect(err.status).to.equal(401),
     );
