@@ -23,6 +23,7 @@ import { parseName, parsePlan, parsePositiveInt } from './inputs.js';
 import * as keyLifecycle from './key-lifecycle.js';
 import * as playerHistory from './player-history.js';
 import * as playerSupport from './player-support.js';
+import * as transfer from './workspace-transfer.js';
 import { usageReport, USAGE_DAYS_DEFAULT, type UsageReport } from './usage-report.js';
 import { deleteWorkspace, type DeletedWorkspace, type DeletionOptions } from './workspace-deletion.js';
 
@@ -31,6 +32,7 @@ export type { CreatedKey, KeyOptions, KeyView, RotateOptions, RotatedKey } from 
 export type { DeletedWorkspace, DeletionOptions } from './workspace-deletion.js';
 export type { UsageReport } from './usage-report.js';
 export type { HistoryVersion, PlayerAtVersion, PlayerHistory, RestoredPlayer } from './player-history.js';
+export type { ImportOptions, ImportSource, ImportSummary, WorkspaceExport } from './workspace-transfer.js';
 
 export interface CreatedWorkspace {
   readonly workspaceId: string;
@@ -166,6 +168,16 @@ export class AdminOperations implements AdminContext {
   deleteWorkspace(id: string, options?: DeletionOptions): Promise<DeletedWorkspace> {
     if (!isWorkspaceId(id)) return Promise.reject(notFound(`Workspace ${id} not found`));
     return deleteWorkspace(this, id, options);
+  }
+
+  /** The workspace's players as NDJSON, streamed (admin/workspace-transfer.ts). */
+  exportWorkspace(id: string): Promise<transfer.WorkspaceExport> {
+    return transfer.exportWorkspace(this, id);
+  }
+
+  /** Loads an export into the workspace (mode skip, overwrite or fail; admin/workspace-transfer.ts). */
+  importWorkspace(id: string, source: transfer.ImportSource, options?: transfer.ImportOptions): Promise<transfer.ImportSummary> {
+    return transfer.importWorkspace(this, id, source, options);
   }
 
   // --- keys ---
