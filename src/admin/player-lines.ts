@@ -3,12 +3,12 @@
 // copied as the JSON text stored, never parsed and printed again, so that an export imported
 // elsewhere answers the same bytes (an increment stores `1e-07` where JavaScript would print
 // `1e-7`).
-import { parse as parseLossless, stringify as stringifyLossless } from 'lossless-json';
 import { decodeEntry, encodeEntry, isoTime } from '../domain/entry.js';
 import { normalizeUserId } from '../domain/ids.js';
 import { checkValue } from '../domain/value.js';
 import { AppError, ErrorCode } from '../errors.js';
 import { KEY_MAX_LENGTH } from '../schemas/data.js';
+import { members } from './json-members.js';
 
 const META = 0; // meta fields of the player hash start with a NUL byte
 const CONTROL = /[\u0000-\u001f\u007f]/;
@@ -72,10 +72,9 @@ export class LineError extends Error {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * Parses and checks one line of an export. The raw JSON text of each value is taken from the
- * line itself: when the line is exactly what JSON.stringify gives (every export of values the
- * API stored), that is JSON.stringify of the value; otherwise lossless-json, which keeps numbers
- * as written, gives it.
+ * Parses and checks one line of an export. JSON.parse validates it and gives the values to
+ * check; the keys' order and each value's exact text are taken from the line itself
+ * (json-members.ts), since JSON.parse keeps neither.
  */
 export function parsePlayerLine(line: string, limits: LineLimits): ImportedPlayer {
   let parsed: unknown;
@@ -104,18 +103,15 @@ export function parsePlayerLine(line: string, limits: LineLimits): ImportedPlaye
     throw new LineError(`${names.length} keys, more than MAX_KEYS_PER_PLAYER (${limits.maxKeysPerPlayer})`, ErrorCode.TOO_MANY_KEYS, userId);
   }
 
-  const canonical = JSON.stringify(parsed) === line;
-  let raw: Record<string, { value: unknown }> | undefined;
-  if (!canonical) {
-    try {
-      raw = (parseLossless(line) as { data: Record<string, { value: unknown }> }).data;
-    } catch (err) {
-      throw new LineError(`not valid JSON (${(err as Error).message})`, ErrorCode.INVALID_REQUEST, userId);
-    }
-  }
+  const top = members(line, 0);
+  // JSON.parse takes the last of a repeated member: so does this.
+  const dataMember = top.filter((m) => m.key === 'data').at(-1)!;
+  const written = members(line, dataMember.start);
+  if (written.length !== names.length) throw new LineError('data holds a key twice', ErrorCode.INVALID_REQUEST, userId);
   const fields: string[] = [];
   let bytes = 0;
-  for (const key of names) {
+  for (const member of written) {
+    const key = member.key;
     if (key.length > KEY_MAX_LENGTH || CONTROL.test(key)) {
       throw new LineError(`key ${JSON.stringify(key.slice(0, 40))}: a key is 1-${KEY_MAX_LENGTH} characters without control characters`, ErrorCode.INVALID_REQUEST, userId);
     }
@@ -132,7 +128,9 @@ export function parsePlayerLine(line: string, limits: LineLimits): ImportedPlaye
     if (!Number.isSafeInteger(ms) || ms < 0) {
       throw new LineError(`${where}.updated_at must be a UTC time like 2026-11-23T10:00:00.000Z`, ErrorCode.INVALID_REQUEST, userId);
     }
-    const valueJson = raw === undefined ? JSON.stringify(entry['value']) : stringifyLossless(raw[key]!.value)!;
+    const inner = members(line, member.start).filter((m) => m.key === 'value');
+    if (inner.length !== 1) throw new LineError(`${where} holds "value" twice`, ErrorCode.INVALID_REQUEST, userId);
+    const valueJson = line.slice(inner[0]!.start, inner[0]!.end);
     const stored = encodeEntry(valueJson, ms);
     bytes += Buffer.byteLength(key) + Buffer.byteLength(stored);
     fields.push(key, stored);
