@@ -8,6 +8,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
+import { AdminOperations } from '../../src/admin/operations.js';
+import { startLocalRedis } from '../../src/dev/local-redis.js';
+import { connectRedis, createRedis } from '../../src/store/redis.js';
 import { testOps } from '../support/admin.js';
 import { cli, oneJsonLine, type CliResult } from '../support/cli.js';
 import { testRedisUrl } from '../support/hooks.js';
@@ -82,5 +85,38 @@ describe('cli: workspace export and import', function () {
     const mode = await cli(['workspace', 'import', id, '--in', file, '--mode', 'merge']);
     expect(mode.code).to.equal(2);
     expect(mode.stderr).to.match(/mode must be one of skip, overwrite, fail/);
+  });
+
+  it('export --all and import --all copy an installation through a folder; --all is required', async () => {
+    const source = await startLocalRedis({ dataDir: join(dir, 'source') });
+    const target = await startLocalRedis({ dataDir: join(dir, 'target') });
+    const redis = createRedis({ url: source.url, commandTimeoutMs: 5000, connectTimeoutMs: 5000 });
+    const copy = createRedis({ url: target.url, commandTimeoutMs: 5000, connectTimeoutMs: 5000 });
+    try {
+      await connectRedis(redis, 5000);
+      await connectRedis(copy, 5000);
+      const ops = new AdminOperations(redis, { actor: 'test' });
+      const id = (await ops.createWorkspace({ name: 'w', plan: 'pro' })).workspaceId;
+      await ops.setPlayerValue(id, '1', 'coins', 3);
+      const folder = join(dir, 'backup');
+      const refused = await cli(['export', '--out', folder], { REDIS_URL: source.url });
+      expect(refused.code).to.equal(2);
+      expect(refused.stderr).to.match(/needs --all/);
+      const manifest = oneJsonLine(await cli(['export', '--all', '--out', folder, '--json'], { REDIS_URL: source.url }));
+      expect(manifest.counts).to.deep.include({ workspaces: 1, apiKeys: 1, players: 1, keys: 1 });
+      const again = await cli(['export', '--all', '--out', folder], { REDIS_URL: source.url });
+      expect(again.stderr).to.match(/not empty/);
+      const imported = await cli(['import', '--all', '--in', folder], { REDIS_URL: target.url });
+      expect(imported.code, imported.stderr).to.equal(0);
+      expect(imported.stdout).to.match(/workspaces 1 new, 0 existing; API keys 1 new/);
+      const restored = new AdminOperations(copy, { actor: 'test' });
+      expect((await restored.exportPlayer(id, '1')).data).to.deep.equal((await ops.exportPlayer(id, '1')).data);
+      expect((await restored.getWorkspace(id)).plan).to.equal('pro');
+    } finally {
+      redis.disconnect();
+      copy.disconnect();
+      await source.stop();
+      await target.stop();
+    }
   });
 });
