@@ -20,6 +20,7 @@ export interface ExportedPlayer {
   /** The NDJSON line, without its newline. */
   readonly line: string;
   readonly keys: number;
+  readonly version: number;
 }
 
 /**
@@ -42,7 +43,7 @@ export function exportLine(userId: string, fields: readonly string[]): ExportedP
   }
   // Written before versions existed: version 1 with data (read-player.lua says the same).
   const v = version ?? (parts.length > 0 ? 1 : 0);
-  return { line: `{"userId":${JSON.stringify(userId)},"version":${v},"data":{${parts.join(',')}}}`, keys: parts.length };
+  return { line: `{"userId":${JSON.stringify(userId)},"version":${v},"data":{${parts.join(',')}}}`, keys: parts.length, version: v };
 }
 
 export interface ImportedPlayer {

@@ -58,9 +58,9 @@ export async function exportWorkspace(ctx: AdminContext, workspaceId: string): P
   const stats: ExportStats = { players: 0, keys: 0, bytes: 0 };
   async function* lines(): AsyncGenerator<string> {
     for await (const player of scanPlayerHashes(ctx.redis, workspaceId)) {
-      const { line, keys } = exportLine(player.userId, player.fields);
+      const { line, keys, version } = exportLine(player.userId, player.fields);
       // A hash holding nothing but an expired session and version 0 has nothing to carry over.
-      if (keys === 0 && line.includes('"version":0,')) continue;
+      if (keys === 0 && version === 0) continue;
       const text = `${line}\n`;
       stats.players++;
       stats.keys += keys;
@@ -91,7 +91,7 @@ export interface ImportSummary {
   replaced: number;
   /** Existing players already holding exactly the imported data (a re-run): nothing written. */
   unchanged: number;
-  /** Existing players kept (mode skip; in mode fail, the players found). */
+  /** Existing players kept (mode skip; in mode fail, found while writing: created since the check). */
   skipped: number;
   /** Lines refused: each has an entry in `errors` (up to ERRORS_KEPT). */
   failed: number;
@@ -112,8 +112,11 @@ export interface ImportOptions {
   readonly onProgress?: (progress: ImportProgress) => void;
 }
 
-/** Where the NDJSON comes from: a file (read twice in mode fail) or a stream (spooled to a temp file in mode fail). */
-export type ImportSource = { readonly path: string } | { readonly stream: AsyncIterable<Buffer | string> };
+/**
+ * Where the NDJSON comes from: a file (read twice in mode fail), or a stream, copied to a temp
+ * file first in mode fail or when `spool` is set (an HTTP upload), else read as it comes.
+ */
+export type ImportSource = { readonly path: string } | { readonly stream: AsyncIterable<Buffer | string>; readonly spool?: boolean };
 
 function lineLimits(ctx: AdminContext): LineLimits {
   return { maxValueDepth: ctx.maxValueDepth, maxKeysPerPlayer: ctx.limits.maxKeysPerPlayer, maxPlayerBytes: ctx.limits.maxPlayerBytes };
@@ -179,7 +182,6 @@ async function checkNoneExist(ctx: AdminContext, workspaceId: string, path: stri
     const exist = await playersExist(ctx.redis, workspaceId, batch.map((b) => b.userId));
     for (const [i, found] of exist.entries()) {
       if (!found) continue;
-      summary.skipped++;
       report(summary, { line: batch[i]!.line, userId: batch[i]!.userId, code: ErrorCode.CONFLICT, error: `player ${batch[i]!.userId} exists (mode fail)` });
     }
     batch = [];
@@ -257,26 +259,24 @@ export async function importWorkspace(ctx: AdminContext, workspaceId: string, so
   const summary = newSummary(workspaceId, mode);
   let spool: string | undefined;
   try {
+    let path = 'path' in source ? source.path : undefined;
+    if (path === undefined && 'stream' in source && (mode === 'fail' || source.spool)) {
+      // Kept in a temp file, never in memory: a stream can be read once, and an upload must be
+      // received within the HTTP request timeout, however slowly its players are written.
+      spool = await mkdtemp(join(tmpdir(), 'pds-import-'));
+      path = join(spool, 'players.ndjson');
+      await pipeline(source.stream, createWriteStream(path));
+    }
     if (mode === 'fail') {
-      let path: string;
-      if ('path' in source) path = source.path;
-      else {
-        // A stream can be read once: kept in a temp file for the second pass, never in memory.
-        spool = await mkdtemp(join(tmpdir(), 'pds-import-'));
-        path = join(spool, 'players.ndjson');
-        await pipeline(source.stream, createWriteStream(path));
-      }
-      await checkNoneExist(ctx, workspaceId, path, options, summary);
+      await checkNoneExist(ctx, workspaceId, path!, options, summary);
       if (summary.failed > 0) {
         summary.complete = false;
       } else {
-        const checked = summary.lines;
         Object.assign(summary, newSummary(workspaceId, mode));
-        await writePlayers(ctx, workspaceId, createReadStream(path), 'skip', options, summary);
-        summary.lines = Math.max(summary.lines, checked);
+        await writePlayers(ctx, workspaceId, createReadStream(path!), 'skip', options, summary);
       }
     } else {
-      await writePlayers(ctx, workspaceId, 'path' in source ? createReadStream(source.path) : source.stream, mode, options, summary);
+      await writePlayers(ctx, workspaceId, path !== undefined ? createReadStream(path) : (source as { stream: AsyncIterable<Buffer | string> }).stream, mode, options, summary);
     }
   } finally {
     summary.ms = Date.now() - started;

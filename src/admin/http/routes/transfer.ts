@@ -1,6 +1,8 @@
 // /admin/v1/workspaces/:id/export and /import: a workspace's players as NDJSON, streamed both
 // ways (admin/workspace-transfer.ts). The export is pulled from Redis as fast as the client
-// reads it; the upload is read line by line as it arrives, never held whole.
+// reads it; the upload is streamed to a temp file as it arrives (never held in memory, and
+// received within HTTP_REQUEST_TIMEOUT_MS however long its players take to write), then read
+// line by line.
 import { Readable } from 'node:stream';
 import type Router from '@koa/router';
 import { AppError, ErrorCode } from '../../../errors.js';
@@ -25,6 +27,6 @@ export function transferAdminRoutes(router: Router<AppState>, ops: AdminOperatio
     if (!ctx.is(NDJSON) || (ctx.get('content-encoding') || 'identity') !== 'identity') {
       throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, `Send the export as ${NDJSON}, uncompressed`);
     }
-    ctx.body = { success: true, data: await ops.importWorkspace(ctx.params['id']!, { stream: ctx.req }, { mode }) };
+    ctx.body = { success: true, data: await ops.importWorkspace(ctx.params['id']!, { stream: ctx.req, spool: true }, { mode }) };
   });
 }
