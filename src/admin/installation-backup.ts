@@ -230,6 +230,10 @@ export async function importInstallation(
   }
   for await (const record of records<ApiKeyRecordRaw>(dir, API_KEYS)) {
     if (!/^[0-9a-f]{64}$/.test(record.keyHash)) throw invalid(`${API_KEYS} holds a key hash that is not a SHA-256`);
+    const owner = record.fields?.['workspaceId'];
+    if (typeof owner !== 'string' || !isWorkspaceId(owner) || typeof record.fields['keyId'] !== 'string') {
+      throw invalid(`${API_KEYS} holds a key without a valid keyId and workspaceId`);
+    }
     tally(result.apiKeys, await restoreApiKeyRaw(ctx.redis, record));
     await publishEvent(ctx.redis, { type: 'key', keyHash: record.keyHash });
   }
