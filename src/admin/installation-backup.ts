@@ -181,7 +181,14 @@ async function verify(dir: string, manifest: Manifest): Promise<void> {
 async function* records<T>(dir: string, name: string): AsyncGenerator<T> {
   for await (const line of ndjsonLines(createReadStream(join(dir, name)), 1024 * 1024)) {
     if ('tooLong' in line) throw invalid(`${name} line ${line.number} is too long`);
-    yield JSON.parse(line.text) as T;
+    let record: unknown;
+    try {
+      record = JSON.parse(line.text);
+    } catch {
+      throw invalid(`${name} line ${line.number} is not JSON`);
+    }
+    if (typeof record !== 'object' || record === null) throw invalid(`${name} line ${line.number} is not a record`);
+    yield record as T;
   }
 }
 
@@ -221,26 +228,43 @@ export async function importInstallation(
     ms: 0,
   };
   const tally = (t: { created: number; existing: number }, created: boolean) => (created ? t.created++ : t.existing++);
-  const ids: string[] = [];
+  // The records are few (one a workspace, key, ban): all read and checked before the first write.
+  const workspaces: WorkspaceRecordRaw[] = [];
   for await (const record of records<WorkspaceRecordRaw>(dir, WORKSPACES)) {
-    if (!isWorkspaceId(record.id)) throw invalid(`${WORKSPACES} holds a bad workspace id ${JSON.stringify(record.id)}`);
-    tally(result.workspaces, await restoreWorkspaceRaw(ctx.redis, record));
-    await publishEvent(ctx.redis, { type: 'workspace', workspaceId: record.id });
-    ids.push(record.id);
+    if (typeof record.id !== 'string' || !isWorkspaceId(record.id) || typeof record.fields !== 'object' || record.fields === null) {
+      throw invalid(`${WORKSPACES} holds a bad workspace record ${JSON.stringify(record).slice(0, 100)}`);
+    }
+    workspaces.push(record);
   }
+  const apiKeys: ApiKeyRecordRaw[] = [];
   for await (const record of records<ApiKeyRecordRaw>(dir, API_KEYS)) {
-    if (!/^[0-9a-f]{64}$/.test(record.keyHash)) throw invalid(`${API_KEYS} holds a key hash that is not a SHA-256`);
+    if (typeof record.keyHash !== 'string' || !/^[0-9a-f]{64}$/.test(record.keyHash)) throw invalid(`${API_KEYS} holds a key hash that is not a SHA-256`);
     const owner = record.fields?.['workspaceId'];
     if (typeof owner !== 'string' || !isWorkspaceId(owner) || typeof record.fields['keyId'] !== 'string') {
       throw invalid(`${API_KEYS} holds a key without a valid keyId and workspaceId`);
     }
+    apiKeys.push(record);
+  }
+  const gateEntries: Array<{ list: GateList; subject: string; record: string }> = [];
+  for (const [list, name] of [['bans', BANS], ['allow', ALLOW]] as const) {
+    for await (const entry of records<{ subject: string; record: string }>(dir, name)) {
+      if (typeof entry.subject !== 'string' || typeof entry.record !== 'string') throw invalid(`${name} holds an entry without subject and record`);
+      gateEntries.push({ list, ...entry });
+    }
+  }
+
+  const ids: string[] = [];
+  for (const record of workspaces) {
+    tally(result.workspaces, await restoreWorkspaceRaw(ctx.redis, record));
+    await publishEvent(ctx.redis, { type: 'workspace', workspaceId: record.id });
+    ids.push(record.id);
+  }
+  for (const record of apiKeys) {
     tally(result.apiKeys, await restoreApiKeyRaw(ctx.redis, record));
     await publishEvent(ctx.redis, { type: 'key', keyHash: record.keyHash });
   }
-  for (const [list, name, t] of [['bans', BANS, result.bans], ['allow', ALLOW, result.allowEntries]] as const) {
-    for await (const entry of records<{ subject: string; record: string }>(dir, name)) {
-      tally(t, await restoreGateEntry(ctx.redis, list, entry.subject, entry.record));
-    }
+  for (const entry of gateEntries) {
+    tally(entry.list === 'bans' ? result.bans : result.allowEntries, await restoreGateEntry(ctx.redis, entry.list, entry.subject, entry.record));
   }
   await publishEvent(ctx.redis, { type: 'ban' });
   for (const id of ids) {

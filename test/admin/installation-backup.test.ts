@@ -188,4 +188,29 @@ describe('export --all and import --all', function () {
       await target.stop();
     }
   });
+
+  it('refuses a backup with a bad record even when its manifest matches, before writing anything', async () => {
+    const target = await startLocalRedis({ dataDir: join(dir, 'bad-record') });
+    const redis = createRedis({ url: target.url, commandTimeoutMs: 5000, connectTimeoutMs: 5000 });
+    const copy = join(dir, 'copy-bad-record');
+    try {
+      await connectRedis(redis, 5000);
+      const { cpSync, writeFileSync } = await import('node:fs');
+      const { createHash } = await import('node:crypto');
+      cpSync(backup, copy, { recursive: true });
+      const bad = `${JSON.stringify({ keyHash: 'a'.repeat(64), fields: { keyId: 'key_x', workspaceId: 'ws}{bad' } })}\n`;
+      writeFileSync(join(copy, 'api-keys.ndjson'), bad);
+      const manifest = JSON.parse(readFileSync(join(copy, 'manifest.json'), 'utf8'));
+      const file = manifest.files.find((f: { name: string }) => f.name === 'api-keys.ndjson');
+      Object.assign(file, { bytes: Buffer.byteLength(bad), lines: 1, sha256: createHash('sha256').update(bad).digest('hex') });
+      writeFileSync(join(copy, 'manifest.json'), JSON.stringify(manifest));
+      let refused: unknown;
+      await opsOn(redis).importInstallation(copy).catch((err: unknown) => (refused = err));
+      expect(refused).to.have.property('message').that.matches(/nothing written: api-keys\.ndjson holds a key without a valid keyId and workspaceId/);
+      expect(await redis.dbsize()).to.equal(0);
+    } finally {
+      redis.disconnect();
+      await target.stop();
+    }
+  });
 });
