@@ -24,13 +24,23 @@ export function whenSignedOut(callback: () => void): void {
   onSignedOut = callback;
 }
 
+/** A body sent as it is (a file), with its media type, instead of JSON. */
+class RawBody {
+  constructor(
+    readonly raw: Blob,
+    readonly type: string,
+  ) {}
+}
+
 async function send(method: string, url: string, body?: unknown): Promise<Record<string, unknown>> {
   const headers: Record<string, string> = { accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  const raw = body instanceof RawBody ? body : undefined;
+  if (body !== undefined) headers['content-type'] = raw ? raw.type : 'application/json';
   if (method !== 'GET') headers['x-csrf-token'] = csrfToken;
   let res: Response;
   try {
-    res = await fetch(url, { method, headers, credentials: 'same-origin', ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+    const payload = raw ? { body: raw.raw } : body === undefined ? {} : { body: JSON.stringify(body) };
+    res = await fetch(url, { method, headers, credentials: 'same-origin', ...payload });
   } catch {
     throw new ApiError(0, 'NETWORK', 'The service did not answer', undefined);
   }
@@ -89,6 +99,11 @@ export function admin(method: string, path: string, body?: unknown): Promise<Rec
 /** The `data` of an admin answer. */
 export async function adminData<T>(method: string, path: string, body?: unknown): Promise<T> {
   return (await admin(method, path, body))['data'] as T;
+}
+
+/** Uploads a file (the browser streams it) to an admin path; answers the `data`. */
+export async function adminUpload<T>(path: string, file: Blob, type: string): Promise<T> {
+  return (await send('POST', `/admin/v1${path}`, new RawBody(file, type)))['data'] as T;
 }
 
 export const enc = encodeURIComponent;

@@ -23,6 +23,8 @@ import { parseName, parsePlan, parsePositiveInt } from './inputs.js';
 import * as keyLifecycle from './key-lifecycle.js';
 import * as playerHistory from './player-history.js';
 import * as playerSupport from './player-support.js';
+import * as backup from './installation-backup.js';
+import * as transfer from './workspace-transfer.js';
 import { usageReport, USAGE_DAYS_DEFAULT, type UsageReport } from './usage-report.js';
 import { deleteWorkspace, type DeletedWorkspace, type DeletionOptions } from './workspace-deletion.js';
 
@@ -31,6 +33,8 @@ export type { CreatedKey, KeyOptions, KeyView, RotateOptions, RotatedKey } from 
 export type { DeletedWorkspace, DeletionOptions } from './workspace-deletion.js';
 export type { UsageReport } from './usage-report.js';
 export type { HistoryVersion, PlayerAtVersion, PlayerHistory, RestoredPlayer } from './player-history.js';
+export type { InstallationImport, Manifest } from './installation-backup.js';
+export type { ImportOptions, ImportSource, ImportSummary, WorkspaceExport } from './workspace-transfer.js';
 
 export interface CreatedWorkspace {
   readonly workspaceId: string;
@@ -166,6 +170,26 @@ export class AdminOperations implements AdminContext {
   deleteWorkspace(id: string, options?: DeletionOptions): Promise<DeletedWorkspace> {
     if (!isWorkspaceId(id)) return Promise.reject(notFound(`Workspace ${id} not found`));
     return deleteWorkspace(this, id, options);
+  }
+
+  /** The workspace's players as NDJSON, streamed (admin/workspace-transfer.ts). */
+  exportWorkspace(id: string): Promise<transfer.WorkspaceExport> {
+    return transfer.exportWorkspace(this, id);
+  }
+
+  /** Loads an export into the workspace (mode skip, overwrite or fail; admin/workspace-transfer.ts). */
+  importWorkspace(id: string, source: transfer.ImportSource, options?: transfer.ImportOptions): Promise<transfer.ImportSummary> {
+    return transfer.importWorkspace(this, id, source, options);
+  }
+
+  /** The whole installation into a new folder, with a manifest (admin/installation-backup.ts). */
+  exportInstallation(dir: string, onProgress?: (p: backup.BackupProgress) => void) {
+    return backup.exportInstallation(this, dir, onProgress);
+  }
+
+  /** A backup folder into this installation, every file checked against its manifest first. */
+  importInstallation(dir: string, options?: { mode?: string | undefined; onProgress?: (p: backup.BackupProgress) => void }) {
+    return backup.importInstallation(this, dir, options);
   }
 
   // --- keys ---

@@ -53,6 +53,8 @@ export async function run<T>(
   action: (ctx: CliContext) => Promise<T>,
   human: (result: T) => string,
   precheck?: () => void,
+  /** Where the result goes: stdout, unless stdout carries the command's data (an export). */
+  out: NodeJS.WritableStream = process.stdout,
 ): Promise<void> {
   let redis: RedisClient | undefined;
   try {
@@ -66,7 +68,7 @@ export async function run<T>(
     }
     const ops = new AdminOperations(redis, { actor: cliActor(), config });
     const result = await action({ config, redis, ops });
-    process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : `${human(result)}\n`);
+    out.write(options.json ? `${JSON.stringify(result)}\n` : `${human(result)}\n`);
   } catch (err) {
     fail(options, err);
   } finally {

@@ -2,6 +2,7 @@
 // The admin command line: `npm run cli -- <command>`, or `pds <command>` once installed.
 // It talks to the Redis that REDIS_URL names, like the service.
 import { Command } from 'commander';
+import { backupCommands } from './commands/backup.js';
 import { banCommands } from './commands/ban.js';
 import { keyCommands } from './commands/key.js';
 import { playerCommands } from './commands/player.js';
@@ -21,5 +22,6 @@ keyCommands(program);
 banCommands(program);
 usageCommands(program);
 playerCommands(program);
+backupCommands(program);
 
 await program.parseAsync(process.argv);

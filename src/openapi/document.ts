@@ -97,7 +97,7 @@ function operation(route: RouteSpec): Json {
     security: route.auth === 'apiKey' ? [{ ApiKey: [] }] : route.auth === 'adminToken' ? [{ AdminToken: [] }, { ConsoleSession: [] }] : [],
     ...(params.length ? { parameters: params } : {}),
     ...(route.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: clone(route.body) } } } }
+      ? { requestBody: { required: true, content: { [route.bodyContentType ?? 'application/json']: { schema: clone(route.body) } } } }
       : {}),
     responses: Object.fromEntries(Object.entries(route.responses).map(([status, spec]) => [status, response(spec)])),
   };

@@ -33,6 +33,8 @@ export interface RouteSpec {
   /** An object schema; each property becomes a query parameter. */
   readonly query?: JsonSchema;
   readonly body?: JsonSchema;
+  /** The body's media type: application/json unless said. */
+  readonly bodyContentType?: string;
   /** Schemas of the `:name` path segments; a plain string when not given. */
   readonly params?: Readonly<Record<string, JsonSchema>>;
   /** Request headers the route reads beyond the credentials (Idempotency-Key). */
@@ -89,7 +91,9 @@ export interface RouteOptions {
   /** Headers of the success answer beyond the rate-limit ones. */
   readonly okHeaders?: Readonly<Record<string, HeaderSpec>>;
   readonly description?: string;
+  /** The success answer's media type; for an admin route other than JSON, `ok` is its whole body (no envelope). */
   readonly contentType?: string;
+  readonly bodyContentType?: string;
 }
 
 function errorsFor(
@@ -109,6 +113,7 @@ function optional(options: RouteOptions) {
     ...(options.description ? { description: options.description } : {}),
     ...(options.query ? { query: options.query } : {}),
     ...(options.body ? { body: options.body } : {}),
+    ...(options.bodyContentType ? { bodyContentType: options.bodyContentType } : {}),
     ...(options.params ? { params: options.params } : {}),
     ...(options.requestHeaders ? { requestHeaders: options.requestHeaders } : {}),
   };
@@ -168,7 +173,9 @@ export function adminRoute(method: HttpMethod, path: string, summary: string, op
     auth: 'adminToken',
     ...optional(options),
     responses: {
-      [options.okStatus ?? 200]: { description: options.okDescription ?? 'Success.', schema: dataEnvelope(options.ok) },
+      [options.okStatus ?? 200]: options.contentType
+        ? { description: options.okDescription ?? 'Success.', schema: options.ok, contentType: options.contentType }
+        : { description: options.okDescription ?? 'Success.', schema: dataEnvelope(options.ok) },
       ...errorsFor(shared, { ...options, errorText: { 403: CONSOLE_WRITE_REFUSED, ...options.errorText } }),
     },
   };

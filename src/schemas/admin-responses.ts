@@ -127,6 +127,40 @@ export const deletedWorkspace = {
   properties: { workspaceId: { type: 'string' }, keysDeleted: count, playersDeleted: count },
 } as const;
 
+/** GET /workspaces/{id}/export: NDJSON, not JSON (one line of it parses as JSON, so no type is given). */
+export const workspaceExport = {
+  description: 'NDJSON, one player a line: {"userId","version","data":{"<key>":{"value","updated_at"}}} (docs/backups.md).',
+} as const;
+
+export const importSummary = {
+  type: 'object',
+  required: ['workspaceId', 'mode', 'complete', 'lines', 'imported', 'replaced', 'unchanged', 'skipped', 'failed', 'errors', 'bytes', 'ms'],
+  additionalProperties: false,
+  properties: {
+    workspaceId: { type: 'string' },
+    mode: { type: 'string', enum: ['skip', 'overwrite', 'fail'] },
+    complete: { type: 'boolean', description: 'False when mode fail found an existing player or a bad line, and so wrote nothing.' },
+    lines: count,
+    imported: count,
+    replaced: count,
+    unchanged: count,
+    skipped: count,
+    failed: count,
+    errors: {
+      type: 'array',
+      description: 'One entry per refused line (the first 1000).',
+      items: {
+        type: 'object',
+        required: ['line', 'code', 'error'],
+        additionalProperties: false,
+        properties: { line: { type: 'integer', minimum: 1 }, userId: { type: 'string' }, code: { type: 'string' }, error: { type: 'string' } },
+      },
+    },
+    bytes: count,
+    ms: count,
+  },
+} as const;
+
 export const usageReport = {
   type: 'object',
   required: ['workspaceId', 'name', 'plan', 'days', 'totals', 'players', 'keys'],

@@ -34,6 +34,23 @@ export const deleteWorkspaceQuery = {
   },
 } as const;
 
+export const importQuery = {
+  type: 'object',
+  properties: {
+    mode: {
+      type: 'string',
+      enum: ['skip', 'overwrite', 'fail'],
+      description: 'Existing players: skip keeps them (the default), overwrite replaces them, fail writes nothing if any exists (docs/backups.md).',
+    },
+  },
+} as const;
+
+/** The upload of POST /workspaces/{id}/import, for the document only: it is read as a stream, line by line. */
+export const importBody = {
+  type: 'string',
+  description: 'NDJSON, one player a line: {"userId","version","data":{"<key>":{"value","updated_at"}}}, as the export writes it.',
+} as const;
+
 export const createKeyBody = {
   type: 'object',
   additionalProperties: false,

@@ -31,6 +31,7 @@ export const SCRIPTS: readonly ScriptDefinition[] = Object.freeze([
   load('usageAdd', 'usage-add.lua', 1),
   load('touchKeys', 'touch-keys.lua', 2),
   load('hsetExisting', 'hset-existing.lua', 1),
+  load('importPlayer', 'import-player.lua', 2),
 ]);
 
 declare module 'ioredis' {
@@ -52,6 +53,7 @@ declare module 'ioredis' {
     ): Result<[granted: number, count: number, ttl: number], Context>;
     usageAdd(usageKey: RedisKey, requests: string, limited: string, ttlSeconds: string): Result<number, Context>;
     hsetExisting(key: RedisKey, ...fieldsAndValues: string[]): Result<number, Context>;
+    importPlayer(player: RedisKey, history: RedisKey, ...args: string[]): Result<Array<string | number>, Context>;
     touchKeys(workspaceKey: RedisKey, lastUsedKey: RedisKey, ...keyIdAndMs: string[]): Result<number, Context>;
   }
 }

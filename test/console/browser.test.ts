@@ -107,6 +107,30 @@ describe('operator console in a browser', function () {
     expect((await adminCall(h.service, 'GET', `/workspaces/${id}`)).status).to.equal(404);
   });
 
+  it('downloads a workspace export and imports it into another workspace, listing refused lines', async () => {
+    const ops = testOps(h.redis);
+    const source = await ops.createWorkspace({ name: `export-${randomSuffix()}`, plan: 'pro' });
+    for (let i = 0; i < 3; i++) await publicCall('POST', '/data/set', source.apiKey, { userId: `p${i}`, key: 'coins', value: i });
+    await signedInAt(`/console/workspaces/${source.workspaceId}`);
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download export' }).click()]);
+    expect(download.suggestedFilename()).to.equal(`${source.workspaceId}.ndjson`);
+    const path = await download.path();
+    const { readFileSync } = await import('node:fs');
+    const text = readFileSync(path, 'utf8');
+    expect(text.trimEnd().split('\n')).to.have.length(3);
+
+    const target = await ops.createWorkspace({ name: `import-${randomSuffix()}`, plan: 'pro' });
+    await page.goto(url(`/console/workspaces/${target.workspaceId}`));
+    await page.getByLabel('Export file').setInputFiles({ name: 'players.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(`${text}{"userId":"bad"}\n`) });
+    await page.getByLabel('Existing players').selectOption('skip');
+    await page.getByRole('button', { name: 'Import' }).click();
+    await page.getByRole('status').filter({ hasText: '3 new' }).waitFor();
+    await page.getByRole('cell', { name: 'version must be a non-negative integer' }).waitFor();
+    expect(await page.getByRole('table', { name: 'Refused lines' }).getByRole('row').nth(1).textContent()).to.match(/^4bad/);
+    await expectAccessible(page, 'workspace import');
+    expect((await publicCall('GET', '/data?userId=p2&key=coins', target.apiKey)).body.data.value).to.equal(2);
+  });
+
   it('finds a player, refuses invalid JSON, saves an edit that the public API then reads', async () => {
     const ws = await testOps(h.redis).createWorkspace({ name: `players-${randomSuffix()}`, plan: 'pro' });
     await publicCall('POST', '/data/set', ws.apiKey, { userId: 42, key: 'coins', value: 5 });

@@ -1,10 +1,11 @@
-// /console/workspaces/<id>: the workspace (rename, plan, delete), its keys, its usage, and the
-// way to a player's data.
+// /console/workspaces/<id>: the workspace (rename, plan, delete), its keys, its usage, its
+// export and import, and the way to a player's data.
 import { useState } from 'preact/hooks';
 import { adminData, enc } from '../api.js';
 import { navigate, paths } from '../router.js';
 import { ErrorNote, html, Link, Notice, time, TypedConfirm, useAction, useLoad } from '../ui.js';
 import { KeysSection, type KeyView } from './keys.js';
+import { TransferSection } from './transfer.js';
 import { UsageSection, type UsageReport } from './usage.js';
 import type { Workspace } from './workspaces.js';
 
@@ -113,6 +114,7 @@ export function WorkspacePage(props: { workspaceId: string }) {
         }} />
         <${UsageSection} usage=${usage.data} />
         <${ErrorNote} error=${usage.error} />
+        <${TransferSection} workspaceId=${id} onImported=${() => details.reload()} />
         <${Settings} workspace=${w} onChanged=${(text: string) => {
           setNote(text);
           details.reload();

@@ -13,6 +13,7 @@ import { banAdminRoutes } from './routes/bans.js';
 import { auditAdminRoutes } from './routes/audit.js';
 import { keyAdminRoutes } from './routes/keys.js';
 import { playerAdminRoutes } from './routes/players.js';
+import { transferAdminRoutes } from './routes/transfer.js';
 import { workspaceAdminRoutes } from './routes/workspaces.js';
 
 export const ADMIN_PREFIX = '/admin/v1';
@@ -47,5 +48,6 @@ export function adminRouter(token: string, ops: AdminOperations, config: Config,
   banAdminRoutes(router, ops, config);
   playerAdminRoutes(router, ops, config);
   auditAdminRoutes(router, ops);
+  transferAdminRoutes(router, ops);
   return router;
 }

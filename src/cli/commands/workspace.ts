@@ -1,6 +1,7 @@
 // `workspace ...` commands.
 import type { Command } from 'commander';
 import { confirm, run, table, type ConfirmOptions, type OutputOptions } from '../context.js';
+import { transferCommands } from './transfer.js';
 
 export function workspaceCommands(program: Command): void {
   const workspace = program.command('workspace').description('manage workspaces');
@@ -116,4 +117,6 @@ export function workspaceCommands(program: Command): void {
         () => confirm(opts, `Deleting workspace ${id} and all its data`),
       ),
     );
+
+  transferCommands(workspace);
 }

@@ -1,0 +1,281 @@
+// A whole installation to a folder and back, for disaster recovery and moving to another Redis
+// or to a cluster: workspaces (with their plans), API keys by their SHA-256 only, bans and the
+// allow-list, and every workspace's players (one NDJSON file per workspace, as `workspace
+// export` writes it). manifest.json, written last, lists every file with its line count, size
+// and SHA-256: a folder without it is an unfinished backup, and an import checks every file
+// against it before it writes anything. docs/backups.md describes the layout.
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { isWorkspaceId } from '../domain/ids.js';
+import { AppError, badRequest, ErrorCode } from '../errors.js';
+import { publishEvent } from '../store/events.js';
+import {
+  readApiKeysRaw,
+  readGateList,
+  readWorkspaceRaw,
+  restoreApiKeyRaw,
+  restoreGateEntry,
+  restoreWorkspaceRaw,
+  workspaceIds,
+  type ApiKeyRecordRaw,
+  type GateList,
+  type WorkspaceRecordRaw,
+} from '../store/installation-records.js';
+import type { AdminContext } from './context.js';
+import { ndjsonLines } from './ndjson-lines.js';
+import { exportWorkspace, importWorkspace, parseImportMode, type ImportSummary } from './workspace-transfer.js';
+
+export const MANIFEST = 'manifest.json';
+export const BACKUP_FORMAT = 'pds-installation-backup';
+export const BACKUP_FORMAT_VERSION = 1;
+const WORKSPACES = 'workspaces.ndjson';
+const API_KEYS = 'api-keys.ndjson';
+const BANS = 'bans.ndjson';
+const ALLOW = 'ban-allow.ndjson';
+const playersFile = (workspaceId: string) => `players/${workspaceId}.ndjson`;
+
+export interface ManifestFile {
+  readonly name: string;
+  readonly lines: number;
+  readonly bytes: number;
+  readonly sha256: string;
+}
+
+export interface Manifest {
+  readonly format: typeof BACKUP_FORMAT;
+  readonly formatVersion: number;
+  readonly createdAt: string;
+  readonly counts: { workspaces: number; apiKeys: number; bans: number; allowEntries: number; players: number; keys: number };
+  readonly files: ManifestFile[];
+}
+
+export interface BackupProgress {
+  readonly workspaceId: string;
+  readonly players: number;
+}
+
+/** Writes lines to `dir/name`, hashing and counting them on the way. */
+async function writeCounted(dir: string, name: string, lines: AsyncIterable<string>): Promise<ManifestFile> {
+  const hash = createHash('sha256');
+  let count = 0;
+  let bytes = 0;
+  async function* counted() {
+    for await (const line of lines) {
+      const buf = Buffer.from(line);
+      hash.update(buf);
+      count++;
+      bytes += buf.length;
+      yield buf;
+    }
+  }
+  const path = join(dir, name);
+  await pipeline(Readable.from(counted()), createWriteStream(path));
+  return { name, lines: count, bytes, sha256: hash.digest('hex') };
+}
+
+async function* jsonLines<T>(items: Iterable<T> | AsyncIterable<T>): AsyncGenerator<string> {
+  for await (const item of items) yield `${JSON.stringify(item)}\n`;
+}
+
+export async function exportInstallation(
+  ctx: AdminContext,
+  dir: string,
+  onProgress?: (p: BackupProgress) => void,
+): Promise<Manifest & { readonly dir: string; readonly ms: number }> {
+  const started = Date.now();
+  await mkdir(dir, { recursive: true });
+  if ((await readdir(dir)).length > 0) throw badRequest(`${dir} is not empty: a backup goes into a new or empty folder`);
+  await mkdir(join(dir, 'players'));
+
+  const workspaces: WorkspaceRecordRaw[] = [];
+  for (const id of await workspaceIds(ctx.redis)) {
+    const record = await readWorkspaceRaw(ctx.redis, id);
+    if (record) workspaces.push(record);
+  }
+  const files: ManifestFile[] = [await writeCounted(dir, WORKSPACES, jsonLines(workspaces))];
+  const apiKeys: ApiKeyRecordRaw[] = [];
+  for (const w of workspaces) apiKeys.push(...(await readApiKeysRaw(ctx.redis, w.id)));
+  files.push(await writeCounted(dir, API_KEYS, jsonLines(apiKeys)));
+  const gate = async (list: GateList, name: string) => {
+    const entries = Object.entries(await readGateList(ctx.redis, list)).sort(([a], [b]) => a.localeCompare(b));
+    files.push(await writeCounted(dir, name, jsonLines(entries.map(([subject, record]) => ({ subject, record })))));
+  };
+  await gate('bans', BANS);
+  await gate('allow', ALLOW);
+
+  let players = 0;
+  let dataKeys = 0;
+  for (const w of workspaces) {
+    const exported = await exportWorkspace(ctx, w.id);
+    async function* lines() {
+      for await (const line of exported.lines) {
+        yield line;
+        if (exported.stats.players % 1000 === 0) onProgress?.({ workspaceId: w.id, players: exported.stats.players });
+      }
+    }
+    files.push(await writeCounted(dir, playersFile(w.id), lines()));
+    players += exported.stats.players;
+    dataKeys += exported.stats.keys;
+  }
+  const manifest: Manifest = {
+    format: BACKUP_FORMAT,
+    formatVersion: BACKUP_FORMAT_VERSION,
+    createdAt: new Date(ctx.nowMs()).toISOString(),
+    counts: { workspaces: workspaces.length, apiKeys: apiKeys.length, bans: files[2]!.lines, allowEntries: files[3]!.lines, players, keys: dataKeys },
+    files,
+  };
+  // Last, and whole or not at all: its presence says the backup is complete.
+  await writeFile(join(dir, `${MANIFEST}.partial`), `${JSON.stringify(manifest, null, 2)}\n`);
+  await rename(join(dir, `${MANIFEST}.partial`), join(dir, MANIFEST));
+  await ctx.audit('installation.export', 'installation', { details: { workspaces: workspaces.length, players } });
+  return { ...manifest, dir, ms: Date.now() - started };
+}
+
+function invalid(message: string): AppError {
+  return new AppError(ErrorCode.INVALID_REQUEST, `Backup refused, nothing written: ${message}`);
+}
+
+async function readManifest(dir: string): Promise<Manifest> {
+  let manifest: Manifest;
+  try {
+    manifest = JSON.parse(await readFile(join(dir, MANIFEST), 'utf8')) as Manifest;
+  } catch (err) {
+    throw invalid(`cannot read ${join(dir, MANIFEST)} (${(err as Error).message}); a folder without it is an unfinished backup`);
+  }
+  if (manifest.format !== BACKUP_FORMAT || manifest.formatVersion !== BACKUP_FORMAT_VERSION || !Array.isArray(manifest.files)) {
+    throw invalid(`${MANIFEST} is not a version ${BACKUP_FORMAT_VERSION} ${BACKUP_FORMAT} manifest`);
+  }
+  for (const name of [WORKSPACES, API_KEYS, BANS, ALLOW]) {
+    if (!manifest.files.some((f) => f.name === name)) throw invalid(`${MANIFEST} does not list ${name}`);
+  }
+  return manifest;
+}
+
+/** Every file's size and SHA-256 as the manifest says, streamed (players files may be large). */
+async function verify(dir: string, manifest: Manifest): Promise<void> {
+  for (const file of manifest.files) {
+    if (typeof file.name !== 'string' || file.name.includes('..') || !/^(players\/)?[A-Za-z0-9_.-]+$/.test(file.name)) {
+      throw invalid(`${MANIFEST} names a file outside the backup: ${JSON.stringify(file.name)}`);
+    }
+    const hash = createHash('sha256');
+    let bytes = 0;
+    try {
+      for await (const chunk of createReadStream(join(dir, file.name))) {
+        hash.update(chunk as Buffer);
+        bytes += (chunk as Buffer).length;
+      }
+    } catch (err) {
+      throw invalid(`cannot read ${file.name} (${(err as Error).message})`);
+    }
+    const sha256 = hash.digest('hex');
+    if (bytes !== file.bytes || sha256 !== file.sha256) {
+      throw invalid(`${file.name} does not match ${MANIFEST} (${bytes} bytes, SHA-256 ${sha256}; expected ${file.bytes} bytes, ${file.sha256})`);
+    }
+  }
+}
+
+async function* records<T>(dir: string, name: string): AsyncGenerator<T> {
+  for await (const line of ndjsonLines(createReadStream(join(dir, name)), 1024 * 1024)) {
+    if ('tooLong' in line) throw invalid(`${name} line ${line.number} is too long`);
+    let record: unknown;
+    try {
+      record = JSON.parse(line.text);
+    } catch {
+      throw invalid(`${name} line ${line.number} is not JSON`);
+    }
+    if (typeof record !== 'object' || record === null) throw invalid(`${name} line ${line.number} is not a record`);
+    yield record as T;
+  }
+}
+
+export interface InstallationImport {
+  readonly dir: string;
+  readonly workspaces: { created: number; existing: number };
+  readonly apiKeys: { created: number; existing: number };
+  readonly bans: { created: number; existing: number };
+  readonly allowEntries: { created: number; existing: number };
+  readonly players: ImportSummary[];
+  readonly ms: number;
+}
+
+/**
+ * Loads a backup into this installation's Redis (empty, or not: records that exist are kept,
+ * players follow `mode`). Every file is checked against the manifest first; then workspaces,
+ * keys, bans and allow-list, then each workspace's players. Safe to run again after an
+ * interruption: what was written is found and kept.
+ */
+export async function importInstallation(
+  ctx: AdminContext,
+  dir: string,
+  options: { mode?: string | undefined; onProgress?: (p: BackupProgress) => void } = {},
+): Promise<InstallationImport> {
+  const started = Date.now();
+  const mode = parseImportMode(options.mode);
+  const manifest = await readManifest(dir);
+  await verify(dir, manifest);
+
+  const result = {
+    dir,
+    workspaces: { created: 0, existing: 0 },
+    apiKeys: { created: 0, existing: 0 },
+    bans: { created: 0, existing: 0 },
+    allowEntries: { created: 0, existing: 0 },
+    players: [] as ImportSummary[],
+    ms: 0,
+  };
+  const tally = (t: { created: number; existing: number }, created: boolean) => (created ? t.created++ : t.existing++);
+  // The records are few (one a workspace, key, ban): all read and checked before the first write.
+  const workspaces: WorkspaceRecordRaw[] = [];
+  for await (const record of records<WorkspaceRecordRaw>(dir, WORKSPACES)) {
+    if (typeof record.id !== 'string' || !isWorkspaceId(record.id) || typeof record.fields !== 'object' || record.fields === null) {
+      throw invalid(`${WORKSPACES} holds a bad workspace record ${JSON.stringify(record).slice(0, 100)}`);
+    }
+    workspaces.push(record);
+  }
+  const apiKeys: ApiKeyRecordRaw[] = [];
+  for await (const record of records<ApiKeyRecordRaw>(dir, API_KEYS)) {
+    if (typeof record.keyHash !== 'string' || !/^[0-9a-f]{64}$/.test(record.keyHash)) throw invalid(`${API_KEYS} holds a key hash that is not a SHA-256`);
+    const owner = record.fields?.['workspaceId'];
+    if (typeof owner !== 'string' || !isWorkspaceId(owner) || typeof record.fields['keyId'] !== 'string') {
+      throw invalid(`${API_KEYS} holds a key without a valid keyId and workspaceId`);
+    }
+    apiKeys.push(record);
+  }
+  const gateEntries: Array<{ list: GateList; subject: string; record: string }> = [];
+  for (const [list, name] of [['bans', BANS], ['allow', ALLOW]] as const) {
+    for await (const entry of records<{ subject: string; record: string }>(dir, name)) {
+      if (typeof entry.subject !== 'string' || typeof entry.record !== 'string') throw invalid(`${name} holds an entry without subject and record`);
+      gateEntries.push({ list, ...entry });
+    }
+  }
+
+  const ids: string[] = [];
+  for (const record of workspaces) {
+    tally(result.workspaces, await restoreWorkspaceRaw(ctx.redis, record));
+    await publishEvent(ctx.redis, { type: 'workspace', workspaceId: record.id });
+    ids.push(record.id);
+  }
+  for (const record of apiKeys) {
+    tally(result.apiKeys, await restoreApiKeyRaw(ctx.redis, record));
+    await publishEvent(ctx.redis, { type: 'key', keyHash: record.keyHash });
+  }
+  for (const entry of gateEntries) {
+    tally(entry.list === 'bans' ? result.bans : result.allowEntries, await restoreGateEntry(ctx.redis, entry.list, entry.subject, entry.record));
+  }
+  await publishEvent(ctx.redis, { type: 'ban' });
+  for (const id of ids) {
+    const name = playersFile(id);
+    if (!manifest.files.some((f) => f.name === name)) continue;
+    options.onProgress?.({ workspaceId: id, players: 0 });
+    result.players.push(await importWorkspace(ctx, id, { path: join(dir, name) }, { mode }));
+  }
+  result.ms = Date.now() - started;
+  await ctx.audit('installation.import', 'installation', {
+    details: { workspaces: result.workspaces.created, apiKeys: result.apiKeys.created, players: result.players.reduce((n, s) => n + s.imported + s.replaced, 0) },
+  });
+  return result;
+}
