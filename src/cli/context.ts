@@ -40,7 +40,7 @@ export async function run<T>(
   try {
     precheck?.();
     const { openSession } = await import('./session.js');
-    session = await openSession();
+    session = await openSession(options);
     const result = await action(session);
     process.stdout.write(options.json ? `${JSON.stringify(result)}\n` : `${human(result)}\n`);
   } catch (err) {

@@ -1,7 +1,8 @@
 // The heavy half of the CLI, loaded only once a command runs (context.ts imports it lazily), so
 // `pds --help` and argument errors start without loading ioredis and the admin operations.
 // Says on stderr which Redis it talks to (host and port, never a password), and warns when
-// REDIS_URL is unset and it falls back to the default, often someone else's Redis on a laptop.
+// REDIS_URL is unset and it falls back to the default, often someone else's Redis on a laptop
+// (not with --json, whose stderr is one JSON line on failure and nothing otherwise).
 import { userInfo } from 'node:os';
 import { loadConfig, DEFAULT_REDIS_URL, type Config } from '../config.js';
 import { AdminOperations } from '../admin/operations.js';
@@ -45,9 +46,10 @@ export function redisNotice(config: Config): string {
   return `pds: Redis at ${redisAddress(config)}\n`;
 }
 
-export async function openSession(): Promise<Session> {
+/** With `json`, stderr carries only the JSON error line, for scripts; the notice is for people. */
+export async function openSession(options: { json?: boolean } = {}): Promise<Session> {
   const config = loadConfig();
-  process.stderr.write(redisNotice(config));
+  if (!options.json) process.stderr.write(redisNotice(config));
   const settings = {
     url: config.redisUrl ?? DEFAULT_REDIS_URL,
     clusterNodes: config.redisClusterNodes,

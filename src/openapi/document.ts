@@ -85,9 +85,11 @@ const REQUEST_ID_HEADER = {
  * Answers of no declared operation: a path no route has, and a method a path does not take.
  * Every path of both listeners can give them, so they are shared responses, not per operation.
  */
-const ROUTING_RESPONSES = {
+const routingResponses = (audience: Audience) => ({
   UnknownRoute: {
-    description: 'NOT_FOUND: no such endpoint ("No such endpoint: METHOD /path"). On the ops listener without ADMIN_TOKEN, /admin/ and /console/ answer ADMIN_API_OFF, whose message says what to set.',
+    description:
+      'NOT_FOUND: no such endpoint ("No such endpoint: METHOD /path").' +
+      (audience === 'public' ? '' : ' On the ops listener without ADMIN_TOKEN, /admin/ and /console/ answer ADMIN_API_OFF, whose message says what to set.'),
     content: { 'application/json': { schema: { ...ERROR_REF } } },
   },
   MethodNotAllowed: {
@@ -97,7 +99,7 @@ const ROUTING_RESPONSES = {
     },
     content: { 'application/json': { schema: { ...ERROR_REF } } },
   },
-};
+});
 
 function response(spec: ResponseSpec): Json {
   const headers = Object.entries({ ...REQUEST_ID_HEADER, ...spec.headers }).map(([name, h]) => [
@@ -185,7 +187,7 @@ export function buildOpenApiDocument(audience: Audience = 'all'): Json {
     paths,
     components: {
       schemas: { Error: structuredClone(errorEnvelope) },
-      responses: structuredClone(ROUTING_RESPONSES),
+      responses: routingResponses(audience),
       securitySchemes: {
         ...(audience !== 'ops' ? { ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The workspace API key.' } } : {}),
         ...(audience !== 'public'

@@ -98,7 +98,7 @@ describe('admin CLI', function () {
     const missing = await cli('workspace', 'show', 'ws_does_not_exist', '--json');
     expect(missing.code).to.equal(2);
     expect(missing.stdout).to.equal('');
-    expect(JSON.parse(missing.stderr.trimEnd().split('\n').at(-1)!)).to.deep.equal({ success: false, error: 'Workspace ws_does_not_exist not found', code: 'NOT_FOUND' });
+    expect(JSON.parse(missing.stderr)).to.deep.equal({ success: false, error: 'Workspace ws_does_not_exist not found', code: 'NOT_FOUND' });
 
     const badValue = await cli('player', 'set', '--workspace', 'ws_x', '--user', '1', '--key', 'k', '--value', '{oops', '--yes');
     expect(badValue.code).to.equal(2);
@@ -120,21 +120,25 @@ describe('admin CLI', function () {
     expect(shown.stdout).not.to.include(ws.apiKey);
   });
 
-  it('says on stderr which Redis it uses (host:port, never the password) and fails clearly when it is down', async () => {
+  it('says on stderr which Redis it uses (host:port, never the password; not with --json) and fails clearly when it is down', async () => {
     const ws = await testOps(redis).createWorkspace({ name: 'Where' });
-    const ok = await cli('workspace', 'show', ws.workspaceId, '--json');
+    const ok = await cli('workspace', 'show', ws.workspaceId);
     expect(ok.code, ok.stderr).to.equal(0);
     expect(ok.stderr).to.equal(`pds: Redis at ${new URL(testRedisUrl()).host}\n`);
+    // With --json, stderr stays for the one JSON error line of a failure.
+    const quiet = await cli('workspace', 'show', ws.workspaceId, '--json');
+    expect(quiet.stderr).to.equal('');
 
-    const down = await cli('workspace', 'list', '--json', { REDIS_URL: 'redis://admin:hunter2-secret@127.0.0.1:1' });
+    const down = await cli('workspace', 'list', { REDIS_URL: 'redis://admin:hunter2-secret@127.0.0.1:1' });
     expect(down.code).to.equal(1);
     expect(down.stdout).to.equal('');
-    const lines = down.stderr.trimEnd().split('\n');
     // Its own message only: no "[ioredis] Unhandled error event" before it, and no password.
-    expect(lines[0]).to.equal('pds: Redis at 127.0.0.1:1');
-    expect(lines).to.have.length(2);
-    expect(JSON.parse(lines[1]!).error).to.match(/^Cannot reach Redis at 127\.0\.0\.1:1 .*ECONNREFUSED/);
-    expect(down.stderr).not.to.include('hunter2');
+    expect(down.stderr).to.match(
+      /^pds: Redis at 127\.0\.0\.1:1\nerror: Cannot reach Redis at 127\.0\.0\.1:1 \(set REDIS_URL or REDIS_CLUSTER_NODES\): connect ECONNREFUSED 127\.0\.0\.1:1\n$/,
+    );
+    const downJson = await cli('workspace', 'list', '--json', { REDIS_URL: 'redis://admin:hunter2-secret@127.0.0.1:1' });
+    expect(JSON.parse(downJson.stderr).error).to.match(/^Cannot reach Redis at 127\.0\.0\.1:1 .*ECONNREFUSED/);
+    expect(down.stderr + downJson.stderr).not.to.include('hunter2');
   });
 
   it('warns when REDIS_URL is unset and it falls back to the default Redis', () => {

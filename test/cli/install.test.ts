@@ -42,6 +42,7 @@ describe('pds as an installed command', function () {
     const env = { ...process.env, REDIS_URL: testRedisUrl() };
     const list = await run(pds, ['workspace', 'list', '--json'], { env, cwd: dir });
     expect(JSON.parse(list.stdout)).to.be.an('array');
-    expect(list.stderr).to.equal(`pds: Redis at ${new URL(testRedisUrl()).host}\n`);
+    const shown = await run(pds, ['workspace', 'show', 'ws_not_there'], { env, cwd: dir }).catch((err: { code: number; stderr: string }) => err);
+    expect(shown.stderr).to.equal(`pds: Redis at ${new URL(testRedisUrl()).host}\nerror: Workspace ws_not_there not found\n`);
   });
 });
