@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # The player data service as a small production image: compiled JavaScript, production
 # dependencies only, no npm, running as an unprivileged user with node as the main process.
-ARG NODE_IMAGE=node:20-alpine
+ARG NODE_IMAGE=node:22-alpine
 
 # Build stage: compile TypeScript with the dev dependencies. tsc needs no install scripts (the
 # test tools' native add-ons would want a compiler that the image does not have).
@@ -43,8 +43,9 @@ EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
     CMD wget -q -O /dev/null "http://127.0.0.1:${ADMIN_PORT}/readyz" || exit 1
 STOPSIGNAL SIGTERM
-# Exec form: node is the main process and receives SIGTERM itself, then drains in-flight
-# requests (SHUTDOWN_GRACE_MS). main.ts handles the signal, so node as PID 1 is fine; run
-# with --init (compose: init: true) to also have zombies reaped. The flags are npm start's:
-# a 64 MB young generation (README, "Performance").
+# Exec form: node is the main process and receives SIGTERM itself: /readyz turns 503 for
+# SHUTDOWN_DRAIN_MS while requests are still served, then in-flight requests get
+# SHUTDOWN_GRACE_MS. main.ts handles the signal, so node as PID 1 is fine; run with --init
+# (compose: init: true) to also have zombies reaped. The flags are npm start's: a 64 MB young
+# generation (README, "Performance").
 CMD ["node", "--max-semi-space-size=64", "dist/main.js"]

@@ -4,7 +4,7 @@
 // the same load settings and reports medians, ratios to the references, Redis commands and
 // CPU per request, and Redis memory per stored entry.
 //
-// Options (environment, all optional): BENCH_ROUNDS (5), BENCH_DURATION seconds at
+// Options (`npm run bench -- --help`; each also an environment variable, all optional): BENCH_ROUNDS (5), BENCH_DURATION seconds at
 // BENCH_CONNECTIONS (2 s at 50), BENCH_LIGHT_DURATION at 4 connections (1 s), BENCH_WORKSPACES
 // (2000), BENCH_MEMORY_PLAYERS (100000), BENCH_ONLY (comma-separated target labels or parts
 // of them), BENCH_COMPARE (the path of another checkout, built: its service runs every
@@ -40,6 +40,10 @@ import {
 } from './lib/report.js';
 import { REFERENCE_SCENARIO, SAVE_KEYS, SAVE_PLAYER, SCENARIOS, type Scenario } from './lib/scenarios.js';
 import { seed } from './lib/seed.js';
+import { benchOptions } from './lib/options.js';
+import { onInterrupt } from './lib/processes.js';
+
+benchOptions();
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
@@ -132,6 +136,13 @@ async function main(): Promise<void> {
     const koaSet = await spawnReference(REFERENCES.koaSet, 'koa-set.ts');
     targets.push(service, workers, unpipelined, bare, httpHget, koaHget, koaSet);
     compareRedis = COMPARE ? await copyOfRedis(redisServer, join(dataDir, 'compare')) : undefined;
+    if (compareRedis) {
+      const { server, client } = compareRedis;
+      onInterrupt(async () => {
+        client.disconnect();
+        await server.stop();
+      });
+    }
     const compare = compareRedis
       ? await spawnTarget({
           name: 'compare',

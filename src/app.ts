@@ -75,6 +75,6 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   sessionRoutes(api, { guard, recheck, players: deps.players, writes: deps.writes, config });
 
   app.use(api.routes());
-  app.use(api.allowedMethods({ throw: true }));
+  app.use(api.allowedMethods());
   return app;
 }

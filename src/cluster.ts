@@ -8,7 +8,7 @@ import type { Logger } from './logger.js';
 /** A worker that dies sooner than this after its start is not replaced (it would crash-loop). */
 const MIN_UPTIME_MS = 5_000;
 
-export function runPrimary(config: Pick<Config, 'workers' | 'shutdownGraceMs'>, logger: Logger): void {
+export function runPrimary(config: Pick<Config, 'workers' | 'shutdownGraceMs' | 'shutdownDrainMs'>, logger: Logger): void {
   let stopping = false;
   const startedAt = new Map<Worker, number>();
 
@@ -37,11 +37,11 @@ export function runPrimary(config: Pick<Config, 'workers' | 'shutdownGraceMs'>, 
     stopping = true;
     logger.info({ signal, workers: startedAt.size }, 'shutting down the workers');
     for (const worker of startedAt.keys()) worker.process.kill('SIGTERM');
-    // Each worker bounds its own drain by the grace period; this only guards a stuck one.
+    // Each worker bounds its own drain and grace periods; this only guards a stuck one.
     setTimeout(() => {
       logger.error('workers did not stop in time');
       process.exit(1);
-    }, config.shutdownGraceMs + 5_000).unref();
+    }, config.shutdownDrainMs + config.shutdownGraceMs + 5_000).unref();
     if (startedAt.size === 0) process.exit(0);
   };
   process.once('SIGTERM', () => stop('SIGTERM'));

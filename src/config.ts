@@ -90,6 +90,8 @@ export interface Config {
     readonly requestTimeoutMs: number;
   };
   readonly shutdownGraceMs: number;
+  /** After SIGTERM, how long /readyz answers 503 while requests are still served, before closing. */
+  readonly shutdownDrainMs: number;
   readonly gate: GateConfig;
   /** The operator console (/console/ on the ops listener, on whenever the admin API is). */
   readonly console: ConsoleConfig;
@@ -346,6 +348,7 @@ export function loadConfig(env: Env = process.env): Config {
       requestTimeoutMs: int(env, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
     },
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    shutdownDrainMs: int(env, 'SHUTDOWN_DRAIN_MS', 0, 0, 600_000),
     gate: gate(env),
     console: {
       sessionIdleMs: int(env, 'CONSOLE_SESSION_IDLE_SECONDS', 1800, 1, 604_800) * 1000,

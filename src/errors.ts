@@ -15,6 +15,7 @@ export const ErrorCode = {
   VERSION_NOT_RETAINED: 'VERSION_NOT_RETAINED',
   NOT_FOUND: 'NOT_FOUND',
   METHOD_NOT_ALLOWED: 'METHOD_NOT_ALLOWED',
+  ADMIN_API_OFF: 'ADMIN_API_OFF',
   REQUEST_TIMEOUT: 'REQUEST_TIMEOUT',
   VERSION_CONFLICT: 'VERSION_CONFLICT',
   NOT_A_NUMBER: 'NOT_A_NUMBER',
@@ -47,6 +48,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   VERSION_NOT_RETAINED: 404,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  ADMIN_API_OFF: 404,
   REQUEST_TIMEOUT: 408,
   VERSION_CONFLICT: 409,
   NOT_A_NUMBER: 409,
@@ -99,8 +101,13 @@ export const conflict = (message: string) => new AppError(ErrorCode.CONFLICT, me
 export const unauthorized = (message = 'Missing or invalid API key', code: ErrorCode = ErrorCode.UNAUTHORIZED) =>
   new AppError(code, message);
 export const forbidden = (message: string) => new AppError(ErrorCode.FORBIDDEN, message);
+/** Seconds a caller is asked to wait after a 503: Redis restarts and failovers take about that. */
+export const STORAGE_RETRY_AFTER_SECONDS = 1;
 export const storageUnavailable = (cause?: unknown) =>
-  new AppError(ErrorCode.STORAGE_UNAVAILABLE, 'Storage unavailable', { cause });
+  new AppError(ErrorCode.STORAGE_UNAVAILABLE, 'Storage unavailable', {
+    cause,
+    headers: { 'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS) },
+  });
 
 export interface ErrorBody extends ErrorExtras {
   readonly success: false;

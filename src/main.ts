@@ -31,21 +31,37 @@ async function main(): Promise<void> {
   }
   logger.info({ url: service.baseUrl, port: service.port }, 'player data service listening');
 
+  // SIGTERM: /readyz answers 503 for SHUTDOWN_DRAIN_MS while requests are still served, so a
+  // load balancer takes the instance out before it stops accepting; then in-flight requests get
+  // SHUTDOWN_GRACE_MS to finish. A second signal cuts the drain short.
+  let skipDrain: (() => void) | undefined;
   const stop = (signal: string) => {
-    logger.info({ signal }, 'shutting down: draining in-flight requests');
-    service.close().then(
-      () => {
-        logger.info('stopped');
-        process.exit(0);
-      },
-      (err: unknown) => {
-        logger.error({ err }, 'unclean shutdown');
-        process.exit(1);
-      },
-    );
+    if (skipDrain) {
+      logger.info({ signal }, 'second signal: ending the drain now');
+      skipDrain();
+      return;
+    }
+    const drain = service.drain(config.shutdownDrainMs);
+    skipDrain = drain.skip;
+    logger.info({ signal, drainMs: config.shutdownDrainMs }, 'shutting down: /readyz answers 503, still serving');
+    drain.done
+      .then(() => {
+        logger.info('shutting down: no new connections, draining in-flight requests');
+        return service.close();
+      })
+      .then(
+        () => {
+          logger.info('stopped');
+          process.exit(0);
+        },
+        (err: unknown) => {
+          logger.error({ err }, 'unclean shutdown');
+          process.exit(1);
+        },
+      );
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 void main();

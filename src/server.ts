@@ -47,6 +47,11 @@ export interface RunningService {
   readonly lastUsed: LastUsedRecorder;
   /** The plan limiter: its leases and the usage counts waiting for the next write. */
   readonly limiter: RateLimiter;
+  /**
+   * Turns /readyz to 503 (so load balancers take the instance out) while still serving
+   * everything, for `ms`; resolves early when `skip` is called. Call close() after it.
+   */
+  drain(ms: number): { done: Promise<void>; skip(): void };
   /** Stops accepting, lets in-flight requests finish (up to the grace period), closes Redis. */
   close(): Promise<void>;
 }
@@ -205,6 +210,19 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const port = (server.address() as AddressInfo).port;
   const opsPort = (opsServer.address() as AddressInfo).port;
 
+  const drain = (ms: number) => {
+    shuttingDown = true;
+    let skip = () => {};
+    const done = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      skip = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    return { done, skip };
+  };
+
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
@@ -241,6 +259,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     gate,
     lastUsed,
     limiter,
+    drain,
     close,
   };
 }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { startLocalRedis, type LocalRedis } from '../../src/dev/local-redis.js';
 import { defineScripts, preloadScripts } from '../../src/store/scripts.js';
+import { onInterrupt } from './processes.js';
 
 export interface BenchRedis {
   readonly server: LocalRedis;
@@ -18,16 +19,21 @@ export interface BenchRedis {
 
 export async function startBenchRedis(name: string, options: { appendfsync?: 'everysec' } = {}): Promise<BenchRedis> {
   const dataDir = mkdtempSync(join(tmpdir(), `pds-${name}-`));
-  const redisDir = join(dataDir, 'redis');
-  mkdirSync(redisDir);
-  const server = await startLocalRedis({ dataDir: redisDir, ...options });
-  const redis = new Redis(server.url);
-  defineScripts(redis);
+  // Registered before Redis starts, so an interrupt during its start still removes the folder.
+  let server: LocalRedis | undefined;
+  let redis: Redis | undefined;
   const close = async () => {
-    redis.disconnect();
-    await server.stop();
+    forget();
+    redis?.disconnect();
+    await server?.stop();
     rmSync(dataDir, { recursive: true, force: true });
   };
+  const forget = onInterrupt(close);
+  const redisDir = join(dataDir, 'redis');
+  mkdirSync(redisDir);
+  server = await startLocalRedis({ dataDir: redisDir, ...options });
+  redis = new Redis(server.url);
+  defineScripts(redis);
   try {
     await preloadScripts(redis);
   } catch (err) {

@@ -15,6 +15,40 @@ export interface Target {
 
 const TICKS_PER_SECOND = 100;
 
+/**
+ * What to undo when the bench is interrupted (SIGINT, SIGTERM): stop every child, then remove
+ * every temporary folder. Node's default on SIGINT is to exit at once, leaving the children
+ * (services, their workers, reference servers, redis-server) running and the folders behind.
+ */
+const onStop = new Set<() => Promise<void> | void>();
+let interrupted = false;
+
+/** Registers `undo` to run on SIGINT/SIGTERM; returns a function that unregisters it. */
+export function onInterrupt(undo: () => Promise<void> | void): () => void {
+  installInterruptHandlers();
+  onStop.add(undo);
+  return () => onStop.delete(undo);
+}
+
+let installed = false;
+function installInterruptHandlers(): void {
+  if (installed) return;
+  installed = true;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (interrupted) return;
+      interrupted = true;
+      process.stderr.write(`\n${signal}: stopping the bench's processes and removing its temporary folders\n`);
+      // Children first (last registered first), then the folders they were writing to.
+      const undos = [...onStop].reverse();
+      void (async () => {
+        for (const undo of undos) await Promise.resolve().then(undo).catch(() => {});
+        process.exit(130);
+      })();
+    });
+  }
+}
+
 function cpuOf(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -72,10 +106,22 @@ export async function spawnTarget(options: SpawnOptions): Promise<Target> {
     stdio: ['ignore', options.stdout ?? 'ignore', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let forget = () => {};
+  const stop = async () => {
+    forget();
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    await exited;
+    clearTimeout(timer);
+  };
+  // From its start: an interrupt while it is still starting stops it too.
+  forget = onInterrupt(stop);
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitForHttp(url + options.readyPath, child, options.readyTimeoutMs ?? 20_000);
   } catch (err) {
+    forget();
     child.kill('SIGKILL');
     throw err;
   }
@@ -85,12 +131,6 @@ export async function spawnTarget(options: SpawnOptions): Promise<Target> {
     url,
     process: child,
     cpuSeconds: () => cpuOf(pid) + childrenOf(pid).reduce((sum, p) => sum + cpuOf(p), 0),
-    async stop() {
-      if (child.exitCode !== null) return;
-      child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timer);
-    },
+    stop,
   };
 }

@@ -1,18 +1,10 @@
 // What every CLI command needs: the config, a Redis connection, the admin operations acting as
 // `cli:<os user>`, and one way to print results (a JSON line with --json, readable text
 // otherwise) and errors (stderr, non-zero exit).
-import { userInfo } from 'node:os';
-import { loadConfig, type Config } from '../config.js';
-import { AdminOperations } from '../admin/operations.js';
 import { AppError, ErrorCode, badRequest, errorBody } from '../errors.js';
-import { connectRedis, createRedis, type RedisClient } from '../store/redis.js';
-import { redisSettings, describeRedis } from '../server.js';
+import type { Session } from './session.js';
 
-export interface CliContext {
-  readonly config: Config;
-  readonly redis: RedisClient;
-  readonly ops: AdminOperations;
-}
+export type CliContext = Session;
 
 export interface OutputOptions {
   json?: boolean;
@@ -20,16 +12,6 @@ export interface OutputOptions {
 
 export interface ConfirmOptions extends OutputOptions {
   yes?: boolean;
-}
-
-function cliActor(): string {
-  let user: string;
-  try {
-    user = userInfo().username;
-  } catch {
-    user = process.env['USER'] ?? 'unknown';
-  }
-  return `cli:${user}`;
 }
 
 /** Destructive commands run only with --yes, checked before anything touches Redis. */
@@ -56,23 +38,18 @@ export async function run<T>(
   /** Where the result goes: stdout, unless stdout carries the command's data (an export). */
   out: NodeJS.WritableStream = process.stdout,
 ): Promise<void> {
-  let redis: RedisClient | undefined;
+  let session: Session | undefined;
   try {
     precheck?.();
-    const config = loadConfig();
-    redis = createRedis({ ...redisSettings(config), commandTimeoutMs: 10_000 });
-    try {
-      await connectRedis(redis, 3000);
-    } catch (err) {
-      throw new Error(`Cannot reach Redis at ${describeRedis(config)} (set REDIS_URL or REDIS_CLUSTER_NODES): ${(err as Error).message}`);
-    }
-    const ops = new AdminOperations(redis, { actor: cliActor(), config });
-    const result = await action({ config, redis, ops });
+    const { openSession } = await import('./session.js');
+    session = await openSession(options);
+    const result = await action(session);
     out.write(options.json ? `${JSON.stringify(result)}\n` : `${human(result)}\n`);
   } catch (err) {
     fail(options, err);
   } finally {
-    if (redis) await redis.quit().catch(() => redis?.disconnect());
+    const redis = session?.redis;
+    if (redis) await redis.quit().catch(() => redis.disconnect());
   }
 }
 

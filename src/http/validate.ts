@@ -42,7 +42,12 @@ function pathOf(instancePath: string): { path: string; field: string | undefined
   return { path, field };
 }
 
-function describe(part: 'body' | 'query', error: ErrorObject): string {
+/** The fields an object schema accepts, for messages about the whole body. */
+function fieldsOf(schema: object): string[] {
+  return Object.keys((schema as { properties?: Record<string, unknown> }).properties ?? {});
+}
+
+function describe(part: 'body' | 'query', error: ErrorObject, schema: object): string {
   const { path, field } = pathOf(error.instancePath);
   const within = (name: string) => (path === '' ? name : `${path}.${name}`);
   if (error.keyword === 'required') {
@@ -50,6 +55,12 @@ function describe(part: 'body' | 'query', error: ErrorObject): string {
   }
   if (error.keyword === 'additionalProperties') {
     return `Unknown field "${within(String(error.params['additionalProperty']))}" in ${part}`;
+  }
+  if (path === '' && error.keyword === 'minProperties') {
+    const fields = fieldsOf(schema).map((f) => `"${f}"`);
+    const limit = Number(error.params['limit']);
+    const what = part === 'body' ? 'Request body' : 'The query';
+    return `${what} must set at least ${limit === 1 ? 'one' : limit} of the fields ${fields.join(', ')}`;
   }
   if (path === '') {
     return part === 'body' ? 'Request body must be a JSON object' : `Invalid ${part}`;
@@ -64,7 +75,7 @@ export type Validator<T> = (part: 'body' | 'query', input: unknown) => T;
 export function compile<T>(schema: object): Validator<T> {
   const check: ValidateFunction = ajv.compile(schema);
   return (part, input) => {
-    if (!check(input)) throw badRequest(describe(part, check.errors![0]!));
+    if (!check(input)) throw badRequest(describe(part, check.errors![0]!, schema));
     return input as T;
   };
 }

@@ -13,6 +13,12 @@ type Json = Record<string, unknown>;
 
 const ERROR_REF = { $ref: '#/components/schemas/Error' };
 
+const PUBLIC_SERVER = {
+  url: 'http://{host}:{port}',
+  description: 'The public listener (HOST:PORT); behind a TLS proxy, its https:// address (docs/deployment.md).',
+  variables: { host: { default: '127.0.0.1' }, port: { default: '8080' } },
+};
+
 const OPS_SERVER = {
   url: 'http://{opsHost}:{opsPort}',
   description: 'The ops listener (ADMIN_HOST:ADMIN_PORT), not the public port.',
@@ -39,9 +45,9 @@ function operationId(route: RouteSpec): string {
     .filter((w) => w && w !== 'api' && w !== 'admin' && w !== 'v1')
     .map((w) => (w.startsWith(':') ? `By${w.slice(1)}` : w))
     .map((w) => w.replace(/^\w/, (c) => c.toUpperCase()));
-  const prefix = route.path.startsWith('/admin/') ? 'admin' : '';
-  const name = route.method + (prefix ? 'Admin' : '') + words.join('');
-  return name;
+  // The ops listener has its own /openapi.json: its operations are named apart from the public ones.
+  const prefix = route.path.startsWith('/admin/') ? 'Admin' : onOpsListener(route.path) ? 'Ops' : '';
+  return route.method + prefix + words.join('');
 }
 
 function parameters(route: RouteSpec): Json[] {
@@ -74,6 +80,26 @@ const REQUEST_ID_HEADER = {
     schema: { type: 'string', pattern: '^[\\w.:/=+-]{1,128}$' },
   },
 };
+
+/**
+ * Answers of no declared operation: a path no route has, and a method a path does not take.
+ * Every path of both listeners can give them, so they are shared responses, not per operation.
+ */
+const routingResponses = (audience: Audience) => ({
+  UnknownRoute: {
+    description:
+      'NOT_FOUND: no such endpoint ("No such endpoint: METHOD /path").' +
+      (audience === 'public' ? '' : ' On the ops listener without ADMIN_TOKEN, /admin/ and /console/ answer ADMIN_API_OFF, whose message says what to set.'),
+    content: { 'application/json': { schema: { ...ERROR_REF } } },
+  },
+  MethodNotAllowed: {
+    description: 'METHOD_NOT_ALLOWED: the path exists but does not take this method; Allow lists the methods it takes.',
+    headers: {
+      Allow: { description: 'The methods the path takes, e.g. "HEAD, GET".', required: true, schema: { type: 'string' } },
+    },
+    content: { 'application/json': { schema: { ...ERROR_REF } } },
+  },
+});
 
 function response(spec: ResponseSpec): Json {
   const headers = Object.entries({ ...REQUEST_ID_HEADER, ...spec.headers }).map(([name, h]) => [
@@ -156,10 +182,12 @@ export function buildOpenApiDocument(audience: Audience = 'all'): Json {
       version: packageVersion(),
       description: DESCRIPTION_OF[audience],
     },
+    servers: [audience === 'ops' ? OPS_SERVER : PUBLIC_SERVER],
     tags: TAGS.filter((tag) => routes.some((route) => route.tag === tag.name)),
     paths,
     components: {
       schemas: { Error: structuredClone(errorEnvelope) },
+      responses: routingResponses(audience),
       securitySchemes: {
         ...(audience !== 'ops' ? { ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The workspace API key.' } } : {}),
         ...(audience !== 'public'

@@ -69,10 +69,14 @@ export const rateLimitHeaders = (required: boolean): Record<string, HeaderSpec> 
   'X-RateLimit-Reset': integerHeader('Seconds until the window resets.', required),
 });
 
+/** Every 503 asks the caller to wait before retrying (errors.ts, STORAGE_RETRY_AFTER_SECONDS). */
+const RETRY_AFTER_503 = { 'Retry-After': integerHeader('Seconds to wait before retrying.', true) };
+
 export function errorResponse(status: number, headers?: Record<string, HeaderSpec>, text?: string): ResponseSpec {
   const description = text ?? ERROR_TEXT[status];
   if (!description) throw new Error(`No description for error status ${status}: add it to ERROR_TEXT`);
-  return { description, schema: errorEnvelope, ...(headers ? { headers } : {}) };
+  const all = status === 503 ? { ...headers, ...RETRY_AFTER_503 } : headers;
+  return { description, schema: errorEnvelope, ...(all ? { headers: all } : {}) };
 }
 
 export interface RouteOptions {

@@ -11,6 +11,7 @@ import { consoleAdminAuth, consoleSessionRouter } from '../console/session-http.
 import { ConsoleSessions } from '../console/sessions.js';
 import { consolePages } from '../console/static-files.js';
 import { ConsoleSessionStore } from '../store/console-sessions.js';
+import { AppError, ErrorCode } from '../errors.js';
 import { errorHandler } from '../http/middleware/errors.js';
 import { observeRequests } from '../http/middleware/metrics.js';
 import { requestLog } from '../http/middleware/request-log.js';
@@ -30,6 +31,20 @@ export interface OpsDeps {
   readonly metrics?: ServiceMetrics;
 }
 
+/**
+ * Without ADMIN_TOKEN the admin API and the console do not exist; say what turns them on rather
+ * than a bare 404. It tells no more than the token's absence, which the 404 told already.
+ */
+function adminApiOff(): Koa.Middleware<AppState> {
+  return async (ctx, next) => {
+    if (!/^\/(admin|console)(\/|$)/.test(ctx.path)) return next();
+    throw new AppError(
+      ErrorCode.ADMIN_API_OFF,
+      'The admin API and the operator console are off on this instance: set ADMIN_TOKEN (at least 16 characters, e.g. from `openssl rand -hex 32`) and restart the service to turn them on',
+    );
+  };
+}
+
 export function buildOpsApp(deps: OpsDeps): Koa<AppState> {
   const app = new Koa<AppState>();
   app.on('error', (err: unknown) => deps.logger.debug({ err }, 'ops connection error'));
@@ -47,6 +62,8 @@ export function buildOpsApp(deps: OpsDeps): Koa<AppState> {
   });
   metricsRoutes(root, metrics.registry);
   app.use(root.routes());
+  // 405 with Allow for a wrong method here; the admin routers below answer their own first.
+  app.use(root.allowedMethods());
 
   if (deps.config.admin.token) {
     // The operator console (docs/console.md) lives wherever the admin API does: its page, its
@@ -55,10 +72,12 @@ export function buildOpsApp(deps: OpsDeps): Koa<AppState> {
     const consoleSession = consoleSessionRouter(sessions, deps.ops, deps.config.limits.maxBodyBytes);
     app.use(consolePages());
     app.use(consoleSession.routes());
-    app.use(consoleSession.allowedMethods({ throw: true }));
+    app.use(consoleSession.allowedMethods());
     const admin = adminRouter(deps.config.admin.token, deps.ops, deps.config, consoleAdminAuth(sessions));
     app.use(admin.routes());
-    app.use(admin.allowedMethods({ throw: true }));
+    app.use(admin.allowedMethods());
+  } else {
+    app.use(adminApiOff());
   }
   return app;
 }

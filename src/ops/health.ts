@@ -1,7 +1,7 @@
 // Liveness and readiness probes. /healthz: the process answers. /readyz: Redis answers, the
 // scripts are loaded, and the service is not shutting down.
 import type Router from '@koa/router';
-import { ErrorCode, errorBody } from '../errors.js';
+import { ErrorCode, STORAGE_RETRY_AFTER_SECONDS, errorBody } from '../errors.js';
 import type { AppState } from '../http/state.js';
 
 export interface Readiness {
@@ -16,6 +16,7 @@ export function healthRoutes(router: Router<AppState>, readiness: Readiness): vo
   router.get('/readyz', async (ctx) => {
     const problems = await readiness.check();
     ctx.status = problems.length === 0 ? 200 : 503;
+    if (problems.length > 0) ctx.set('Retry-After', String(STORAGE_RETRY_AFTER_SECONDS));
     ctx.body =
       problems.length === 0
         ? { success: true, status: 'ready' }

@@ -230,6 +230,11 @@ export const readyResponse = {
 export const openApiResponse = {
   type: 'object',
   required: ['openapi', 'info', 'paths'],
+  properties: {
+    openapi: { type: 'string', description: 'The OpenAPI version, 3.1.0.' },
+    info: { type: 'object', description: 'Title, version and description of the service.' },
+    paths: { type: 'object', description: 'Every operation, by path.' },
+  },
   description: 'This document.',
 } as const;
 

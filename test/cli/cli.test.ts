@@ -5,8 +5,14 @@ import type { Redis } from 'ioredis';
 import { cli as runCli, oneJsonLine } from '../support/cli.js';
 import { testOps } from '../support/admin.js';
 import { testRedis } from '../support/service.js';
+import { testRedisUrl } from '../support/hooks.js';
+import { loadConfig } from '../../src/config.js';
+import { redisNotice } from '../../src/cli/session.js';
 
-const cli = (...args: string[]) => runCli(args);
+const cli = (...args: (string | Record<string, string>)[]) => {
+  const env = typeof args.at(-1) === 'object' ? (args.pop() as Record<string, string>) : {};
+  return runCli(args as string[], env);
+};
 
 describe('admin CLI', function () {
   // Each run starts Node and compiles TypeScript on the fly: seconds on a busy machine.
@@ -55,6 +61,17 @@ describe('admin CLI', function () {
     const deleted = oneJsonLine(await cli('workspace', 'delete', ws, '--yes', '--json'));
     expect(deleted).to.deep.equal({ workspaceId: ws, keysDeleted: 3, playersDeleted: 1 });
     expect(await redis.exists(`pds:ws:{${ws}}`)).to.equal(0);
+
+    // Safe to re-run, as the docs say: the second run finds nothing and says so, exit 0.
+    expect(oneJsonLine(await cli('workspace', 'delete', ws, '--yes', '--json'))).to.deep.equal({
+      workspaceId: ws,
+      keysDeleted: 0,
+      playersDeleted: 0,
+      alreadyGone: true,
+    });
+    const again = await cli('workspace', 'delete', ws, '--yes');
+    expect(again.code, again.stderr).to.equal(0);
+    expect(again.stdout).to.equal(`workspace ${ws} is already gone (deleted earlier, or never existed): nothing to delete\n`);
   });
 
   it('destructive commands do nothing without --yes, and say so on stderr with a non-zero exit', async () => {
@@ -93,5 +110,42 @@ describe('admin CLI', function () {
     expect(list.stdout).to.match(/^KEY ID +PREFIX +SCOPE +STATUS +CREATED +LAST USED +EXPIRES +LABEL\n/);
     expect(list.stdout).to.include(ws.keyId);
     expect(list.stdout).not.to.include(ws.apiKey);
+
+    const shown = await cli('workspace', 'show', ws.workspaceId);
+    expect(shown.code, shown.stderr).to.equal(0);
+    expect(shown.stdout).to.include(`workspace ${ws.workspaceId} "Readable"`);
+    expect(shown.stdout).to.match(/\nKEY ID +PREFIX +SCOPE +STATUS +CREATED +LAST USED +EXPIRES +LABEL\n/);
+    const keyRow = shown.stdout.split('\n').find((line) => line.startsWith(ws.keyId));
+    expect(keyRow, shown.stdout).to.match(/ active +\S+ +never +never/);
+    expect(shown.stdout).not.to.include(ws.apiKey);
+  });
+
+  it('says on stderr which Redis it uses (host:port, never the password; not with --json) and fails clearly when it is down', async () => {
+    const ws = await testOps(redis).createWorkspace({ name: 'Where' });
+    const ok = await cli('workspace', 'show', ws.workspaceId);
+    expect(ok.code, ok.stderr).to.equal(0);
+    expect(ok.stderr).to.equal(`pds: Redis at ${new URL(testRedisUrl()).host}\n`);
+    // With --json, stderr stays for the one JSON error line of a failure.
+    const quiet = await cli('workspace', 'show', ws.workspaceId, '--json');
+    expect(quiet.stderr).to.equal('');
+
+    const down = await cli('workspace', 'list', { REDIS_URL: 'redis://admin:hunter2-secret@127.0.0.1:1' });
+    expect(down.code).to.equal(1);
+    expect(down.stdout).to.equal('');
+    // Its own message only: no "[ioredis] Unhandled error event" before it, and no password.
+    expect(down.stderr).to.match(
+      /^pds: Redis at 127\.0\.0\.1:1\nerror: Cannot reach Redis at 127\.0\.0\.1:1 \(set REDIS_URL or REDIS_CLUSTER_NODES\): connect ECONNREFUSED 127\.0\.0\.1:1\n$/,
+    );
+    const downJson = await cli('workspace', 'list', '--json', { REDIS_URL: 'redis://admin:hunter2-secret@127.0.0.1:1' });
+    expect(JSON.parse(downJson.stderr).error).to.match(/^Cannot reach Redis at 127\.0\.0\.1:1 .*ECONNREFUSED/);
+    expect(down.stderr + downJson.stderr).not.to.include('hunter2');
+  });
+
+  it('warns when REDIS_URL is unset and it falls back to the default Redis', () => {
+    expect(redisNotice(loadConfig({}))).to.equal(
+      "pds: warning: REDIS_URL is not set, so using the default Redis at 127.0.0.1:6379; set REDIS_URL=redis://host:port to choose the service's Redis\n",
+    );
+    expect(redisNotice(loadConfig({ REDIS_URL: 'rediss://u:pw@cache.example:6380/2' }))).to.equal('pds: Redis at cache.example:6380\n');
+    expect(redisNotice(loadConfig({ REDIS_CLUSTER_NODES: 'a:7000,b:7001' }))).to.equal('pds: Redis at cluster a:7000,b:7001\n');
   });
 });

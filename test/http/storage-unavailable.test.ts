@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import { startLocalRedis, type LocalRedis } from '../../src/dev/local-redis.js';
 import type { RunningService } from '../../src/server.js';
-import { call, newWorkspace, startTestService } from '../support/service.js';
+import { call, fetchRecorded, newWorkspace, startTestService } from '../support/service.js';
 
 describe('when Redis is unavailable', () => {
   let dataDir: string;
@@ -45,8 +45,13 @@ describe('when Redis is unavailable', () => {
       const took = Date.now() - started;
       expect(res.status, path).to.equal(503);
       expect(res.body).to.deep.equal({ success: false, error: 'Storage unavailable', code: 'STORAGE_UNAVAILABLE' });
+      expect(res.headers.get('retry-after'), path).to.equal('1');
       expect(took, `${path} took ${took} ms`).to.be.below(1500);
     }
+
+    const ready = await fetchRecorded(`${service.opsUrl}/readyz`, 'GET', {}, undefined);
+    expect(ready.status).to.equal(503);
+    expect(ready.headers.get('retry-after')).to.equal('1');
 
     redisServer = await startLocalRedis({ dataDir, port });
     const deadline = Date.now() + 5000;

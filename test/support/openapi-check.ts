@@ -59,9 +59,17 @@ export class ResponseChecker {
     if (method === 'head' || method === 'options') return undefined;
     const match = this.matchers.find((m) => m.regex.test(r.path));
     const operation: Json | undefined = match ? this.doc['paths'][match.template][method] : undefined;
-    if (!match || !operation) {
+    // ADMIN_API_OFF: without ADMIN_TOKEN the admin routes do not exist (components.responses.UnknownRoute).
+    const switchedOff = r.status === 404 && (r.body as Json | undefined)?.['code'] === 'ADMIN_API_OFF';
+    if (!match || !operation || switchedOff) {
       // Undeclared paths and methods: the router answers them with the error envelope.
+      // (404 and 405 are components.responses UnknownRoute and MethodNotAllowed.)
       if (![401, 403, 404, 405].includes(r.status)) return `undeclared ${r.method} ${r.path} answered ${r.status}`;
+      if (r.status === 405) {
+        const required = Object.entries<Json>(this.doc['components']['responses']['MethodNotAllowed']['headers']);
+        const missing = required.find(([name, h]) => h['required'] && r.headers[name.toLowerCase()] === undefined);
+        if (missing) return `undeclared ${r.method} ${r.path} answered 405 without ${missing[0]}`;
+      }
       return this.errorEnvelope(r.body) ? undefined : `undeclared ${r.method} ${r.path}: body is not the error envelope`;
     }
     const where = `${r.method} ${match.template} ${r.status}`;

@@ -1,7 +1,6 @@
 // Platform-only access from the command line: `ban list|show|add|remove`, `ban allow
 // list|add|remove`, `violations`, and `key set-dev` to mark development keys.
 import type { Command } from 'commander';
-import { BanOperations } from '../../admin/bans.js';
 import type { BanRecord, ViolationRecord } from '../../domain/ban.js';
 import { badRequest } from '../../errors.js';
 import { run, type OutputOptions } from '../context.js';
@@ -49,7 +48,7 @@ export function banCommands(program: Command): void {
     .action((opts: OutputOptions & { limit: string; after?: string }) =>
       run(
         opts,
-        ({ redis, ops }) => new BanOperations(redis, Date.now, ops).pageBans({ limit: parseLimit(opts.limit), after: opts.after }),
+        ({ bans }) => bans.pageBans({ limit: parseLimit(opts.limit), after: opts.after }),
         (page) => {
           const lines = page.bans.length === 0 ? ['no bans'] : page.bans.map(banLine);
           if (page.next !== null) lines.push(`more: ban list --after ${page.next}`);
@@ -63,7 +62,7 @@ export function banCommands(program: Command): void {
     .description('show one ban with its evidence')
     .argument('<address>', 'IPv4 or IPv6 address')
     .option('--json', 'print one line of JSON')
-    .action((address: string, opts: OutputOptions) => run(opts, ({ redis, ops }) => new BanOperations(redis, Date.now, ops).getBan(address), banDetail));
+    .action((address: string, opts: OutputOptions) => run(opts, ({ bans }) => bans.getBan(address), banDetail));
 
   ban
     .command('add')
@@ -72,7 +71,7 @@ export function banCommands(program: Command): void {
     .option('--reason <text>', 'why (kept with the ban)')
     .option('--json', 'print one line of JSON')
     .action((address: string, opts: OutputOptions & { reason?: string }) =>
-      run(opts, ({ redis, ops }) => new BanOperations(redis, Date.now, ops).addBan({ address, reason: opts.reason }), (b) => `banned ${banLine(b)}`),
+      run(opts, ({ bans }) => bans.addBan({ address, reason: opts.reason }), (b) => `banned ${banLine(b)}`),
     );
 
   ban
@@ -81,7 +80,7 @@ export function banCommands(program: Command): void {
     .argument('<address>', 'IPv4 or IPv6 address')
     .option('--json', 'print one line of JSON')
     .action((address: string, opts: OutputOptions) =>
-      run(opts, ({ redis, ops }) => new BanOperations(redis, Date.now, ops).removeBan(address), (b) => `lifted the ban on ${b.address} (banned ${b.bannedAt})`),
+      run(opts, ({ bans }) => bans.removeBan(address), (b) => `lifted the ban on ${b.address} (banned ${b.bannedAt})`),
     );
 
   const allow = ban.command('allow').description('addresses and ranges that are never banned (your own monitoring)');
@@ -93,7 +92,7 @@ export function banCommands(program: Command): void {
     .action((opts: OutputOptions) =>
       run(
         opts,
-        ({ redis, ops }) => new BanOperations(redis, Date.now, ops).allowList(),
+        ({ bans }) => bans.allowList(),
         (entries) => (entries.length === 0 ? 'allow-list is empty' : entries.map((e) => `${e.entry}  since ${e.addedAt}${e.note ? `  ${e.note}` : ''}`).join('\n')),
       ),
     );
@@ -107,7 +106,7 @@ export function banCommands(program: Command): void {
     .action((entry: string, opts: OutputOptions & { note?: string }) =>
       run(
         opts,
-        ({ redis, ops }) => new BanOperations(redis, Date.now, ops).allow({ entry, note: opts.note }),
+        ({ bans }) => bans.allow({ entry, note: opts.note }),
         (r) => `allow-listed ${r.entry}${r.lifted.length > 0 ? `; lifted the bans on ${r.lifted.join(', ')}` : ''}`,
       ),
     );
@@ -118,7 +117,7 @@ export function banCommands(program: Command): void {
     .argument('<entry>', 'address or range, as listed')
     .option('--json', 'print one line of JSON')
     .action((entry: string, opts: OutputOptions) =>
-      run(opts, ({ redis, ops }) => new BanOperations(redis, Date.now, ops).disallow(entry), (r) => `removed ${r.entry} from the allow-list`),
+      run(opts, ({ bans }) => bans.disallow(entry), (r) => `removed ${r.entry} from the allow-list`),
     );
 
   program
@@ -130,7 +129,7 @@ export function banCommands(program: Command): void {
     .action((opts: OutputOptions & { limit: string; address?: string }) =>
       run(
         opts,
-        ({ redis, ops }) => new BanOperations(redis, Date.now, ops).violations({ limit: parseLimit(opts.limit), ...(opts.address ? { address: opts.address } : {}) }),
+        ({ bans }) => bans.violations({ limit: parseLimit(opts.limit), ...(opts.address ? { address: opts.address } : {}) }),
         (list) => (list.length === 0 ? 'no violations recorded' : list.map(violationLine).join('\n')),
       ),
     );
@@ -147,9 +146,9 @@ export function banCommands(program: Command): void {
     .action((keyId: string, opts: OutputOptions & { on?: boolean; off?: boolean }) =>
       run(
         opts,
-        async ({ redis }) => {
+        async ({ bans }) => {
           if (Boolean(opts.on) === Boolean(opts.off)) throw badRequest('give exactly one of --on or --off');
-          return new BanOperations(redis).setKeyDev(keyId, Boolean(opts.on));
+          return bans.setKeyDev(keyId, Boolean(opts.on));
         },
         (r) => `${r.keyId} of workspace ${r.workspaceId} is now a ${r.dev ? 'development' : 'production'} key`,
       ),

@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { KeyView } from '../../admin/operations.js';
 import { confirm, run, table, type ConfirmOptions, type OutputOptions } from '../context.js';
 
-function keyTable(keys: readonly KeyView[]): string {
+export function keyTable(keys: readonly KeyView[]): string {
   if (keys.length === 0) return 'no keys';
   return table(
     ['KEY ID', 'PREFIX', 'SCOPE', 'STATUS', 'CREATED', 'LAST USED', 'EXPIRES', 'LABEL'],

@@ -50,7 +50,11 @@ export function playerCommands(program: Command): void {
         opts,
         ({ ops }) => ops.setPlayerValue(opts.workspace, opts.user, opts.key, parseJsonValue(opts.value)),
         (r) => `set ${r.key} = ${JSON.stringify(r.value)} at ${r.updated_at}`,
-        () => confirm(opts, `Overwriting ${opts.key} of player ${opts.user}`),
+        () => {
+          // A bad value is refused before anything connects.
+          parseJsonValue(opts.value);
+          confirm(opts, `Overwriting ${opts.key} of player ${opts.user}`);
+        },
       ),
     );
 

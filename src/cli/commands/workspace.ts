@@ -1,7 +1,9 @@
 // `workspace ...` commands.
 import type { Command } from 'commander';
+import { AppError, ErrorCode } from '../../errors.js';
 import { confirm, run, table, type ConfirmOptions, type OutputOptions } from '../context.js';
 import { transferCommands } from './transfer.js';
+import { keyTable } from './key.js';
 
 export function workspaceCommands(program: Command): void {
   const workspace = program.command('workspace').description('manage workspaces');
@@ -58,6 +60,8 @@ export function workspaceCommands(program: Command): void {
             `created: ${w.createdAt}`,
             `keys:    ${w.keys.length} (${w.keys.filter((k) => k.status === 'active').length} active)`,
             `storage: ${w.storage.bytes} bytes in ${w.storage.players} players (quota ${w.storage.quotaBytes} bytes)`,
+            '',
+            keyTable(w.keys),
           ].join('\n'),
       ),
     );
@@ -102,18 +106,27 @@ export function workspaceCommands(program: Command): void {
         opts,
         async ({ ops }) => {
           let shown = false;
-          const result = await ops.deleteWorkspace(id, {
-            force: opts.force === true,
-            onProgress: (p) => {
-              if (opts.json || p.phase !== 'players') return;
-              process.stderr.write(`\rplayers deleted: ${p.done}`);
-              shown = true;
-            },
-          });
+          const result = await ops
+            .deleteWorkspace(id, {
+              force: opts.force === true,
+              onProgress: (p) => {
+                if (opts.json || p.phase !== 'players') return;
+                process.stderr.write(`\rplayers deleted: ${p.done}`);
+                shown = true;
+              },
+            })
+            // Safe to re-run: a workspace already gone is what the operator asked for.
+            .catch((err: unknown) => {
+              if (err instanceof AppError && err.code === ErrorCode.NOT_FOUND) return undefined;
+              throw err;
+            });
           if (shown) process.stderr.write('\n');
-          return result;
+          return result ?? { workspaceId: id, keysDeleted: 0, playersDeleted: 0, alreadyGone: true };
         },
-        (r) => `deleted workspace ${r.workspaceId}: ${r.keysDeleted} keys, ${r.playersDeleted} players`,
+        (r) =>
+          'alreadyGone' in r
+            ? `workspace ${r.workspaceId} is already gone (deleted earlier, or never existed): nothing to delete`
+            : `deleted workspace ${r.workspaceId}: ${r.keysDeleted} keys, ${r.playersDeleted} players`,
         () => confirm(opts, `Deleting workspace ${id} and all its data`),
       ),
     );

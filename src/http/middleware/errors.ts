@@ -50,6 +50,16 @@ export function errorHandler(logger: Logger, maxBodyBytes: number): Middleware<A
       if (ctx.status === 404 && ctx.body === undefined) {
         throw new AppError(ErrorCode.NOT_FOUND, `No such endpoint: ${ctx.method} ${redactApiKeys(ctx.path)}`);
       }
+      // The routers' allowedMethods() set 405 (501 for a method no router knows) and the Allow
+      // header that HTTP requires with it, and leave the body to us.
+      if ((ctx.status === 405 || ctx.status === 501) && ctx.body === undefined) {
+        const allow = ctx.response.get('Allow');
+        throw new AppError(
+          ErrorCode.METHOD_NOT_ALLOWED,
+          allow ? `Method ${ctx.method} is not allowed here; this endpoint takes ${allow}` : `Method ${ctx.method} is not allowed here`,
+          { headers: { Allow: allow } },
+        );
+      }
     } catch (err) {
       const appError = toAppError(err, maxBodyBytes);
       if (appError.status >= 500) {
