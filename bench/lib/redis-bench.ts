@@ -3,7 +3,8 @@
 // bench Redis. Keys rotate over as many workspaces as the bench seeds.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { encodeEntry } from '../../src/domain/entry.js';
+import { loadConfig } from '../../src/config.js';
+import { playerLimitsOf, writeLimitsArg, writePlayerArgs } from '../../src/store/player-data.js';
 import { SCRIPTS } from '../../src/store/scripts.js';
 
 const run = promisify(execFile);
@@ -14,10 +15,16 @@ function sha(name: string): string {
   return script.sha1;
 }
 
+/** One EVALSHA of lua/write-player.lua, as PlayerDataStore.write sends it. */
+function writeCommand(player: string, write: Parameters<typeof writePlayerArgs>[1], kind: string): string[] {
+  const limits = writeLimitsArg(playerLimitsOf(loadConfig({})));
+  const args = writePlayerArgs(limits, write, { nowMs: Date.now(), kind, actor: 'key:bench' });
+  return ['EVALSHA', sha('writePlayer'), '3', player, `${player}:h`, `${player}:i:-`, ...args];
+}
+
 /** Command lines, with __rand_int__ rotating the workspace (redis-benchmark -r). */
 export function ceilingCommands(): Record<string, string[]> {
   const player = 'pds:p:{bench-__rand_int__:u1}';
-  const kilobyte = encodeEntry(JSON.stringify('x'.repeat(1000)), Date.now());
   return {
     hget: ['HGET', player, 'k1'],
     hgetall: ['HGETALL', player],
@@ -25,8 +32,9 @@ export function ceilingCommands(): Record<string, string[]> {
       // One lease of one request: what a request without a lease in hand runs.
       'EVALSHA', sha('rateLimit'), '1', 'pds:ws:{bench-__rand_int__}:rb', '1000000000', '10000', '1', '0',
     ],
-    setEntry: ['EVALSHA', sha('setEntry'), '1', player, 'blob', kilobyte, '1000'],
-    incrementEntry: ['EVALSHA', sha('incrementEntry'), '1', 'pds:p:{bench-__rand_int__:hot}', 'coins', '1', '0', String(Date.now()), '1000'],
+    // The write script as a set and an increment send it, with the default limits (history on).
+    writePlayerSet: writeCommand(player, { ops: [{ op: 'set', key: 'blob', valueJson: JSON.stringify('x'.repeat(1000)) }] }, 'set'),
+    writePlayerIncrement: writeCommand('pds:p:{bench-__rand_int__:hot}', { ops: [{ op: 'increment', key: 'coins', amount: 1, defaultValue: 0 }] }, 'increment'),
   };
 }
 

@@ -107,14 +107,14 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'set',
     description: 'POST /data/set 1 KB value',
     expectStatus: 200,
-    redisCeiling: 'setEntry',
+    redisCeiling: 'writePlayerSet',
     requests: (s) => rotating(s, setValue(KILOBYTE_VALUE)),
   },
   {
     name: 'increment',
     description: 'POST /data/increment hot key',
     expectStatus: 200,
-    redisCeiling: 'incrementEntry',
+    redisCeiling: 'writePlayerIncrement',
     requests: (s) => rotating(s, incrementHot),
   },
   {
