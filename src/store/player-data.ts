@@ -88,8 +88,6 @@ export type ReadAllPartsResult =
 const COMMA = 0x2c;
 const OPEN_BRACKET = 0x5b;
 const CLOSE_BRACKET = 0x5d;
-const NUL = 0x00;
-const VERSION_BYTES = Buffer.from(VERSION, 'latin1');
 
 /**
  * The value JSON of a stored entry `[updated_at_ms,<JSON>]` as a view into the reply's
@@ -238,24 +236,19 @@ export class PlayerDataStore {
     }
     const bytes = Number(reply[3]);
     if (bytes > maxBytes) return { complete: false, version, keys: Number(reply[2]), bytes };
-    // A flat [field, value, ...] array of Buffers: HGETALL holds the meta too, so data and
-    // version are read in one step.
-    const flat = (await this.bulkReads.run(workspaceId, () => this.bulk.callBuffer('hgetall', hash))) as Buffer[];
+    // HGETALL holds the meta too, so data and version are read in one step. Its fields come as
+    // an object's keys (ioredis's, as readAll has them: the same order), its values as Buffers.
+    const all = await this.bulkReads.run(workspaceId, () => this.bulk.hgetallBuffer(hash));
     const chunks: Buffer[] = [];
     let members = 0;
-    let stored: Buffer | undefined;
-    for (let i = 0; i + 1 < flat.length; i += 2) {
-      const field = flat[i]!;
-      if (field[0] === NUL) {
-        if (field.equals(VERSION_BYTES)) stored = flat[i + 1];
-        continue;
-      }
-      const key = field.toString('utf8');
-      const value = valueBytesOf(flat[i + 1]!);
+    for (const key of Object.keys(all)) {
+      if (!PlayerDataStore.isDataField(key)) continue;
+      const value = valueBytesOf(all[key]!);
       if (!value) throw corrupt(key);
       chunks.push(Buffer.from(`${members > 0 ? ',' : ''}${JSON.stringify(key)}:`, 'utf8'), value);
       members++;
     }
+    const stored = Object.hasOwn(all, VERSION) ? all[VERSION] : undefined;
     const versionOf = stored === undefined ? (members > 0 ? 1 : 0) : Number(stored.toString('latin1'));
     return { complete: true, version: versionOf, members, body: chunks };
   }
