@@ -222,7 +222,13 @@ export class PlayerDataStore {
    * from Redis's reply Buffers (`HGETALL` as Buffers), each value a subarray of its stored entry,
    * so a 4 MiB player costs copies of bytes rather than string decoding, slicing and joining.
    */
-  async readAllParts(workspaceId: string, userId: string, maxBytes = this.limits.maxPlayerBytes): Promise<ReadAllPartsResult> {
+  async readAllParts(
+    workspaceId: string,
+    userId: string,
+    maxBytes = this.limits.maxPlayerBytes,
+    /** Called with a large player's size before it is read (the byte budget; throws to refuse). */
+    admit?: (bytes: number) => void,
+  ): Promise<ReadAllPartsResult> {
     const hash = keys.player(workspaceId, userId);
     const reply = await this.redis.readPlayer(hash, String(READ_INLINE_BYTES));
     const version = Number(reply[1]);
@@ -236,6 +242,7 @@ export class PlayerDataStore {
     }
     const bytes = Number(reply[3]);
     if (bytes > maxBytes) return { complete: false, version, keys: Number(reply[2]), bytes };
+    admit?.(bytes);
     // HGETALL holds the meta too, so data and version are read in one step. Its fields come as
     // an object's keys (ioredis's, as readAll has them: the same order), its values as Buffers.
     const all = await this.bulkReads.run(workspaceId, () => this.bulk.hgetallBuffer(hash));
