@@ -71,7 +71,7 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   // One byte budget for the instance (http/byte-budget.ts): a large body is charged to its
   // workspace once authenticated and counted, before it is read; large answers in the routes.
   const budget = new ByteBudget(config.limits.workspaceBytesPerSecond, config.limits.maxPlayerBytes);
-  const guard = chain(authenticate(deps.authenticator, deps.lastUsed, callerOf), rateLimit(deps.limiter, config), budget.bodies());
+  const guard = chain(authenticate(deps.authenticator, deps.lastUsed, callerOf), rateLimit(deps.limiter, config), budget.bodies(config.limits.maxBodyBytes));
   pingRoutes(api, guard, deps.workspaces);
   const recheck = recheckKey(deps.authenticator);
   dataRoutes(api, { guard, recheck, players: deps.players, writes: deps.writes, config, budget });

@@ -54,11 +54,14 @@ export class ByteBudget {
     bucket.tokens -= bytes;
   }
 
-  /** Charges a request body by its declared length, before it is read (after authentication). */
-  bodies(): Middleware<AppState> {
+  /**
+   * Charges a request body by its declared length, before it is read (after authentication).
+   * A body over `maxBodyBytes` is not charged: the body reader refuses it with 413 unread.
+   */
+  bodies(maxBodyBytes: number): Middleware<AppState> {
     return async (ctx, next) => {
       const length = Number(ctx.get('content-length'));
-      if (Number.isFinite(length) && length > LARGE_BYTES && ctx.state.principal) {
+      if (Number.isFinite(length) && length > LARGE_BYTES && length <= maxBodyBytes && ctx.state.principal) {
         this.charge(ctx.state.principal.workspace.id, length);
       }
       await next();
