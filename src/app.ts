@@ -7,6 +7,7 @@ import type { LastUsedRecorder } from './auth/last-used.js';
 import type { Config } from './config.js';
 import type { Gate } from './gate/gate.js';
 import { callerKey, proxyTrustOf, resolveClientAddress } from './gate/client-address.js';
+import { ByteBudget } from './http/byte-budget.js';
 import { chain } from './http/chain.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errors.js';
@@ -67,10 +68,13 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   const trust = proxyTrustOf(config.gate);
   const callerOf = (ctx: Koa.Context) =>
     callerKey(resolveClientAddress(ctx.req.socket.remoteAddress, ctx.req.headers['x-forwarded-for'], trust));
-  const guard = chain(authenticate(deps.authenticator, deps.lastUsed, callerOf), rateLimit(deps.limiter, config));
+  // One byte budget for the instance (http/byte-budget.ts): a large body is charged to its
+  // workspace once authenticated and counted, before it is read; large answers in the routes.
+  const budget = new ByteBudget(config.limits.workspaceBytesPerSecond, config.limits.maxPlayerBytes);
+  const guard = chain(authenticate(deps.authenticator, deps.lastUsed, callerOf), rateLimit(deps.limiter, config), budget.bodies(config.limits.maxBodyBytes));
   pingRoutes(api, guard, deps.workspaces);
   const recheck = recheckKey(deps.authenticator);
-  dataRoutes(api, { guard, recheck, players: deps.players, writes: deps.writes, config });
+  dataRoutes(api, { guard, recheck, players: deps.players, writes: deps.writes, config, budget });
   batchRoutes(api, { guard, recheck, writes: deps.writes, config });
   sessionRoutes(api, { guard, recheck, players: deps.players, writes: deps.writes, config });
 

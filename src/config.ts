@@ -25,6 +25,8 @@ export interface Config {
     readonly maxKeysPerPlayer: number;
     /** Most bytes of data one player may hold: key names plus stored entries (PLAYER_TOO_LARGE beyond). */
     readonly maxPlayerBytes: number;
+    /** Bytes a second of large answers and bodies per workspace on one instance (http/byte-budget.ts); 0 is off. */
+    readonly workspaceBytesPerSecond: number;
   };
   /** What each write keeps of what it replaced (lua/write-player.lua), per player. */
   readonly history: {
@@ -298,6 +300,7 @@ export function loadConfig(env: Env = process.env): Config {
       maxValueDepth: int(env, 'MAX_VALUE_DEPTH', 32, 1, 1000),
       maxKeysPerPlayer: int(env, 'MAX_KEYS_PER_PLAYER', 1000, 1, 1_000_000),
       maxPlayerBytes: int(env, 'MAX_PLAYER_BYTES', 4 * 1024 * 1024, 1024, 512 * 1024 * 1024),
+      workspaceBytesPerSecond: int(env, 'WORKSPACE_BYTES_PER_SECOND', 8 * 1024 * 1024, 0, 1024 * 1024 * 1024),
     },
     history: {
       maxVersions: int(env, 'HISTORY_MAX_VERSIONS', 50, 0, 10_000),

@@ -95,6 +95,14 @@ export class AppError extends Error {
   }
 }
 
+/** 429 of the per-workspace byte budget (http/byte-budget.ts), not of the plan's request limit. */
+export const byteBudgetExceeded = (bytesPerSecond: number, retryAfterSeconds: number) =>
+  new AppError(
+    ErrorCode.RATE_LIMITED,
+    `This workspace's byte budget for large answers and bodies on this instance (${bytesPerSecond} bytes a second, WORKSPACE_BYTES_PER_SECOND) is spent; this is not the plan's request limit: retry in ${retryAfterSeconds} s`,
+    { headers: { 'Retry-After': String(retryAfterSeconds) } },
+  );
+
 export const badRequest = (message: string) => new AppError(ErrorCode.INVALID_REQUEST, message);
 export const notFound = (message: string, code: ErrorCode = ErrorCode.NOT_FOUND) => new AppError(code, message);
 export const conflict = (message: string) => new AppError(ErrorCode.CONFLICT, message);

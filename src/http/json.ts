@@ -12,6 +12,12 @@ export function sendJson(ctx: Context, text: string): void {
   ctx.body = text;
 }
 
+/** Answers with JSON already encoded as UTF-8 bytes. */
+export function sendJsonBytes(ctx: Context, bytes: Buffer): void {
+  ctx.res.setHeader('Content-Type', JSON_TYPE);
+  ctx.body = bytes;
+}
+
 /** Answers with a value serialized as JSON. */
 export function sendJsonValue(ctx: Context, value: unknown): void {
   sendJson(ctx, JSON.stringify(value));

@@ -51,7 +51,7 @@ const ERROR_TEXT: Readonly<Record<number, string>> = {
   422: 'IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for a different request.',
   413: 'Request body larger than MAX_BODY_BYTES.',
   415: 'Request body is not JSON.',
-  429: "The plan's rate limit exceeded (with the X-RateLimit headers), or too many requests with a missing or invalid API key from this address (AUTH_FAILURES_PER_MINUTE, before any key is looked up: no X-RateLimit headers); retry after Retry-After seconds.",
+  429: "The plan's rate limit exceeded (with the X-RateLimit headers), or too many requests with a missing or invalid API key from this address (AUTH_FAILURES_PER_MINUTE, before any key is looked up: no X-RateLimit headers), or the workspace's byte budget for large answers and bodies on this instance spent (WORKSPACE_BYTES_PER_SECOND; the message says so); retry after Retry-After seconds.",
   500: 'Internal error; the caller may retry.',
   503: 'Storage unavailable; the caller may retry.',
 };

@@ -76,6 +76,30 @@ export type ReadAllResult =
   | { readonly complete: true; readonly version: number; readonly entries: Array<[string, StoredEntry]> }
   | { readonly complete: false; readonly version: number; readonly keys: number; readonly bytes: number };
 
+/**
+ * A whole player as the inside of its answer's `data` object (`"key":<value JSON>,...`):
+ * `members` of them in `body`, text for a small player, Buffers cut from Redis's reply for a
+ * large one (values never converted to JS strings; concatenated, the same bytes as the text).
+ */
+export type ReadAllPartsResult =
+  | { readonly complete: true; readonly version: number; readonly members: number; readonly body: string | Buffer[] }
+  | { readonly complete: false; readonly version: number; readonly keys: number; readonly bytes: number };
+
+const COMMA = 0x2c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+
+/**
+ * The value JSON of a stored entry `[updated_at_ms,<JSON>]` as a view into the reply's
+ * Buffer (decodeEntry's checks, on bytes), or undefined when it is not in the stored form.
+ */
+export function valueBytesOf(stored: Buffer): Buffer | undefined {
+  const comma = stored.indexOf(COMMA);
+  if (stored[0] !== OPEN_BRACKET || comma < 2 || stored[stored.length - 1] !== CLOSE_BRACKET) return undefined;
+  if (!Number.isSafeInteger(Number(stored.toString('latin1', 1, comma)))) return undefined;
+  return stored.subarray(comma + 1, stored.length - 1);
+}
+
 export interface SessionRequest {
   readonly action: 'acquire' | 'renew' | 'release';
   readonly sessionId: string;
@@ -191,6 +215,49 @@ export class PlayerDataStore {
     }
     const stored = all[VERSION];
     return { complete: true, version: stored === undefined ? (entries.length > 0 ? 1 : 0) : Number(stored), entries };
+  }
+
+  /**
+   * readAll for an answer: the same checks and version, but a large player's members are built
+   * from Redis's reply Buffers (`HGETALL` as Buffers), each value a subarray of its stored entry,
+   * so a 4 MiB player costs copies of bytes rather than string decoding, slicing and joining.
+   */
+  async readAllParts(
+    workspaceId: string,
+    userId: string,
+    maxBytes = this.limits.maxPlayerBytes,
+    /** Called with a large player's size before it is read (the byte budget; throws to refuse). */
+    admit?: (bytes: number) => void,
+  ): Promise<ReadAllPartsResult> {
+    const hash = keys.player(workspaceId, userId);
+    const reply = await this.redis.readPlayer(hash, String(READ_INLINE_BYTES));
+    const version = Number(reply[1]);
+    if (reply[0] === 1) {
+      const members: string[] = [];
+      for (let i = 4; i < reply.length; i += 2) {
+        const key = String(reply[i]);
+        members.push(`${JSON.stringify(key)}:${decoded(key, String(reply[i + 1])).valueJson}`);
+      }
+      return { complete: true, version, members: members.length, body: members.join(',') };
+    }
+    const bytes = Number(reply[3]);
+    if (bytes > maxBytes) return { complete: false, version, keys: Number(reply[2]), bytes };
+    admit?.(bytes);
+    // HGETALL holds the meta too, so data and version are read in one step. Its fields come as
+    // an object's keys (ioredis's, as readAll has them: the same order), its values as Buffers.
+    const all = await this.bulkReads.run(workspaceId, () => this.bulk.hgetallBuffer(hash));
+    const chunks: Buffer[] = [];
+    let members = 0;
+    for (const key of Object.keys(all)) {
+      if (!PlayerDataStore.isDataField(key)) continue;
+      const value = valueBytesOf(all[key]!);
+      if (!value) throw corrupt(key);
+      chunks.push(Buffer.from(`${members > 0 ? ',' : ''}${JSON.stringify(key)}:`, 'utf8'), value);
+      members++;
+    }
+    const stored = Object.hasOwn(all, VERSION) ? all[VERSION] : undefined;
+    const versionOf = stored === undefined ? (members > 0 ? 1 : 0) : Number(stored.toString('latin1'));
+    return { complete: true, version: versionOf, members, body: chunks };
   }
 
   /** Applies a write with lua/write-player.lua; the reply says what happened (see ScriptReply). */

@@ -15,13 +15,15 @@ import { deleteBody, getDataQuery, incrementBody, setBody } from '../../schemas/
 import type { PlayerDataStore } from '../../store/player-data.js';
 import { requireWriteScope } from '../middleware/authenticate.js';
 import { chain } from '../chain.js';
-import { sendJson } from '../json.js';
+import { sendJson, sendJsonBytes } from '../json.js';
 import { jsonBody } from '../middleware/json-body.js';
 import type { AppState } from '../state.js';
+import type { ByteBudget } from '../byte-budget.js';
 import { compile } from '../validate.js';
 import { markReplayed, writeOrigin } from '../write-origin.js';
 
 type UserIdInput = string | number;
+const ANSWER_HEAD = Buffer.from('{"success":true,"data":{', 'latin1');
 interface WriteGuards {
   ifVersion?: number;
   sessionId?: string;
@@ -51,9 +53,11 @@ export interface DataRouteDeps {
   readonly players: PlayerDataStore;
   readonly writes: PlayerWrites;
   readonly config: Pick<Config, 'limits'>;
+  /** Charges large whole-player answers to their workspace (http/byte-budget.ts). */
+  readonly budget?: ByteBudget;
 }
 
-export function dataRoutes(router: Router<AppState>, { guard, recheck, players, writes, config }: DataRouteDeps): void {
+export function dataRoutes(router: Router<AppState>, { guard, recheck, players, writes, config, budget }: DataRouteDeps): void {
   const body = chain(jsonBody(config.limits.maxBodyBytes), recheck);
   const maxDepth = config.limits.maxValueDepth;
 
@@ -65,7 +69,7 @@ export function dataRoutes(router: Router<AppState>, { guard, recheck, players, 
     const userId = userIdOf(query.userId);
 
     if (query.key === undefined) {
-      const all = await players.readAll(workspaceId, userId);
+      const all = await players.readAllParts(workspaceId, userId, undefined, budget && ((bytes) => budget.charge(workspaceId, bytes)));
       if (!all.complete) {
         throw new AppError(
           ErrorCode.PLAYER_TOO_LARGE,
@@ -73,9 +77,15 @@ export function dataRoutes(router: Router<AppState>, { guard, recheck, players, 
           { extras: { version: all.version } },
         );
       }
-      if (all.entries.length === 0) throw playerNotFound(all.version);
-      const fields = all.entries.map(([key, entry]) => `${JSON.stringify(key)}:${entry.valueJson}`);
-      return sendJson(ctx, `{"success":true,"data":{${fields.join(',')}},"version":${all.version}}`);
+      if (all.members === 0) throw playerNotFound(all.version);
+      if (typeof all.body === 'string') {
+        return sendJson(ctx, `{"success":true,"data":{${all.body}},"version":${all.version}}`);
+      }
+      // A large player: its values stay the bytes Redis sent (one copy into the answer).
+      return sendJsonBytes(
+        ctx,
+        Buffer.concat([ANSWER_HEAD, ...all.body, Buffer.from(`},"version":${all.version}}`, 'latin1')]),
+      );
     }
 
     const result = await players.get(workspaceId, userId, query.key);
