@@ -8,7 +8,13 @@ describe('config', () => {
     expect(c.host).to.equal('0.0.0.0');
     expect(c.redisUrl).to.equal(undefined);
     expect(c.logLevel).to.equal('info');
-    expect(c.limits).to.deep.equal({ maxBodyBytes: 1048576, maxValueDepth: 32, maxKeysPerPlayer: 1000, maxPlayerBytes: 4194304 });
+    expect(c.limits).to.deep.equal({
+      maxBodyBytes: 1048576,
+      maxValueDepth: 32,
+      maxKeysPerPlayer: 1000,
+      maxPlayerBytes: 4194304,
+      workspaceBytesPerSecond: 8388608,
+    });
     expect(c.rateLimit).to.deep.equal({ windowMs: 10000, plans: { free: 60, pro: 300 }, leaseAhead: 32, usageFlushMs: 5000 });
     expect(c.admin).to.deep.equal({ token: undefined, port: 8081, host: '127.0.0.1' });
   });
@@ -22,6 +28,7 @@ describe('config', () => {
       MAX_BODY_BYTES: '2048',
       MAX_VALUE_DEPTH: '4',
       MAX_KEYS_PER_PLAYER: '10',
+      WORKSPACE_BYTES_PER_SECOND: '1048576',
       RATE_LIMIT_WINDOW_MS: '1000',
       RATE_LIMIT_FREE: '5',
       RATE_LIMIT_PRO: '50',
@@ -33,7 +40,13 @@ describe('config', () => {
     expect(c.port).to.equal(9000);
     expect(c.redisUrl).to.equal('redis://redis:6379/2');
     expect(c.logLevel).to.equal('warn');
-    expect(c.limits).to.deep.equal({ maxBodyBytes: 2048, maxValueDepth: 4, maxKeysPerPlayer: 10, maxPlayerBytes: 4194304 });
+    expect(c.limits).to.deep.equal({
+      maxBodyBytes: 2048,
+      maxValueDepth: 4,
+      maxKeysPerPlayer: 10,
+      maxPlayerBytes: 4194304,
+      workspaceBytesPerSecond: 1048576,
+    });
     expect(c.rateLimit).to.deep.equal({ windowMs: 1000, plans: { free: 5, pro: 50 }, leaseAhead: 0, usageFlushMs: 250 });
     expect(c.admin.token).to.equal('a-very-long-admin-token');
     expect(c.admin.port).to.equal(9001);
