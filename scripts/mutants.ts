@@ -65,10 +65,10 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'address-leading-zeros',
     bug: 'an IPv4 address with leading zeros ("010.0.0.1") parses, a second spelling of one address',
-    file: 'src/gate/address.ts',
+    file: 'src/domain/address.ts',
     find: 'const DOTTED_QUAD = /^(0|[1-9]\\d{0,2})\\.',
     replace: 'const DOTTED_QUAD = /^(\\d{1,3})\\.',
-    tests: ['test/gate/address.test.ts'],
+    tests: ['test/domain/address.test.ts'],
   },
   {
     id: 'increment-not-a-number',

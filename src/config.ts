@@ -1,12 +1,13 @@
 // The only reader of process.env. Every setting is parsed, range-checked and frozen here;
 // a bad value stops the start with a message naming the variable.
-import { parseCidrList, parseIp } from './gate/address.js';
+import { parseCidrList, parseIp } from './domain/address.js';
+import type { GateMode, Plan } from './domain/types.js';
 
 import { availableParallelism } from 'node:os';
 
+export type { GateMode, Plan };
+
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-export type Plan = 'free' | 'pro';
-export type GateMode = 'off' | 'report' | 'enforce';
 
 export interface Config {
   readonly port: number;

@@ -6,7 +6,7 @@
 // The hot path (every request, every Redis command) records into hot-metrics.ts series, a map
 // lookup and a few additions; prom-client's own metrics serve the rarer events.
 import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
-import { REFUSAL_REASONS, VIOLATION_REASONS, type GateStatsSnapshot } from './gate/stats.js';
+import { REFUSAL_REASONS, VIOLATION_REASONS, type GateStatsSnapshot } from './domain/ban.js';
 import { HotCounter, HotHistogram, type CounterSeries, type HistogramSeries } from './hot-metrics.js';
 
 export interface CacheStatsSource {

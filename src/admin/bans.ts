@@ -4,7 +4,7 @@
 import type { AllowEntry, BanRecord, ViolationRecord } from '../domain/ban.js';
 import type { ApiKeyRecord } from '../domain/types.js';
 import { badRequest, conflict, notFound } from '../errors.js';
-import { CidrList, IPV6_BAN_PREFIX, normalizeIp, parseBanSubject, parseCidr, parseIp, subjectAddress } from '../gate/address.js';
+import { CidrList, IPV6_BAN_PREFIX, normalizeIp, parseBanSubject, parseCidr, parseIp, subjectAddress } from '../domain/address.js';
 import { ApiKeyStore } from '../store/api-keys.js';
 import { BanStore, VIOLATIONS_KEPT, type BanPage } from '../store/bans.js';
 import { publishEvent } from '../store/events.js';

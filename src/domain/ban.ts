@@ -1,7 +1,6 @@
 // The records of platform-only access: bans, allow-list entries and violations, as stored
 // (JSON in Redis) and as shown to operators.
-import type { GateMode } from '../config.js';
-import type { ViolationReason } from '../gate/stats.js';
+import type { GateMode } from './types.js';
 
 /** What the request looked like: enough to judge a ban later, never an API key. */
 export interface Evidence {
@@ -56,4 +55,32 @@ export interface ViolationRecord {
   /** Why a violation did not lead to a ban (private address, unknown address). */
   readonly notBanned?: string | undefined;
   readonly evidence: Evidence;
+}
+
+/** Why a request failed the gate's checks. */
+export type ViolationReason = 'user-agent' | 'roblox-id' | 'address' | 'address-unknown' | 'editor-production-key';
+/** Why a request was answered 403 by the gate. */
+export type RefusalReason = 'banned' | 'violation' | 'editor-production-key';
+
+export const VIOLATION_REASONS: readonly ViolationReason[] = [
+  'user-agent',
+  'roblox-id',
+  'address',
+  'address-unknown',
+  'editor-production-key',
+];
+export const REFUSAL_REASONS: readonly RefusalReason[] = ['banned', 'violation', 'editor-production-key'];
+
+export interface GateStatsSnapshot {
+  /** Requests with at least one violation of this reason (a request may count under several). */
+  readonly violations: Readonly<Record<ViolationReason, number>>;
+  readonly refusals: Readonly<Record<RefusalReason, number>>;
+  /** Bans this instance created automatically. */
+  readonly bansCreated: number;
+  /** Enforce-mode violations refused without a ban: unknown, loopback, private or platform addresses. */
+  readonly refusedNotBanned: number;
+  /** Editor play-test requests let through with a development key. */
+  readonly editorDevPassed: number;
+  /** Enforce-mode violations refused without a ban because GATE_BAN_MAX_PER_MINUTE was reached. */
+  readonly bansRateLimited: number;
 }

@@ -1,7 +1,9 @@
 // The service's own records, as the store returns them.
-import type { Plan } from '../config.js';
 
-export type { Plan };
+/** The plans of the spec: requests per window, storage quota. */
+export type Plan = 'free' | 'pro';
+/** How the platform-only gate acts: not at all, logging violations, or refusing and banning. */
+export type GateMode = 'off' | 'report' | 'enforce';
 export const PLANS: readonly Plan[] = ['free', 'pro'];
 
 export interface Workspace {

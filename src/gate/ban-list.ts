@@ -12,7 +12,7 @@
 import type { Logger } from '../logger.js';
 import type { BanStore } from '../store/bans.js';
 import type { CacheEvent, EventSubscriber } from '../store/events.js';
-import { banSubject, CidrList, type Ip } from './address.js';
+import { banSubject, CidrList, type Ip } from '../domain/address.js';
 
 const DOWN_RELOAD_MS = 1000;
 const TICK_MS = 1000;

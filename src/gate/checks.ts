@@ -1,7 +1,7 @@
 // The gate's checks, as pure functions of what a request shows: which enabled checks fail,
 // and whether the request comes from the platform's editor (a developer's play-test).
 import type { GateConfig } from '../config.js';
-import type { CidrList } from './address.js';
+import type { CidrList } from '../domain/address.js';
 import type { ClientAddress } from './client-address.js';
 import type { ViolationReason } from './stats.js';
 

@@ -6,7 +6,7 @@
 // proxies: with a hop count, a loopback or private address (TRUSTED_PEER_RANGES); with ranges,
 // an address inside them. A caller that reaches the port directly is judged by its own address.
 import type { GateConfig } from '../config.js';
-import { banSubject, CidrList, formatIp, parseIp, type Ip } from './address.js';
+import { banSubject, CidrList, formatIp, parseIp, type Ip } from '../domain/address.js';
 
 export type ProxyTrust =
   | { readonly kind: 'none' }

@@ -17,7 +17,7 @@ import type { AppState } from '../http/state.js';
 import type { Logger } from '../logger.js';
 import type { BanStore } from '../store/bans.js';
 import type { EventSubscriber } from '../store/events.js';
-import { banSubject, CidrList } from './address.js';
+import { banSubject, CidrList } from '../domain/address.js';
 import { BanList } from './ban-list.js';
 import { failedChecks, isEditorRequest, notBannable, PLATFORM_ID_HEADER } from './checks.js';
 import { callerKey, proxyTrustOf, resolveClientAddress, type ClientAddress, type ProxyTrust } from './client-address.js';

@@ -68,7 +68,7 @@ export const keys = {
   apiKeyId: (keyId: string) => `${PREFIX}kid:${keyId}`,
 
   /**
-   * Hash: ban subject (an IPv4 address, or an IPv6 `network/64`; gate/address.ts banSubject) ->
+   * Hash: ban subject (an IPv4 address, or an IPv6 `network/64`; domain/address.ts banSubject) ->
    * JSON ban record. Lifted only by an operator.
    */
   bans: () => `${PREFIX}bans`,

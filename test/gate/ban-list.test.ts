@@ -7,7 +7,7 @@ import { createLogger } from '../../src/logger.js';
 import { BanStore } from '../../src/store/bans.js';
 import { EventSubscriber } from '../../src/store/events.js';
 import { createRedis } from '../../src/store/redis.js';
-import { parseIp } from '../../src/gate/address.js';
+import { parseIp } from '../../src/domain/address.js';
 import { freshIPv4, waitFor } from '../support/gate.js';
 import { testRedisUrl } from '../support/hooks.js';
 import { testRedis } from '../support/service.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { CidrList } from '../../src/gate/address.js';
+import { CidrList } from '../../src/domain/address.js';
 import { resolveClientAddress, type ClientAddress, type ProxyTrust } from '../../src/gate/client-address.js';
 
 function text(a: ClientAddress): string {

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { BanOperations } from '../../src/admin/bans.js';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
-import { banSubject, parseIp } from '../../src/gate/address.js';
+import { banSubject, parseIp } from '../../src/domain/address.js';
 import type { RunningService } from '../../src/server.js';
 import { CURL_UA, via } from '../support/gate.js';
 import { call, newWorkspace, startTestService, testRedis } from '../support/service.js';

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import type { RunningService } from '../../src/server.js';
-import { banSubject, parseIp } from '../../src/gate/address.js';
+import { banSubject, parseIp } from '../../src/domain/address.js';
 import { CURL_UA, freshIPv4, freshIPv6, PLATFORM, via, waitFor } from '../support/gate.js';
 import { adminCall } from '../support/admin.js';
 import { call, newWorkspace, startTestService, testRedis } from '../support/service.js';

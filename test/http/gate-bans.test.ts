@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis';
 import { BanOperations } from '../../src/admin/bans.js';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
 import type { RunningService } from '../../src/server.js';
-import { banSubject, parseIp } from '../../src/gate/address.js';
+import { banSubject, parseIp } from '../../src/domain/address.js';
 import { keys } from '../../src/store/keys.js';
 import { CURL_UA, freshIPv4, freshIPv6, PLATFORM, via, waitFor } from '../support/gate.js';
 import { call, newWorkspace, startTestService, testRedis } from '../support/service.js';

@@ -1,7 +1,7 @@
 // Helpers for platform-only access tests: addresses that no other test uses, the headers the
 // platform's game servers send, and a bounded wait for something to reach another instance.
 import { randomBytes, randomInt } from 'node:crypto';
-import { normalizeIp } from '../../src/gate/address.js';
+import { normalizeIp } from '../../src/domain/address.js';
 
 export const PLATFORM = { 'user-agent': 'Roblox/Linux', 'roblox-id': '1818' } as const;
 export const EDITOR_UA = 'RobloxStudio/WinInet';

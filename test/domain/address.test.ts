@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import { CidrList, normalizeIp, parseCidr, parseCidrList, parseIp } from '../../src/gate/address.js';
+import { CidrList, normalizeIp, parseCidr, parseCidrList, parseIp } from '../../src/domain/address.js';
 
-describe('gate/address', () => {
+describe('domain/address', () => {
   it('normalizes IPv4, IPv6 and IPv4-mapped IPv6 to one text each', () => {
     expect(normalizeIp('128.116.1.2')).to.equal('128.116.1.2');
     expect(normalizeIp('2001:DB8:0:0:0:0:0:1')).to.equal('2001:db8::1');
