@@ -18,6 +18,7 @@ import type { RedisClient } from '../store/redis.js';
 import { ensureScripts } from '../store/scripts.js';
 import { WorkspaceStore } from '../store/workspaces.js';
 import { currentActor } from './acting-as.js';
+import { BanOperations } from './bans.js';
 import type { AdminContext, AuditFacts } from './context.js';
 import { parseName, parsePlan, parsePositiveInt } from './inputs.js';
 import * as keyLifecycle from './key-lifecycle.js';
@@ -101,6 +102,14 @@ export class AdminOperations implements AdminContext {
 
   nowMs(): number {
     return this.clock();
+  }
+
+  private banOperations: BanOperations | undefined;
+
+  /** Bans, the allow-list and violations, audited as this actor (admin/bans.ts). */
+  get bans(): BanOperations {
+    this.banOperations ??= new BanOperations(this.redis, this.clock, this);
+    return this.banOperations;
   }
 
   async audit(action: string, target: string, facts: AuditFacts = {}): Promise<void> {

@@ -6,7 +6,7 @@
 import { userInfo } from 'node:os';
 import { loadConfig, DEFAULT_REDIS_URL, type Config } from '../config.js';
 import { AdminOperations } from '../admin/operations.js';
-import { BanOperations } from '../admin/bans.js';
+import type { BanOperations } from '../admin/bans.js';
 import { connectRedis, createRedis, type RedisClient } from '../store/redis.js';
 
 export interface Session {
@@ -72,5 +72,5 @@ export async function openSession(options: { json?: boolean } = {}): Promise<Ses
     );
   }
   const ops = new AdminOperations(redis, { actor: cliActor(), config });
-  return { config, redis, ops, bans: new BanOperations(redis, Date.now, ops) };
+  return { config, redis, ops, bans: ops.bans };
 }

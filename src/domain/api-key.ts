@@ -1,6 +1,7 @@
 // What an API key looks like, how it is made and how it is hashed. The raw key exists only in
 // the response that creates it; everything else sees its SHA-256 or its id.
 import { hash } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { customAlphabet } from 'nanoid';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -74,4 +75,14 @@ export function hashApiKey(raw: string): string {
 
 export function visiblePrefix(raw: string): string {
   return raw.slice(0, VISIBLE_PREFIX_LENGTH);
+}
+
+/**
+ * The API key a request carries: its `x-api-key` header when that is one non-empty value.
+ * Node joins a repeated header into one string, which is then no valid key. The one reader of
+ * the header, for the authentication, the recheck after the body and the gate's editor path.
+ */
+export function apiKeyOf(headers: IncomingHttpHeaders): string | undefined {
+  const header = headers['x-api-key'];
+  return typeof header === 'string' && header !== '' ? header : undefined;
 }

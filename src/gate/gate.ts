@@ -11,7 +11,7 @@ import { LRUCache } from 'lru-cache';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import type { GateConfig } from '../config.js';
 import type { BanRecord, Evidence, ViolationOutcome } from '../domain/ban.js';
-import { redactApiKeys } from '../domain/api-key.js';
+import { apiKeyOf, redactApiKeys } from '../domain/api-key.js';
 import { AppError, forbidden } from '../errors.js';
 import type { AppState } from '../http/state.js';
 import type { Logger } from '../logger.js';
@@ -154,7 +154,7 @@ export class Gate {
   private async editorPlayTest(ctx: Ctx, next: () => Promise<unknown>, address: ClientAddress): Promise<unknown> {
     let principal: Principal | undefined;
     try {
-      principal = await this.deps.authenticator.authenticate(ctx.get('x-api-key') || undefined, ctx.state.startedAt, () =>
+      principal = await this.deps.authenticator.authenticate(apiKeyOf(ctx.req.headers), ctx.state.startedAt, () =>
         callerKey(address),
       );
     } catch (err) {
@@ -263,7 +263,7 @@ export class Gate {
     let principal = known;
     if (!principal) {
       try {
-        principal = await this.deps.authenticator.authenticate(ctx.get('x-api-key') || undefined, ctx.state.startedAt);
+        principal = await this.deps.authenticator.authenticate(apiKeyOf(ctx.req.headers), ctx.state.startedAt);
       } catch {
         principal = undefined;
       }

@@ -3,6 +3,7 @@
 import type { Context, Middleware, Next } from 'koa';
 import type { Authenticator, CallerOf, Principal } from '../../auth/authenticator.js';
 import type { LastUsedRecorder } from '../../auth/last-used.js';
+import { apiKeyOf } from '../../domain/api-key.js';
 import { forbidden } from '../../errors.js';
 import type { AppState } from '../state.js';
 
@@ -23,11 +24,8 @@ export function authenticate(
   // Not async: with the key cached the principal is known at once, and the request goes on
   // without a promise of its own. koa-compose turns a synchronous throw (401) into a rejection.
   return function authenticateRequest(ctx, next) {
-    // The raw header rather than ctx.get(), which lower-cases the name on every call. Node joins
-    // a repeated header into one string, which is then no valid key.
-    const header = ctx.req.headers['x-api-key'];
     const caller: CallerOf | undefined = callerOf && (() => callerOf(ctx));
-    const principal = authenticator.authenticate(typeof header === 'string' && header !== '' ? header : undefined, ctx.state.startedAt, caller);
+    const principal = authenticator.authenticate(apiKeyOf(ctx.req.headers), ctx.state.startedAt, caller);
     if (principal instanceof Promise) return principal.then((found) => admit(ctx, found, next));
     return admit(ctx, principal, next);
   };

@@ -6,13 +6,13 @@
 // nothing, and is not checked twice: hashing the key again cost a write about 2 µs.
 import type { Middleware } from 'koa';
 import type { Authenticator } from '../../auth/authenticator.js';
+import { apiKeyOf } from '../../domain/api-key.js';
 import type { AppState } from '../state.js';
 
 export function recheckKey(authenticator: Authenticator): Middleware<AppState> {
   return function recheckKeyAfterBody(ctx, next) {
     if (ctx.state.bodyWaited !== true) return next();
-    const header = ctx.req.headers['x-api-key'];
-    const principal = authenticator.authenticate(typeof header === 'string' && header !== '' ? header : undefined, Date.now());
+    const principal = authenticator.authenticate(apiKeyOf(ctx.req.headers), Date.now());
     if (principal instanceof Promise) return principal.then(() => next());
     return next();
   };

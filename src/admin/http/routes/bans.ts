@@ -7,7 +7,6 @@ import { jsonBody } from '../../../http/middleware/json-body.js';
 import type { AppState } from '../../../http/state.js';
 import { compile } from '../../../http/validate.js';
 import { addBanBody, allowBody, bansQuery, keyDevBody, violationsQuery } from '../../../schemas/gate-admin.js';
-import { BanOperations } from '../../bans.js';
 import type { AdminOperations } from '../../operations.js';
 
 const validateAddBan = compile<{ address: string; reason?: string }>(addBanBody);
@@ -17,7 +16,7 @@ const validateBans = compile<{ limit?: string; after?: string }>(bansQuery);
 const validateViolations = compile<{ limit?: string; address?: string }>(violationsQuery);
 
 export function banAdminRoutes(router: Router<AppState>, ops: AdminOperations, config: Config): void {
-  const bans = new BanOperations(ops.redis, Date.now, ops);
+  const { bans } = ops;
   const body = jsonBody(config.limits.maxBodyBytes);
 
   router.get('/bans', async (ctx) => {
