@@ -9,7 +9,7 @@ import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { startService } from '../src/server.js';
 import { AdminOperations } from '../src/admin/operations.js';
-import { CidrList } from '../src/gate/address.js';
+import { CidrList } from '../src/domain/address.js';
 import { resolveClientAddress } from '../src/gate/client-address.js';
 import { failedChecks } from '../src/gate/checks.js';
 
