@@ -10,7 +10,8 @@
 // of them), BENCH_COMPARE (the path of another checkout, built: its service runs every
 // scenario too, side by side, labelled "[compare]", on its own copy of the data in a second
 // Redis so that the two builds do not share rate-limit windows), BENCH_COMPARE_FLAGS (node
-// flags for the compare build only, to measure a flag). Many short rounds rather than a few
+// flags for the compare build only, to measure a flag), BENCH_COMPARE_ENV (settings for the
+// compare build only, NAME=value space-separated, to measure a setting). Many short rounds rather than a few
 // long ones: on a shared machine the median of many side-by-side samples is steadier than any
 // single long run.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -24,7 +25,7 @@ import { runMain, startBenchRedis } from './lib/bench-redis.js';
 import { runLoad, type LoadSettings, type RunResult } from './lib/load.js';
 import { measureMemory, type MemoryResult } from './lib/memory.js';
 import { spawnTarget, type Target } from './lib/processes.js';
-import { compareFlags, startFlags } from './lib/start-command.js';
+import { compareEnv, compareFlags, startFlags } from './lib/start-command.js';
 import { ceilingCommands, redisBenchmark, redisBenchmarkAvailable } from './lib/redis-bench.js';
 import {
   median,
@@ -58,6 +59,7 @@ const ONLY = (env['BENCH_ONLY'] ?? '').split(',').filter(Boolean);
 const COMPARE = env['BENCH_COMPARE'];
 /** Node flags for the compare build only (after NODE_FLAGS in bench:instructions). */
 const COMPARE_FLAGS = compareFlags();
+const COMPARE_ENV = compareEnv();
 
 interface Job {
   readonly label: string;
@@ -147,7 +149,7 @@ async function main(): Promise<void> {
       ? await spawnTarget({
           name: 'compare',
           args: [...startFlags(COMPARE!), ...COMPARE_FLAGS, join(COMPARE!, 'dist/main.js')],
-          env: serviceEnv(compareRedis.server.url),
+          env: { ...serviceEnv(compareRedis.server.url), ...COMPARE_ENV },
           readyPath: '/api/v1/ping',
         })
       : undefined;
@@ -190,7 +192,8 @@ async function main(): Promise<void> {
         const l = await runLoad(job.target, job.scenario, seeded, LIGHT, job.redis ?? redis);
         (heavy.get(job.label) ?? heavy.set(job.label, []).get(job.label)!).push(h);
         (light.get(job.label) ?? light.set(job.label, []).get(job.label)!).push(l);
-        log(`  ${job.label}: ${Math.round(h.requestsPerSecond)} req/s, p50 ${h.p50} ms @${HEAVY.connections}; p50 ${l.p50} ms @4`);
+        const bad = Object.entries({ ...h.unexpectedByStatus }).map(([status, n]) => `${n}x ${status}`).join(', ');
+        log(`  ${job.label}: ${Math.round(h.requestsPerSecond)} req/s, p50 ${h.p50} ms @${HEAVY.connections}; p50 ${l.p50} ms @4${bad ? `; unexpected: ${bad}` : ''}`);
       }
       if (canRedisBenchmark && ONLY.length === 0) {
         for (const [name, command] of Object.entries(ceilingCommands())) {

@@ -20,6 +20,8 @@ export interface RunResult {
   readonly max: number;
   /** Responses with another status than the scenario expects, plus socket errors and timeouts. */
   readonly unexpected: number;
+  /** The statuses of the unexpected answers, and autocannon's errors (timeouts, resets), by count. */
+  readonly unexpectedByStatus: Readonly<Record<string, number>>;
   /** Target CPU (user + system), microseconds per request. */
   readonly cpuMicrosPerRequest: number;
   readonly redisCommandsPerRequest: number;
@@ -66,6 +68,13 @@ export async function runLoad(
     p99: percentile(latencies, 0.99),
     max: percentile(latencies, 1),
     unexpected: result.requests.total - expected + result.errors,
+    unexpectedByStatus: Object.fromEntries([
+      ...Object.entries(byStatus)
+        .filter(([status, stat]) => status !== String(scenario.expectStatus) && (stat.count ?? 0) > 0)
+        .map(([status, stat]) => [status, stat.count ?? 0] as const),
+      ...(result.errors > 0 ? [['errors', result.errors] as const] : []),
+      ...(result.timeouts > 0 ? [['timeouts', result.timeouts] as const] : []),
+    ]),
     cpuMicrosPerRequest: (cpu * 1e6) / requests,
     redisCommandsPerRequest: d.commands / requests,
     redisScriptsPerRequest: d.scripts / requests,

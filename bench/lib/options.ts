@@ -34,6 +34,7 @@ export function benchOptions(argv: readonly string[] = process.argv): void {
     .option('--only <labels>', 'comma-separated target labels, or parts of them, to run [BENCH_ONLY]')
     .option('--compare <checkout>', "another built checkout whose service runs every scenario too, on a copy of the data [BENCH_COMPARE]")
     .option('--compare-flags <flags>', 'node flags for the compare build only, space-separated [BENCH_COMPARE_FLAGS]')
+    .option('--compare-env <settings>', 'settings for the compare build only, NAME=value space-separated [BENCH_COMPARE_ENV]')
     .option('--no-build', 'use dist/ as it is instead of running npm run build first');
   program.parse([...argv]);
   const opts = program.opts<Record<string, string | boolean | undefined>>();
@@ -45,6 +46,7 @@ export function benchOptions(argv: readonly string[] = process.argv): void {
   if (typeof opts['only'] === 'string') process.env['BENCH_ONLY'] = opts['only'];
   if (typeof opts['compare'] === 'string') process.env['BENCH_COMPARE'] = opts['compare'];
   if (typeof opts['compareFlags'] === 'string') process.env['BENCH_COMPARE_FLAGS'] = opts['compareFlags'];
+  if (typeof opts['compareEnv'] === 'string') process.env['BENCH_COMPARE_ENV'] = opts['compareEnv'];
   if (opts['build'] !== false) {
     const built = spawnSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
     if (built.status !== 0) process.exit(built.status ?? 1);

@@ -29,6 +29,10 @@ export function medianOf(runs: readonly RunResult[]): MedianResult {
   for (const key of NUMERIC) out[key] = round(median(runs.map((r) => r[key] as number)), 2);
   const byRps = [...runs].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
   out['redisCommands'] = byRps[byRps.length >> 1]?.redisCommands ?? {};
+  // Not a median: every unexpected answer of every round, by status, to say what went wrong.
+  const byStatus: Record<string, number> = {};
+  for (const run of runs) for (const [status, n] of Object.entries(run.unexpectedByStatus)) byStatus[status] = (byStatus[status] ?? 0) + n;
+  out['unexpectedByStatus'] = byStatus;
   return out as MedianResult;
 }
 

@@ -22,3 +22,17 @@ export function startFlags(root: string): string[] {
 export function compareFlags(env: NodeJS.ProcessEnv = process.env): string[] {
   return (env['BENCH_COMPARE_FLAGS'] ?? '').split(' ').filter(Boolean);
 }
+
+/**
+ * BENCH_COMPARE_ENV: settings for the compare build only (`NAME=value`, space-separated), to
+ * measure a setting on one build (`BENCH_COMPARE=. BENCH_COMPARE_ENV=HISTORY_MAX_VERSIONS=0`).
+ */
+export function compareEnv(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const word of (env['BENCH_COMPARE_ENV'] ?? '').split(' ').filter(Boolean)) {
+    const eq = word.indexOf('=');
+    if (eq <= 0) throw new Error(`BENCH_COMPARE_ENV: "${word}" is not NAME=value`);
+    out[word.slice(0, eq)] = word.slice(eq + 1);
+  }
+  return out;
+}
