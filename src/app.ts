@@ -11,6 +11,7 @@ import { ByteBudget } from './http/byte-budget.js';
 import { chain } from './http/chain.js';
 import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errors.js';
+import { gateRequests } from './http/middleware/gate.js';
 import { observeRequests } from './http/middleware/metrics.js';
 import { rateLimit } from './http/middleware/rate-limit.js';
 import { recheckKey } from './http/middleware/recheck-key.js';
@@ -57,7 +58,7 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   app.use(requestLog(logger));
   app.use(observeRequests(deps.metrics ?? processMetrics));
   app.use(errorHandler(logger, config.limits.maxBodyBytes));
-  if (deps.gate) app.use(deps.gate.middleware());
+  if (deps.gate) app.use(gateRequests(deps.gate));
 
   app.use(openApiRoutes(API_PREFIX));
 

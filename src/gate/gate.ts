@@ -1,19 +1,18 @@
-// Platform-only access: the middleware that runs before authentication on every public
-// request. Order: allow-listed addresses pass; banned addresses get 403 before their key is
+// Platform-only access: the checks that run before authentication on every public request
+// (http/middleware/gate.ts runs them from Koa). Order: allow-listed addresses pass; banned addresses get 403 before their key is
 // looked up (so they never count against a workspace's limit); the editor's play-tests need a
 // development key; any other request must pass every enabled check. A violation is logged and
 // counted in `report` mode, and bans its address for good in `enforce` mode, except for
 // addresses where a ban could hit the innocent (unknown, loopback, private, or inside the
 // platform's own shared ranges), which are refused without a ban.
 import { hostname } from 'node:os';
-import type { Middleware, ParameterizedContext } from 'koa';
+import type { IncomingHttpHeaders } from 'node:http';
 import { LRUCache } from 'lru-cache';
 import type { Authenticator, Principal } from '../auth/authenticator.js';
 import type { GateConfig } from '../config.js';
 import type { BanRecord, Evidence, ViolationOutcome } from '../domain/ban.js';
 import { apiKeyOf, redactApiKeys } from '../domain/api-key.js';
 import { AppError, forbidden } from '../errors.js';
-import type { AppState } from '../http/state.js';
 import type { Logger } from '../logger.js';
 import type { BanStore } from '../store/bans.js';
 import type { EventSubscriber } from '../store/events.js';
@@ -43,7 +42,25 @@ const REASON_TEXT: Record<ViolationReason, string> = {
   'editor-production-key': 'an editor play-test used a production key',
 };
 
-type Ctx = ParameterizedContext<AppState>;
+/**
+ * What the gate reads of a request: no framework's context, so the policy is tested and reused
+ * without Koa (http/middleware/gate.ts adapts Koa's context to it).
+ */
+export interface GateRequest {
+  readonly method: string;
+  readonly path: string;
+  /** The socket's peer address. */
+  readonly remoteAddress: string | undefined;
+  readonly headers: IncomingHttpHeaders;
+  /** When the request arrived (ms): the key lookups' clock. */
+  readonly startedAt: number;
+}
+
+/** A header's value as one string ('' when absent), as Koa's ctx.get gives the ones read here. */
+function header(request: GateRequest, name: string): string {
+  const value = request.headers[name];
+  return typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : '';
+}
 
 export interface GateDeps {
   readonly config: GateConfig;
@@ -97,49 +114,48 @@ export class Gate {
     await Promise.all([...this.pending]);
   }
 
-  clientAddress(ctx: Ctx): ClientAddress {
-    return resolveClientAddress(ctx.req.socket.remoteAddress, ctx.req.headers['x-forwarded-for'], this.trust);
+  clientAddress(request: Pick<GateRequest, 'remoteAddress' | 'headers'>): ClientAddress {
+    return resolveClientAddress(request.remoteAddress, request.headers['x-forwarded-for'], this.trust);
   }
 
-  middleware(): Middleware<AppState> {
-    // Not async itself: with the gate off (the default) a request passes with no promise of
-    // its own.
-    return (ctx, next) => (this.mode === 'off' ? next() : this.check(ctx, next));
-  }
-
-  /** The gate's checks for one request, when it is on (report or enforce). */
-  private async check(ctx: Ctx, next: () => Promise<unknown>): Promise<unknown> {
-    const address = this.clientAddress(ctx);
+  /**
+   * The gate's checks for one request, when it is on (report or enforce): resolves when the
+   * request may go on, with the principal of its key when the checks had to look the key up
+   * (an editor play-test's development key), so that authentication does not look it up again;
+   * throws the 403 (an AppError) when it may not.
+   */
+  async admit(request: GateRequest): Promise<Principal | undefined> {
+    const address = this.clientAddress(request);
     if (address.known) {
-      if (this.bans.isAllowListed(address.ip)) return next();
+      if (this.bans.isAllowListed(address.ip)) return;
       if (this.bans.covers(address)) {
         this.stats.refusal('banned');
         throw forbidden(bannedMessage(banSubject(address.ip)));
       }
     }
-    const userAgent = ctx.get('user-agent');
-    if (isEditorRequest(userAgent)) return this.editorPlayTest(ctx, next, address);
+    const userAgent = header(request, 'user-agent');
+    if (isEditorRequest(userAgent)) return this.editorPlayTest(request, address);
 
-    const reasons = failedChecks({ userAgent, robloxId: ctx.get(PLATFORM_ID_HEADER), address }, this.deps.config, this.allowedRanges);
-    if (reasons.length === 0) return next();
+    const reasons = failedChecks({ userAgent, robloxId: header(request, PLATFORM_ID_HEADER), address }, this.deps.config, this.allowedRanges);
+    if (reasons.length === 0) return;
     this.stats.violation(reasons);
     if (this.mode === 'report') {
-      this.record(ctx, address, reasons, 'reported', notBannable(address, this.allowedRanges));
-      return next();
+      this.record(request, address, reasons, 'reported', notBannable(address, this.allowedRanges));
+      return;
     }
     const why = notBannable(address, this.allowedRanges);
     if (why !== undefined || !address.known) {
       this.stats.refusal('violation');
       this.stats.notBanned();
-      this.record(ctx, address, reasons, 'refused', why);
+      this.record(request, address, reasons, 'refused', why);
       throw forbidden(`Access denied: this API may only be called from the game platform's servers (${describe(reasons)})`);
     }
-    const outcome = await this.ban(ctx, address, reasons);
-    if (outcome === 'allowed') return next();
+    const outcome = await this.ban(request, address, reasons);
+    if (outcome === 'allowed') return;
     this.stats.refusal('violation');
     if (outcome === 'limited') {
       this.stats.banLimited();
-      this.record(ctx, address, reasons, 'refused', 'GATE_BAN_MAX_PER_MINUTE reached: refused without a ban');
+      this.record(request, address, reasons, 'refused', 'GATE_BAN_MAX_PER_MINUTE reached: refused without a ban');
       throw forbidden(`Access denied: this API may only be called from the game platform's servers (${describe(reasons)})`);
     }
     throw forbidden(bannedMessage(banSubject(address.ip)));
@@ -151,10 +167,10 @@ export class Gate {
    * tell a production key from a made-up one; its failed lookups count against the caller's
    * budget like any other (429 past it). Nobody is banned; report mode lets it through.
    */
-  private async editorPlayTest(ctx: Ctx, next: () => Promise<unknown>, address: ClientAddress): Promise<unknown> {
+  private async editorPlayTest(request: GateRequest, address: ClientAddress): Promise<Principal | undefined> {
     let principal: Principal | undefined;
     try {
-      principal = await this.deps.authenticator.authenticate(apiKeyOf(ctx.req.headers), ctx.state.startedAt, () =>
+      principal = await this.deps.authenticator.authenticate(apiKeyOf(request.headers), request.startedAt, () =>
         callerKey(address),
       );
     } catch (err) {
@@ -162,16 +178,16 @@ export class Gate {
     }
     if (principal?.dev) {
       this.stats.editorPassed();
-      return next();
+      return principal;
     }
     const reasons: ViolationReason[] = ['editor-production-key'];
     this.stats.violation(reasons);
     if (this.mode === 'report') {
-      this.record(ctx, address, reasons, 'reported', 'editor play-tests are never banned', principal);
-      return next();
+      this.record(request, address, reasons, 'reported', 'editor play-tests are never banned', principal);
+      return principal;
     }
     this.stats.refusal('editor-production-key');
-    this.record(ctx, address, reasons, 'refused', 'editor play-tests are never banned', principal);
+    this.record(request, address, reasons, 'refused', 'editor play-tests are never banned', principal);
     throw forbidden(
       'Play-tests from the editor (RobloxStudio) must use a development API key, and this key is not one: ' +
         'ask the service operator to mark a key of your workspace as a development key, and use that one in the editor',
@@ -184,7 +200,7 @@ export class Gate {
    * arrived yet). The two extra round trips are paid once per banned subject, never per request.
    */
   private async ban(
-    ctx: Ctx,
+    request: GateRequest,
     client: ClientAddress & { known: true },
     reasons: readonly ViolationReason[],
   ): Promise<'banned' | 'allowed' | 'limited'> {
@@ -209,7 +225,7 @@ export class Gate {
       void this.bans.reload();
       return 'allowed';
     }
-    const evidence = await this.evidence(ctx);
+    const evidence = await this.evidence(request);
     const record: BanRecord = {
       address,
       bannedAt: new Date(this.clock()).toISOString(),
@@ -234,7 +250,7 @@ export class Gate {
 
   /** Logs and stores a violation that did not ban, at most once a minute per address. */
   private record(
-    ctx: Ctx,
+    request: GateRequest,
     address: ClientAddress,
     reasons: readonly ViolationReason[],
     outcome: ViolationOutcome,
@@ -246,7 +262,7 @@ export class Gate {
     this.recentlyRecorded.set(slot, true);
     const at = new Date(this.clock()).toISOString();
     const write = (async () => {
-      const evidence = await this.evidence(ctx, principal);
+      const evidence = await this.evidence(request, principal);
       const text = address.known ? address.text : undefined;
       if (this.logSampler.take()) {
         this.deps.logger.warn({ address: text, reasons, outcome, notBanned, evidence }, 'platform-only access violation');
@@ -259,21 +275,21 @@ export class Gate {
   }
 
   /** What the request showed; its key is resolved (cached) only to name the workspace. */
-  private async evidence(ctx: Ctx, known?: Principal): Promise<Evidence> {
+  private async evidence(request: GateRequest, known?: Principal): Promise<Evidence> {
     let principal = known;
     if (!principal) {
       try {
-        principal = await this.deps.authenticator.authenticate(apiKeyOf(ctx.req.headers), ctx.state.startedAt);
+        principal = await this.deps.authenticator.authenticate(apiKeyOf(request.headers), request.startedAt);
       } catch {
         principal = undefined;
       }
     }
     const headers: Record<string, string> = {};
     for (const name of EVIDENCE_HEADERS) {
-      const value = ctx.get(name);
+      const value = header(request, name);
       if (value) headers[name] = value.slice(0, EVIDENCE_VALUE_MAX);
     }
-    const allNames = Object.keys(ctx.req.headers);
+    const allNames = Object.keys(request.headers);
     let cut = 0;
     const headerNames = allNames
       .sort()
@@ -284,10 +300,10 @@ export class Gate {
         return name.slice(0, EVIDENCE_NAME_CHARS);
       });
     return {
-      method: ctx.method,
-      path: redactApiKeys(ctx.path).slice(0, EVIDENCE_VALUE_MAX),
-      userAgent: ctx.get('user-agent').slice(0, EVIDENCE_VALUE_MAX) || undefined,
-      robloxId: ctx.get(PLATFORM_ID_HEADER).slice(0, EVIDENCE_VALUE_MAX) || undefined,
+      method: request.method,
+      path: redactApiKeys(request.path).slice(0, EVIDENCE_VALUE_MAX),
+      userAgent: header(request, 'user-agent').slice(0, EVIDENCE_VALUE_MAX) || undefined,
+      robloxId: header(request, PLATFORM_ID_HEADER).slice(0, EVIDENCE_VALUE_MAX) || undefined,
       headerNames,
       headerCount: allNames.length > headerNames.length ? allNames.length : undefined,
       headerNamesCut: cut > 0 ? cut : undefined,

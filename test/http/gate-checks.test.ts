@@ -178,9 +178,13 @@ describe('platform-only access: modes and checks', () => {
       const devWs = await newWorkspace(redis, 'free', 'Dev Studio');
       await bans.setKeyDev(devWs.keyId, true);
       const address = freshIPv4();
+      const lookups = () => service.authenticator.stats.hits + service.authenticator.stats.misses;
+      const before = lookups();
       const res = await ping(service, via(address, { 'user-agent': EDITOR_UA }), devWs.apiKey);
       expect(res.status).to.equal(200);
       expect(res.body.workspaceId).to.equal(devWs.workspaceId);
+      // One key lookup for the request: the gate's, whose principal authentication takes over.
+      expect(lookups() - before).to.equal(1);
       expect(res.headers.get('x-ratelimit-remaining')).to.equal('59');
       // Without a key: the same 403 as a production or unknown key (the editor path tells none apart).
       const noKey = await ping(service, via(address, { 'user-agent': EDITOR_UA }), null);

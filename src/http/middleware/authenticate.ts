@@ -24,6 +24,8 @@ export function authenticate(
   // Not async: with the key cached the principal is known at once, and the request goes on
   // without a promise of its own. koa-compose turns a synchronous throw (401) into a rejection.
   return function authenticateRequest(ctx, next) {
+    // Resolved already by the gate's checks (http/middleware/gate.ts), from the same header.
+    if (ctx.state.principal) return admit(ctx, ctx.state.principal, next);
     const caller: CallerOf | undefined = callerOf && (() => callerOf(ctx));
     const principal = authenticator.authenticate(apiKeyOf(ctx.req.headers), ctx.state.startedAt, caller);
     if (principal instanceof Promise) return principal.then((found) => admit(ctx, found, next));
