@@ -173,7 +173,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       return problems;
     },
   };
-  const ops = new AdminOperations(redis, { actor: 'admin-api', config });
+  const ops = AdminOperations.forInstallation(redis, config, 'admin-api');
   const opsApp = buildOpsApp({ config, logger, readiness, ops });
 
   // A request that trickles in is cut off rather than holding a socket for ever. Node checks

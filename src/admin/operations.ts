@@ -75,6 +75,15 @@ export class AdminOperations implements AdminContext {
   private readonly auditLog: AuditLogStore;
   private readonly clock: () => number;
 
+  /**
+   * The admin operations of an installation, with its limits and retention from its config:
+   * how the admin API (server.ts), the CLI (cli/session.ts) and the quick start build them.
+   * `actor` names who acts in the audit trail.
+   */
+  static forInstallation(redis: RedisClient, config: Config, actor: string): AdminOperations {
+    return new AdminOperations(redis, { actor, config });
+  }
+
   constructor(
     /** Public so that sibling operation modules (admin/bans.ts) share the connection. */
     readonly redis: RedisClient,

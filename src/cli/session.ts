@@ -71,6 +71,6 @@ export async function openSession(options: { json?: boolean } = {}): Promise<Ses
       `Cannot reach Redis at ${redisAddress(config)} (set REDIS_URL or REDIS_CLUSTER_NODES): ${(lastError ?? (err as Error)).message}`,
     );
   }
-  const ops = new AdminOperations(redis, { actor: cliActor(), config });
+  const ops = AdminOperations.forInstallation(redis, config, cliActor());
   return { config, redis, ops, bans: ops.bans };
 }

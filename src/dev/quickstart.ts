@@ -38,7 +38,7 @@ async function main(): Promise<void> {
 
   const redis = createRedis({ url: config.redisUrl, commandTimeoutMs: 5000, connectTimeoutMs: 3000 });
   await connectRedis(redis, 3000);
-  const ops = new AdminOperations(redis, { actor: 'quickstart' });
+  const ops = AdminOperations.forInstallation(redis, config, 'quickstart');
   let demo: { workspaceId: string; keyId: string; apiKey: string };
   const saved = existsSync(DEMO_FILE) ? (JSON.parse(readFileSync(DEMO_FILE, 'utf8')) as { workspaceId?: string; redisUrl?: string }) : {};
   if (saved.workspaceId && saved.redisUrl === config.redisUrl && (await ops.workspaces.exists(saved.workspaceId))) {
