@@ -4,8 +4,8 @@
 import { performance } from 'node:perf_hooks';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { ServiceMetrics } from '../src/metrics.js';
-import { instrumentRedis } from '../src/store/instrument.js';
-import type { RedisClient } from '../src/store/redis.js';
+import { instrumentRedis } from '../src/store/redis/instrument.js';
+import type { RedisClient } from '../src/store/redis/redis.js';
 
 const N = 300_000;
 const ROUNDS = 3;

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { startLocalRedis, type LocalRedis } from '../src/dev/local-redis.js';
-import { defineScripts, preloadScripts } from '../src/store/scripts.js';
+import { defineScripts, preloadScripts } from '../src/store/redis/scripts.js';
 import { runMain, startBenchRedis } from './lib/bench-redis.js';
 import { runLoad, type LoadSettings, type RunResult } from './lib/load.js';
 import { measureMemory, type MemoryResult } from './lib/memory.js';

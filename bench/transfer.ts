@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { AdminOperations } from '../src/admin/operations.js';
 import { encodeEntry } from '../src/domain/entry.js';
 import { keys } from '../src/store/keys.js';
-import { addToStorageTotals } from '../src/store/storage-usage.js';
+import { addToStorageTotals } from '../src/store/workspaces/storage-usage.js';
 import { runMain, startBenchRedis } from './lib/bench-redis.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -98,7 +98,7 @@ export const MUTANTS: readonly Mutant[] = [
     file: 'lua/rate-limit.lua',
     find: 'local left = limit - count\n',
     replace: 'local left = limit - count + 1\n',
-    tests: ['test/lua/rate-limit.test.ts', 'test/store/rate-limiter.test.ts'],
+    tests: ['test/lua/rate-limit.test.ts', 'test/store/workspaces/rate-limiter.test.ts'],
   },
   {
     id: 'session-never-locked',

@@ -25,9 +25,9 @@ import type { AppState } from './http/state.js';
 import type { Logger } from './logger.js';
 import { metrics as processMetrics, type ServiceMetrics } from './metrics.js';
 import type { PlayerWrites } from './saves/player-writes.js';
-import type { PlayerDataStore } from './store/player-data.js';
-import type { RateLimiter } from './store/rate-limiter.js';
-import type { WorkspaceStore } from './store/workspaces.js';
+import type { PlayerDataStore } from './store/players/player-data.js';
+import type { RateLimiter } from './store/workspaces/rate-limiter.js';
+import type { WorkspaceStore } from './store/workspaces/workspaces.js';
 
 export const API_PREFIX = '/api/v1';
 

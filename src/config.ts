@@ -54,7 +54,7 @@ export interface Config {
   readonly rateLimit: {
     readonly windowMs: number;
     readonly plans: Readonly<Record<Plan, number>>;
-    /** Most requests an instance takes from a window's budget ahead of time (store/rate-limiter.ts). */
+    /** Most requests an instance takes from a window's budget ahead of time (store/workspaces/rate-limiter.ts). */
     readonly leaseAhead: number;
     /** How often each instance adds its usage counts (requests, 429s per day) to Redis. */
     readonly usageFlushMs: number;
@@ -63,7 +63,7 @@ export interface Config {
     readonly commandTimeoutMs: number;
     readonly connectTimeoutMs: number;
     /**
-     * Commands issued in the same turn of the event loop leave in one write: store/write-batching.ts
+     * Commands issued in the same turn of the event loop leave in one write: store/redis/write-batching.ts
      * on a single server, ioredis's enableAutoPipelining on a cluster.
      */
     readonly autoPipelining: boolean;

@@ -138,7 +138,7 @@ describe('a noisy neighbour', function () {
     // the requests in flight when the burst was spent (each admitted with its bytes).
     expect(served).to.be.at.most(300);
     if (budget > 0) expect(noisyBytes).to.be.at.most(budget * noisySeconds + 4 * 1024 * 1024 + 8 * BIG_KEYS * BIG_VALUE.length);
-    // Bounded memory: at most 8 large reads in flight (store/bulk-reads.ts), about 4 copies of
+    // Bounded memory: at most 8 large reads in flight (store/players/bulk-reads.ts), about 4 copies of
     // 4 MiB each, over the idle process.
     expect(peak - rssIdle, 'memory grew past the bound of the large reads in flight').to.be.below(8 * 4 * 4 + 150);
   });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { startLocalRedis, type LocalRedis } from '../../src/dev/local-redis.js';
-import { defineScripts, preloadScripts } from '../../src/store/scripts.js';
+import { defineScripts, preloadScripts } from '../../src/store/redis/scripts.js';
 import { onInterrupt } from './processes.js';
 
 export interface BenchRedis {

@@ -2,12 +2,12 @@
 // AdminOperations provides it; the operation modules take it, so they share one set of stores.
 import type { Config } from '../config.js';
 import type { Workspace } from '../domain/types.js';
-import type { ApiKeyStore } from '../store/api-keys.js';
-import type { AuditEntry } from '../store/audit-log.js';
-import type { KeyUsageStore } from '../store/key-usage.js';
-import type { PlayerDataStore } from '../store/player-data.js';
-import type { RedisClient } from '../store/redis.js';
-import type { WorkspaceStore } from '../store/workspaces.js';
+import type { ApiKeyStore } from '../store/workspaces/api-keys.js';
+import type { AuditEntry } from '../store/installation/audit-log.js';
+import type { KeyUsageStore } from '../store/workspaces/key-usage.js';
+import type { PlayerDataStore } from '../store/players/player-data.js';
+import type { RedisClient } from '../store/redis/redis.js';
+import type { WorkspaceStore } from '../store/workspaces/workspaces.js';
 
 export interface AuditFacts {
   readonly workspaceId?: string;

@@ -12,7 +12,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { isWorkspaceId } from '../domain/ids.js';
 import { AppError, badRequest, ErrorCode } from '../errors.js';
-import { publishEvent } from '../store/events.js';
+import { publishEvent } from '../store/redis/events.js';
 import {
   readApiKeysRaw,
   readGateList,
@@ -24,7 +24,7 @@ import {
   type ApiKeyRecordRaw,
   type GateList,
   type WorkspaceRecordRaw,
-} from '../store/installation-records.js';
+} from '../store/installation/installation-records.js';
 import type { AdminContext } from './context.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { exportWorkspace, importWorkspace, parseImportMode, type ImportSummary } from './workspace-transfer.js';

@@ -3,7 +3,7 @@
 import { generateApiKey, generateKeyId, hashApiKey, visiblePrefix } from '../domain/api-key.js';
 import type { ApiKeyRecord, KeyScope } from '../domain/types.js';
 import { conflict, notFound } from '../errors.js';
-import { publishEvent } from '../store/events.js';
+import { publishEvent } from '../store/redis/events.js';
 import type { AdminContext } from './context.js';
 import { parseDuration, parseLabel, parseScope, resolveExpiry, type ExpiryInput } from './inputs.js';
 

@@ -1,11 +1,11 @@
 // One player's history for support staff: the versions still retained, the whole player as it
 // was at one of them, and a restore that makes the data what it was at that version as a NEW
 // version (nothing is rewritten in place, so a restore can itself be undone). The history is
-// what lua/write-player.lua keeps beside every write; store/player-history.ts rebuilds from it.
+// what lua/write-player.lua keeps beside every write; store/players/player-history.ts rebuilds from it.
 import { decodeEntry, isoTime } from '../domain/entry.js';
 import { AppError, ErrorCode } from '../errors.js';
-import type { Op } from '../store/player-data.js';
-import { parseHistoryEntry, rebuildAt, type HistoryEntry } from '../store/player-history.js';
+import type { Op } from '../store/players/player-data.js';
+import { parseHistoryEntry, rebuildAt, type HistoryEntry } from '../store/players/player-history.js';
 import type { AdminContext } from './context.js';
 import { parsePositiveInt, parseUserId, parseVersion } from './inputs.js';
 import { adminWrite } from './player-support.js';

@@ -7,8 +7,8 @@ import { isoTime } from '../domain/entry.js';
 import { checkValue } from '../domain/value.js';
 import { AppError, badRequest, ErrorCode, notFound } from '../errors.js';
 import { appliedOrThrow } from '../saves/outcomes.js';
-import type { PlayerWrite } from '../store/player-data.js';
-import { addToStorageTotals } from '../store/storage-usage.js';
+import type { PlayerWrite } from '../store/players/player-data.js';
+import { addToStorageTotals } from '../store/workspaces/storage-usage.js';
 import type { AdminContext } from './context.js';
 import { parseDataKey, parseUserId } from './inputs.js';
 

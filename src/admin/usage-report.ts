@@ -1,5 +1,5 @@
 // A workspace's usage: requests and 429s per UTC day (counted in memory by each instance and
-// added every USAGE_FLUSH_MS, store/usage-counter.ts), the number of players with data, and when each key was last used.
+// added every USAGE_FLUSH_MS, store/workspaces/usage-counter.ts), the number of players with data, and when each key was last used.
 //
 // Players are counted on demand by SCAN over every master rather than by a counter kept on
 // the hot path: a counter would need set, increment and delete to know whether a player's
@@ -8,8 +8,8 @@
 // operator asks, is exact for a quiet workspace, and never blocks Redis (it pages); its cost
 // grows with the whole keyspace, roughly a second per few million keys.
 import { keys } from '../store/keys.js';
-import { usageDay } from '../store/usage-counter.js';
-import { countMatching } from '../store/scan.js';
+import { usageDay } from '../store/workspaces/usage-counter.js';
+import { countMatching } from '../store/redis/scan.js';
 import type { AdminContext } from './context.js';
 import { keyView, type KeyView } from './key-lifecycle.js';
 

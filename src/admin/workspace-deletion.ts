@@ -4,9 +4,9 @@
 // traffic in (keys) to what finds the workspace (its record, then the index), so an
 // interrupted run leaves a workspace that is still found and can be deleted again.
 import { notFound } from '../errors.js';
-import { publishEvent } from '../store/events.js';
+import { publishEvent } from '../store/redis/events.js';
 import { keys } from '../store/keys.js';
-import { unlinkMatching } from '../store/scan.js';
+import { unlinkMatching } from '../store/redis/scan.js';
 import type { AdminContext } from './context.js';
 
 export interface DeletedWorkspace {

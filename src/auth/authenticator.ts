@@ -2,7 +2,7 @@
 // key -> record and workspace lookups in process so the hot path needs no Redis round trip.
 //
 // Revocation still applies at once on every instance: writers publish an invalidation
-// (store/events.ts) that drops the entry everywhere. The cache is only trusted while that
+// (store/redis/events.ts) that drops the entry everywhere. The cache is only trusted while that
 // subscription is live; a lookup that raced an invalidation is not cached (epoch check); and
 // every entry also expires after KEY_CACHE_TTL_MS, the bound on staleness if an invalidation
 // were ever lost.
@@ -16,9 +16,9 @@ import { LRUCache } from 'lru-cache';
 import { hashApiKey, looksLikeApiKey } from '../domain/api-key.js';
 import type { ApiKeyRecord, KeyScope, Workspace } from '../domain/types.js';
 import { AppError, ErrorCode, unauthorized } from '../errors.js';
-import type { ApiKeyStore } from '../store/api-keys.js';
-import type { CacheEvent, EventSubscriber } from '../store/events.js';
-import type { WorkspaceStore } from '../store/workspaces.js';
+import type { ApiKeyStore } from '../store/workspaces/api-keys.js';
+import type { CacheEvent, EventSubscriber } from '../store/redis/events.js';
+import type { WorkspaceStore } from '../store/workspaces/workspaces.js';
 
 export interface Principal {
   readonly keyId: string;

@@ -3,8 +3,8 @@
 // costs one Map lookup and, for a key's first request in an interval, one small object.
 // Losing an unflushed interval (a crash) loses only "last used" precision, never data.
 import type { Logger } from '../logger.js';
-import type { KeyUsageStore } from '../store/key-usage.js';
-import { singleFlight } from '../store/single-flight.js';
+import type { KeyUsageStore } from '../store/workspaces/key-usage.js';
+import { singleFlight } from '../store/redis/single-flight.js';
 
 interface PendingUse {
   readonly workspaceId: string;

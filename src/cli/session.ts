@@ -7,7 +7,7 @@ import { userInfo } from 'node:os';
 import { loadConfig, DEFAULT_REDIS_URL, type Config } from '../config.js';
 import { AdminOperations } from '../admin/operations.js';
 import type { BanOperations } from '../admin/bans.js';
-import { connectRedis, createRedis, type RedisClient } from '../store/redis.js';
+import { connectRedis, createRedis, type RedisClient } from '../store/redis/redis.js';
 
 export interface Session {
   readonly config: Config;

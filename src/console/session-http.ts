@@ -10,7 +10,7 @@ import { jsonBody } from '../http/middleware/json-body.js';
 import type { AppState } from '../http/state.js';
 import { compile } from '../http/validate.js';
 import { signInBody } from '../schemas/console.js';
-import type { ConsoleSessionRecord } from '../store/console-sessions.js';
+import type { ConsoleSessionRecord } from '../store/installation/console-sessions.js';
 import { sameToken, type ConsoleSessions } from './sessions.js';
 
 export const COOKIE = 'pds_console';

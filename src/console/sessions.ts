@@ -5,7 +5,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ConsoleConfig } from '../config.js';
 import { AppError, ErrorCode, unauthorized } from '../errors.js';
-import type { ConsoleSessionRecord, ConsoleSessionStore } from '../store/console-sessions.js';
+import type { ConsoleSessionRecord, ConsoleSessionStore } from '../store/installation/console-sessions.js';
 
 export interface SignedIn {
   readonly sessionId: string;

@@ -8,7 +8,7 @@ import { AdminOperations } from '../admin/operations.js';
 import { loadConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 import { startService } from '../server.js';
-import { connectRedis, createRedis } from '../store/redis.js';
+import { connectRedis, createRedis } from '../store/redis/redis.js';
 import { freePort, startLocalRedis, type LocalRedis } from './local-redis.js';
 
 const DATA_DIR = resolve('.data');

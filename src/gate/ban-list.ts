@@ -2,7 +2,7 @@
 // request costs no Redis round trip.
 //
 // Staleness is bounded three ways:
-// - a ban event (pub/sub, store/events.ts) for one address re-reads that address at once
+// - a ban event (pub/sub, store/redis/events.ts) for one address re-reads that address at once
 //   (one HEXISTS), so bans and lifts reach every instance within milliseconds;
 // - an event without an address (allow-list changes) and every (re)subscription reload all;
 // - a full reload runs every GATE_BAN_RELOAD_MS in any case, and every second while the
@@ -10,8 +10,8 @@
 // When Redis cannot be read, the last loaded lists keep applying: a Redis outage never lifts
 // a ban, it only delays bans made elsewhere.
 import type { Logger } from '../logger.js';
-import type { BanStore } from '../store/bans.js';
-import type { CacheEvent, EventSubscriber } from '../store/events.js';
+import type { BanStore } from '../store/installation/bans.js';
+import type { CacheEvent, EventSubscriber } from '../store/redis/events.js';
 import { banSubject, CidrList, type Ip } from '../domain/address.js';
 
 const DOWN_RELOAD_MS = 1000;

@@ -1,6 +1,6 @@
 // What the middleware chain leaves on ctx.state for the next link.
 import type { Principal } from '../auth/authenticator.js';
-import type { RateLimitResult } from '../store/rate-limiter.js';
+import type { RateLimitResult } from '../store/workspaces/rate-limiter.js';
 
 export interface AppState {
   requestId: string;

@@ -10,7 +10,7 @@ import type { Config } from '../config.js';
 import { consoleAdminAuth, consoleSessionRouter } from '../console/session-http.js';
 import { ConsoleSessions } from '../console/sessions.js';
 import { consolePages } from '../console/static-files.js';
-import { ConsoleSessionStore } from '../store/console-sessions.js';
+import { ConsoleSessionStore } from '../store/installation/console-sessions.js';
 import { AppError, ErrorCode } from '../errors.js';
 import { errorHandler } from '../http/middleware/errors.js';
 import { observeRequests } from '../http/middleware/metrics.js';

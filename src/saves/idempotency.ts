@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { AppError, ErrorCode, badRequest } from '../errors.js';
 import { keys } from '../store/keys.js';
-import type { RedisClient } from '../store/redis.js';
+import type { RedisClient } from '../store/redis/redis.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';

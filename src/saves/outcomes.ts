@@ -4,8 +4,8 @@
 // first one, so a replay's answer is the first answer, byte for byte.
 import { isoTime } from '../domain/entry.js';
 import { AppError, ErrorCode, type ErrorExtras } from '../errors.js';
-import { ScriptCode, ERROR_OF_SCRIPT_CODE, unexpectedScriptReply } from '../store/scripts.js';
-import type { ScriptReply } from '../store/player-data.js';
+import { ScriptCode, ERROR_OF_SCRIPT_CODE, unexpectedScriptReply } from '../store/redis/scripts.js';
+import type { ScriptReply } from '../store/players/player-data.js';
 import { REPLAYED_HEADER, keyReused } from './idempotency.js';
 
 export interface Applied {

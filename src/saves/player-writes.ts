@@ -4,7 +4,7 @@
 // so that the claim and the replay work the same for each.
 import type { Plan } from '../domain/types.js';
 import type { AppError } from '../errors.js';
-import type { PlayerDataStore, PlayerWrite, ScriptReply, SessionRequest } from '../store/player-data.js';
+import type { PlayerDataStore, PlayerWrite, ScriptReply, SessionRequest } from '../store/players/player-data.js';
 import type { ClaimedKey, IdempotencyClaims } from './idempotency.js';
 import { appliedOrThrow, type Applied, type RefusalContext } from './outcomes.js';
 import type { StorageQuota } from './storage-quota.js';

@@ -1,14 +1,14 @@
 // The storage quota of a workspace by plan: a write that adds data to a workspace at or over its
 // quota is 403 STORAGE_QUOTA_EXCEEDED; deletes always pass. Checked against what this instance
-// knows of the workspace's total (store/storage-usage.ts), so the check costs no Redis call
+// knows of the workspace's total (store/workspaces/storage-usage.ts), so the check costs no Redis call
 // while that is fresh. The bound on overshoot: the write that crosses the quota (at most
 // MAX_BODY_BYTES) plus what other instances wrote in their last STORAGE_FLUSH_MS, or since
 // this instance last read the total (STORAGE_REFRESH_MS) when it has no writes of its own.
 import type { Config } from '../config.js';
 import type { Plan } from '../domain/types.js';
 import { AppError, ErrorCode } from '../errors.js';
-import type { PlayerWrite } from '../store/player-data.js';
-import type { StorageTotals, StorageUsage } from '../store/storage-usage.js';
+import type { PlayerWrite } from '../store/players/player-data.js';
+import type { StorageTotals, StorageUsage } from '../store/workspaces/storage-usage.js';
 
 export class StorageQuota {
   constructor(

@@ -52,7 +52,7 @@ export const keys = {
   idempotencyClaim: (workspaceId: string, keyHash: string) => `${PREFIX}ws:{${workspaceId}}:idem:${keyHash}`,
   /**
    * Hash: `bytes` and `players` the workspace stores (data and history), summed from the player
-   * scripts' deltas by every instance (store/storage-usage.ts); not updated in the player's slot.
+   * scripts' deltas by every instance (store/workspaces/storage-usage.ts); not updated in the player's slot.
    */
   workspaceStorage: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:storage`,
   /** Hash: key id -> last time (ms since the epoch) the key authenticated a request. */

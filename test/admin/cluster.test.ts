@@ -5,9 +5,9 @@ import type { Cluster } from 'ioredis';
 import { AdminOperations } from '../../src/admin/operations.js';
 import { encodeEntry } from '../../src/domain/entry.js';
 import { keys } from '../../src/store/keys.js';
-import { KeyUsageStore } from '../../src/store/key-usage.js';
-import { connectRedis, createRedis } from '../../src/store/redis.js';
-import { masters } from '../../src/store/scan.js';
+import { KeyUsageStore } from '../../src/store/workspaces/key-usage.js';
+import { connectRedis, createRedis } from '../../src/store/redis/redis.js';
+import { masters } from '../../src/store/redis/scan.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 
 async function countOnNode(node: ReturnType<Cluster['nodes']>[number], pattern: string): Promise<number> {

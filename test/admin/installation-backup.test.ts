@@ -13,7 +13,7 @@ import { expect } from 'chai';
 import { AdminOperations } from '../../src/admin/operations.js';
 import { startLocalRedis, type LocalRedis } from '../../src/dev/local-redis.js';
 import type { RunningService } from '../../src/server.js';
-import { connectRedis, createRedis, type RedisClient } from '../../src/store/redis.js';
+import { connectRedis, createRedis, type RedisClient } from '../../src/store/redis/redis.js';
 import { ADMIN_TOKEN, adminCall } from '../support/admin.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { call, startTestService } from '../support/service.js';

@@ -6,7 +6,7 @@ import type { Cluster } from 'ioredis';
 import { AdminOperations } from '../../src/admin/operations.js';
 import { AppError } from '../../src/errors.js';
 import { keys } from '../../src/store/keys.js';
-import { connectRedis, createRedis } from '../../src/store/redis.js';
+import { connectRedis, createRedis } from '../../src/store/redis/redis.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { testConfig } from '../support/service.js';
 

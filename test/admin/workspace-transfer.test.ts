@@ -10,9 +10,9 @@ import type { Cluster, Redis } from 'ioredis';
 import { AdminOperations } from '../../src/admin/operations.js';
 import { encodeEntry } from '../../src/domain/entry.js';
 import { keys } from '../../src/store/keys.js';
-import { connectRedis, createRedis, type RedisClient } from '../../src/store/redis.js';
-import { masters } from '../../src/store/scan.js';
-import { readStorageTotals } from '../../src/store/storage-usage.js';
+import { connectRedis, createRedis, type RedisClient } from '../../src/store/redis/redis.js';
+import { masters } from '../../src/store/redis/scan.js';
+import { readStorageTotals } from '../../src/store/workspaces/storage-usage.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { testRedis } from '../support/service.js';
 

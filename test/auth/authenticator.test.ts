@@ -83,8 +83,8 @@ describe('Authenticator: the budget of failed lookups per address', () => {
 
   it('never holds back an address with no failures, however many real keys it looks up at once; after one, lookups in flight count', async () => {
     const { Authenticator } = await import('../../src/auth/authenticator.js');
-    const { ApiKeyStore } = await import('../../src/store/api-keys.js');
-    const { WorkspaceStore } = await import('../../src/store/workspaces.js');
+    const { ApiKeyStore } = await import('../../src/store/workspaces/api-keys.js');
+    const { WorkspaceStore } = await import('../../src/store/workspaces/workspaces.js');
     const auth = new Authenticator(new ApiKeyStore(t.redis), new WorkspaceStore(t.redis), undefined, {
       ttlMs: 60_000,
       maxEntries: 100,

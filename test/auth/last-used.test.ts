@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { LastUsedRecorder } from '../../src/auth/last-used.js';
 import { createLogger } from '../../src/logger.js';
-import { KeyUsageStore } from '../../src/store/key-usage.js';
+import { KeyUsageStore } from '../../src/store/workspaces/key-usage.js';
 import { keys } from '../../src/store/keys.js';
 import { testOps } from '../support/admin.js';
 import { call, newWorkspace, startTestService, testConfig, testRedis } from '../support/service.js';

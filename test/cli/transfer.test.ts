@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { AdminOperations } from '../../src/admin/operations.js';
 import { startLocalRedis } from '../../src/dev/local-redis.js';
-import { connectRedis, createRedis } from '../../src/store/redis.js';
+import { connectRedis, createRedis } from '../../src/store/redis/redis.js';
 import { testOps } from '../support/admin.js';
 import { cli, oneJsonLine, type CliResult } from '../support/cli.js';
 import { testRedisUrl } from '../support/hooks.js';

@@ -3,7 +3,7 @@
 // Every page gets an axe-core check; the main pages are photographed into docs/console/.
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { BanStore } from '../../src/store/bans.js';
+import { BanStore } from '../../src/store/installation/bans.js';
 import { keys } from '../../src/store/keys.js';
 import { ADMIN_TOKEN, adminCall, testOps } from '../support/admin.js';
 import { call, useService } from '../support/service.js';

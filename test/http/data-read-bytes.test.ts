@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { decodeEntry } from '../../src/domain/entry.js';
 import { keys } from '../../src/store/keys.js';
-import { READ_INLINE_BYTES } from '../../src/store/player-data.js';
+import { READ_INLINE_BYTES } from '../../src/store/players/player-data.js';
 import { client, newWorkspace, useService } from '../support/service.js';
 
 const KEYS_AND_VALUES: Array<[string, unknown]> = [

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import { publishEvent } from '../../src/store/events.js';
+import { publishEvent } from '../../src/store/redis/events.js';
 import { keys } from '../../src/store/keys.js';
-import { usageDay } from '../../src/store/rate-limiter.js';
-import { WorkspaceStore } from '../../src/store/workspaces.js';
+import { usageDay } from '../../src/store/workspaces/rate-limiter.js';
+import { WorkspaceStore } from '../../src/store/workspaces/workspaces.js';
 import { call, newWorkspace, useService } from '../support/service.js';
 
 /** Calls of the given commands the test Redis has run so far (scripts' inner calls included). */

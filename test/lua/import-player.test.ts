@@ -6,8 +6,8 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { encodeEntry } from '../../src/domain/entry.js';
 import { keys } from '../../src/store/keys.js';
-import { PlayerDataStore, type PlayerLimits } from '../../src/store/player-data.js';
-import { importPlayer } from '../../src/store/player-transfer.js';
+import { PlayerDataStore, type PlayerLimits } from '../../src/store/players/player-data.js';
+import { importPlayer } from '../../src/store/players/player-transfer.js';
 import { randomId } from '../support/random.js';
 import { testRedis } from '../support/service.js';
 

@@ -9,8 +9,8 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { encodeEntry, type StoredEntry } from '../../src/domain/entry.js';
 import { keys } from '../../src/store/keys.js';
-import { PlayerDataStore, READ_INLINE_BYTES, type PlayerLimits, type PlayerWrite, type WriteContext } from '../../src/store/player-data.js';
-import { LUA_DIR, SCRIPTS, ScriptCode, preloadScripts, scriptsLoaded } from '../../src/store/scripts.js';
+import { PlayerDataStore, READ_INLINE_BYTES, type PlayerLimits, type PlayerWrite, type WriteContext } from '../../src/store/players/player-data.js';
+import { LUA_DIR, SCRIPTS, ScriptCode, preloadScripts, scriptsLoaded } from '../../src/store/redis/scripts.js';
 import { randomId } from '../support/random.js';
 import { testRedis } from '../support/service.js';
 

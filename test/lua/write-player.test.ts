@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { encodeEntry } from '../../src/domain/entry.js';
 import { keys } from '../../src/store/keys.js';
-import { PlayerDataStore, type PlayerLimits, type PlayerWrite } from '../../src/store/player-data.js';
+import { PlayerDataStore, type PlayerLimits, type PlayerWrite } from '../../src/store/players/player-data.js';
 import { randomId } from '../support/random.js';
 import { testRedis } from '../support/service.js';
 

@@ -9,10 +9,10 @@ import { buildOpenApiDocument, toOpenApiPath } from '../../src/openapi/document.
 import { buildOpsApp } from '../../src/ops/app.js';
 import { createLogger } from '../../src/logger.js';
 import type { RunningService } from '../../src/server.js';
-import type { WorkspaceStore } from '../../src/store/workspaces.js';
+import type { WorkspaceStore } from '../../src/store/workspaces/workspaces.js';
 import type { PlayerWrites } from '../../src/saves/player-writes.js';
-import type { PlayerDataStore } from '../../src/store/player-data.js';
-import type { RateLimiter } from '../../src/store/rate-limiter.js';
+import type { PlayerDataStore } from '../../src/store/players/player-data.js';
+import type { RateLimiter } from '../../src/store/workspaces/rate-limiter.js';
 import { ResponseChecker } from '../support/openapi-check.js';
 import type { RecordedResponse } from '../support/response-recorder.js';
 import { call, startTestService } from '../support/service.js';

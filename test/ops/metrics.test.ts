@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { metrics } from '../../src/metrics.js';
 import type { RunningService } from '../../src/server.js';
-import { instrumentRedis } from '../../src/store/instrument.js';
+import { instrumentRedis } from '../../src/store/redis/instrument.js';
 import { call, client, newWorkspace, startTestService, testRedis } from '../support/service.js';
 
 /** The value of one series in Prometheus text, 0 when it is absent. */

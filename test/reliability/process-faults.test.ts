@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { decodeEntry } from '../../src/domain/entry.js';
 import { keys } from '../../src/store/keys.js';
-import { scanMatching } from '../../src/store/scan.js';
+import { scanMatching } from '../../src/store/redis/scan.js';
 import { incrementOneKey, spawnService, type ChildService } from '../support/child-service.js';
 import { testRedisUrl } from '../support/hooks.js';
 import { newWorkspace, testRedis } from '../support/service.js';

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/server.js';
-import { scanMatching } from '../../src/store/scan.js';
+import { scanMatching } from '../../src/store/redis/scan.js';
 import { call, newWorkspace, testConfig, testRedis } from '../support/service.js';
 import { LogCapture } from '../support/log-capture.js';
 

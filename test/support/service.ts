@@ -5,7 +5,7 @@ import { AdminOperations, type CreatedWorkspace } from '../../src/admin/operatio
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/server.js';
-import { defineScripts } from '../../src/store/scripts.js';
+import { defineScripts } from '../../src/store/redis/scripts.js';
 import { testRedisUrl } from './hooks.js';
 import { recordResponse } from './response-recorder.js';
 

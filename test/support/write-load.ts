@@ -3,7 +3,7 @@
 // Sets write unique keys (each acknowledged set must be found with its value); increments hit a
 // few counters per player (each counter must hold at least the acknowledged increments, and at
 // most the attempted ones, since a request that timed out may still have been applied).
-import type { RedisClient } from '../../src/store/redis.js';
+import type { RedisClient } from '../../src/store/redis/redis.js';
 import { decodeEntry } from '../../src/domain/entry.js';
 import { keys } from '../../src/store/keys.js';
 

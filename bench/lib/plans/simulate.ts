@@ -15,7 +15,7 @@
 import type { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { keys } from '../../../src/store/keys.js';
-import { PlayerDataStore, type PlayerLimits } from '../../../src/store/player-data.js';
+import { PlayerDataStore, type PlayerLimits } from '../../../src/store/players/player-data.js';
 import { KeyByKeyLayer } from './key-by-key-layer.js';
 import { SessionLayer, type LeaveMode, type ServerLayer } from './session-layer.js';
 import { SimApi, SimClock, SimStats, WINDOW_SECONDS } from './sim-api.js';

@@ -4,7 +4,7 @@ import type { Middleware } from 'koa';
 import { redactApiKeys } from '../../domain/api-key.js';
 import { AppError, ErrorCode, errorBodyOf, storageUnavailable } from '../../errors.js';
 import type { Logger } from '../../logger.js';
-import { isUnavailableError } from '../../store/redis.js';
+import { isUnavailableError } from '../../store/redis/redis.js';
 import { sendJsonValue } from '../json.js';
 import type { AppState } from '../state.js';
 

@@ -2,7 +2,7 @@
 // headers on every answer, and refuses with 429 over the limit.
 //
 // Most verdicts are synchronous: the instance holds a lease on the window's budget, or knows
-// the budget is spent (store/rate-limiter.ts), and nothing waits on Redis. When a lease must be
+// the budget is spent (store/workspaces/rate-limiter.ts), and nothing waits on Redis. When a lease must be
 // taken first, a read (GET/HEAD) runs alongside it instead of after it: both Redis commands
 // leave in the same write, so a read costs one round trip. Reads change nothing, so when the
 // verdict is "limited" the read's answer is simply thrown away and the 429 wins. Writes wait
@@ -17,7 +17,7 @@
 import type { Context, Middleware } from 'koa';
 import type { Config } from '../../config.js';
 import { ErrorCode, errorBody, STATUS_OF } from '../../errors.js';
-import type { RateLimiter, RateLimitResult } from '../../store/rate-limiter.js';
+import type { RateLimiter, RateLimitResult } from '../../store/workspaces/rate-limiter.js';
 import { sendJsonValue } from '../json.js';
 import type { AppState } from '../state.js';
 

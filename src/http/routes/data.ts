@@ -12,7 +12,7 @@ import { AppError, badRequest, ErrorCode } from '../../errors.js';
 import type { PlayerWrites } from '../../saves/player-writes.js';
 import { updatedAt } from '../../saves/outcomes.js';
 import { deleteBody, getDataQuery, incrementBody, setBody } from '../../schemas/data.js';
-import type { PlayerDataStore } from '../../store/player-data.js';
+import type { PlayerDataStore } from '../../store/players/player-data.js';
 import { requireWriteScope } from '../middleware/authenticate.js';
 import { chain } from '../chain.js';
 import { sendJson, sendJsonBytes } from '../json.js';

@@ -5,7 +5,7 @@
 import type Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { ErrorCode, unauthorized } from '../../errors.js';
-import type { WorkspaceStore } from '../../store/workspaces.js';
+import type { WorkspaceStore } from '../../store/workspaces/workspaces.js';
 import { chain } from '../chain.js';
 import { sendJsonValue } from '../json.js';
 import type { AppState } from '../state.js';

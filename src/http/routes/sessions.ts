@@ -10,7 +10,7 @@ import { AppError, ErrorCode } from '../../errors.js';
 import { refusal } from '../../saves/outcomes.js';
 import type { PlayerWrites } from '../../saves/player-writes.js';
 import { acquireBody, releaseBody, renewBody } from '../../schemas/data.js';
-import type { PlayerDataStore, ReadAllResult } from '../../store/player-data.js';
+import type { PlayerDataStore, ReadAllResult } from '../../store/players/player-data.js';
 import { requireWriteScope } from '../middleware/authenticate.js';
 import { chain } from '../chain.js';
 import { sendJson } from '../json.js';

@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
-import { keys } from '../../src/store/keys.js';
-import { RateLimiter, type RateLimitResult } from '../../src/store/rate-limiter.js';
-import { usageDay } from '../../src/store/usage-counter.js';
-import { randomId } from '../support/random.js';
-import { testRedis } from '../support/service.js';
+import { keys } from '../../../src/store/keys.js';
+import { RateLimiter, type RateLimitResult } from '../../../src/store/workspaces/rate-limiter.js';
+import { usageDay } from '../../../src/store/workspaces/usage-counter.js';
+import { randomId } from '../../support/random.js';
+import { testRedis } from '../../support/service.js';
 
 /** Calls of the rate-limit script the test Redis has run so far (mocha runs tests one at a time). */
 async function leaseCalls(redis: Redis): Promise<number> {

@@ -1,8 +1,8 @@
 // When each API key was last used: one hash per workspace (`pds:ws:{id}:lastused`, key id ->
 // ms), written in batches by auth/last-used.ts and read by the usage report and key listing.
-import { keys } from './keys.js';
-import { writePaced } from './paced-writes.js';
-import type { RedisClient } from './redis.js';
+import { keys } from '../keys.js';
+import { writePaced } from '../redis/paced-writes.js';
+import type { RedisClient } from '../redis/redis.js';
 
 export class KeyUsageStore {
   constructor(private readonly redis: RedisClient) {}

@@ -2,8 +2,8 @@
 // nothing for a deleted workspace; hset-existing never brings back a deleted record.
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import { keys } from '../../src/store/keys.js';
-import { newWorkspace, testRedis } from '../support/service.js';
+import { keys } from '../../../src/store/keys.js';
+import { newWorkspace, testRedis } from '../../support/service.js';
 
 describe('lua/touch-keys.lua', () => {
   let redis: Redis;

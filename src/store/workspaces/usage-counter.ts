@@ -3,10 +3,10 @@
 // call per workspace with new counts (paced: see paced-writes.ts), so usage costs no Redis call
 // per request. A crash loses at most the counts of that instance's last interval; a clean stop
 // writes them.
-import { keys } from './keys.js';
-import { writePaced } from './paced-writes.js';
-import type { RedisClient } from './redis.js';
-import { singleFlight } from './single-flight.js';
+import { keys } from '../keys.js';
+import { writePaced } from '../redis/paced-writes.js';
+import type { RedisClient } from '../redis/redis.js';
+import { singleFlight } from '../redis/single-flight.js';
 
 /** Days of usage history kept (a day's counters expire after this many days). */
 export const USAGE_RETENTION_DAYS = 31;

@@ -2,9 +2,9 @@
 // every player hash of a workspace walked with SCAN on every master, each read with one HGETALL
 // (one atomic command: data and version from the same moment), a bounded number of bytes in
 // flight; and each imported player written in its own slot by lua/import-player.lua.
-import { keys } from './keys.js';
-import type { RedisClient } from './redis.js';
-import { masters, SCAN_PAGE } from './scan.js';
+import { keys } from '../keys.js';
+import type { RedisClient } from '../redis/redis.js';
+import { masters, SCAN_PAGE } from '../redis/scan.js';
 
 /** Bytes of players read in one pipeline: bounds the export's memory whatever the players' sizes. */
 export const EXPORT_CHUNK_BYTES = 8 * 1024 * 1024;

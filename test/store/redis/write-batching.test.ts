@@ -1,11 +1,11 @@
-// src/store/write-batching.ts on a real Redis: the commands of one turn leave in one socket
+// src/store/redis/write-batching.ts on a real Redis: the commands of one turn leave in one socket
 // write and reach Redis together, each reply goes to its own command, and what passes a
 // stream of its own (MULTI) or needs a fallback (a script not yet loaded) still works.
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import type { Socket } from 'node:net';
-import { createRedis } from '../../src/store/redis.js';
-import { testRedisUrl } from '../support/hooks.js';
+import { createRedis } from '../../../src/store/redis/redis.js';
+import { testRedisUrl } from '../../support/hooks.js';
 
 const reads = async (observer: Redis) => Number(/total_reads_processed:(\d+)/.exec(await observer.info('stats'))![1]);
 
@@ -23,7 +23,7 @@ function countWrites(client: Redis): { readonly count: number } {
   return counter;
 }
 
-describe('write batching (store/write-batching.ts)', () => {
+describe('write batching (store/redis/write-batching.ts)', () => {
   const prefix = `test:write-batching:${process.pid}:`;
   let observer: Redis;
   before(() => {

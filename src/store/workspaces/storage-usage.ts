@@ -5,10 +5,10 @@
 // STORAGE_FLUSH_MS (HINCRBY, paced like the usage counts), and learns the total from the reply.
 // What an instance knows of a total is the total Redis last told it plus its own deltas since:
 // exact with one instance, behind by the other instances' last interval with several.
-import { keys } from './keys.js';
-import { writePaced } from './paced-writes.js';
-import type { RedisClient } from './redis.js';
-import { singleFlight } from './single-flight.js';
+import { keys } from '../keys.js';
+import { writePaced } from '../redis/paced-writes.js';
+import type { RedisClient } from '../redis/redis.js';
+import { singleFlight } from '../redis/single-flight.js';
 
 export interface StorageTotals {
   readonly bytes: number;

@@ -1,8 +1,8 @@
 // The operator console's sessions and its count of wrong sign-ins, in Redis so that every
 // instance (and every worker) behind the ops port sees the same sessions. A session is stored
 // under the SHA-256 of its id, so a copy of the database holds no usable cookie.
-import { keys } from './keys.js';
-import type { RedisClient } from './redis.js';
+import { keys } from '../keys.js';
+import type { RedisClient } from '../redis/redis.js';
 
 export interface ConsoleSessionRecord {
   /** The token a state-changing request must echo in X-CSRF-Token. */

@@ -1,9 +1,9 @@
 // API key records, stored under the SHA-256 of the raw key (`pds:key:<sha256>`), with an
 // id index (`pds:kid:<keyId>`) and a per-workspace set of key ids for listing.
 // The raw key is never written anywhere.
-import type { ApiKeyRecord, KeyScope, KeyStatus } from '../domain/types.js';
-import { keys } from './keys.js';
-import type { RedisClient } from './redis.js';
+import type { ApiKeyRecord, KeyScope, KeyStatus } from '../../domain/types.js';
+import { keys } from '../keys.js';
+import type { RedisClient } from '../redis/redis.js';
 
 function toRecord(fields: Record<string, string>): ApiKeyRecord | undefined {
   const { keyId, workspaceId, status, scope, prefix, createdAt, expiresAt, label, dev } = fields;

@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import { loadConfig } from '../../src/config.js';
-import { keys } from '../../src/store/keys.js';
-import { call, newWorkspace, startTestService, testRedis } from '../support/service.js';
+import { loadConfig } from '../../../src/config.js';
+import { keys } from '../../../src/store/keys.js';
+import { call, newWorkspace, startTestService, testRedis } from '../../support/service.js';
 
 describe('REDIS_AUTO_PIPELINING', () => {
   it('is on by default, takes true or false, and names the variable when invalid', () => {

@@ -4,9 +4,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { Cluster, Redis, RedisKey, Result } from 'ioredis';
-import { AppError, ErrorCode } from '../errors.js';
+import { AppError, ErrorCode } from '../../errors.js';
 
-export const LUA_DIR = fileURLToPath(new URL('../../lua/', import.meta.url));
+export const LUA_DIR = fileURLToPath(new URL('../../../lua/', import.meta.url));
 
 export interface ScriptDefinition {
   /** ioredis command name */

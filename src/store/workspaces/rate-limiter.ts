@@ -23,8 +23,8 @@
 //
 // After a plan change (the workspace cache is invalidated, so the new plan arrives with the
 // next request) the limit differs, and the lease taken under the old limit is dropped.
-import { keys } from './keys.js';
-import type { RedisClient } from './redis.js';
+import { keys } from '../keys.js';
+import type { RedisClient } from '../redis/redis.js';
 import { UsageCounter } from './usage-counter.js';
 
 export { usageDay, USAGE_RETENTION_DAYS } from './usage-counter.js';

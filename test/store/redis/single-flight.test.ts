@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { singleFlight } from '../../src/store/single-flight.js';
+import { singleFlight } from '../../../src/store/redis/single-flight.js';
 
 describe('singleFlight', () => {
   it('shares a run under way, and starts a new one after it settled, even when it failed', async () => {

@@ -2,7 +2,7 @@
 // command timeouts and no offline queue, so a Redis that is down or slow turns into a quick
 // 503 rather than requests piling up in memory. Reconnection is automatic and endless.
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { DEFAULT_REDIS_URL } from '../config.js';
+import { DEFAULT_REDIS_URL } from '../../config.js';
 import { defineScripts } from './scripts.js';
 import { batchWritesPerTurn } from './write-batching.js';
 
@@ -58,7 +58,7 @@ export function createRedis(settings: RedisSettings): RedisClient {
 }
 
 /**
- * The connection that carries the cache-invalidation subscription (store/events.ts).
+ * The connection that carries the cache-invalidation subscription (store/redis/events.ts).
  *
  * On a single server it is a plain client like the others. On a cluster it is a plain client
  * to one node too, not the cluster client's own subscriber: PUBLISH reaches every node of a

@@ -3,13 +3,13 @@
 // counts, session) under fields that start with a NUL byte. Every write goes through one
 // script, lua/write-player.lua, which checks the idempotency record, the session, the expected
 // version and the limits in the same atomic step; this module turns its replies into values.
-import type { Config } from '../config.js';
-import { decodeEntry, encodeEntry, type StoredEntry } from '../domain/entry.js';
-import { AppError, ErrorCode } from '../errors.js';
+import type { Config } from '../../config.js';
+import { decodeEntry, encodeEntry, type StoredEntry } from '../../domain/entry.js';
+import { AppError, ErrorCode } from '../../errors.js';
 import { BulkReadGate } from './bulk-reads.js';
-import { keys } from './keys.js';
-import type { RedisClient } from './redis.js';
-import { unexpectedScriptReply } from './scripts.js';
+import { keys } from '../keys.js';
+import type { RedisClient } from '../redis/redis.js';
+import { unexpectedScriptReply } from '../redis/scripts.js';
 
 /** Meta fields of the player hash start with this byte; data keys never do. */
 const META = '\0';

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import { PlayerDataStore, type PlayerWrite } from '../../src/store/player-data.js';
-import { parseHistoryEntry, rebuildAt } from '../../src/store/player-history.js';
-import { randomId } from '../support/random.js';
-import { testRedis } from '../support/service.js';
+import { PlayerDataStore, type PlayerWrite } from '../../../src/store/players/player-data.js';
+import { parseHistoryEntry, rebuildAt } from '../../../src/store/players/player-history.js';
+import { randomId } from '../../support/random.js';
+import { testRedis } from '../../support/service.js';
 
 function entry(v: number, prev: Record<string, string | null>): Buffer {
   const keys = Object.keys(prev);

@@ -1,7 +1,7 @@
 // The audit trail of admin actions: one Redis list of JSON entries, newest first, trimmed to a
 // bounded length in the same MULTI as each append, so it can never grow without limit.
-import { keys } from './keys.js';
-import type { RedisClient } from './redis.js';
+import { keys } from '../keys.js';
+import type { RedisClient } from '../redis/redis.js';
 
 export interface AuditEntry {
   /** ISO 8601 UTC time of the action. */

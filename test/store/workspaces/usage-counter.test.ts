@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import { keys } from '../../src/store/keys.js';
-import { defineScripts } from '../../src/store/scripts.js';
-import { UsageCounter, usageDay } from '../../src/store/usage-counter.js';
+import { keys } from '../../../src/store/keys.js';
+import { defineScripts } from '../../../src/store/redis/scripts.js';
+import { UsageCounter, usageDay } from '../../../src/store/workspaces/usage-counter.js';
 import { Redis as IORedis } from 'ioredis';
-import { randomId } from '../support/random.js';
-import { testRedis } from '../support/service.js';
+import { randomId } from '../../support/random.js';
+import { testRedis } from '../../support/service.js';
 
 describe('usageDay', () => {
   it('names the UTC day of any instant, across day boundaries in both directions', () => {

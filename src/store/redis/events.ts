@@ -2,8 +2,8 @@
 // key, workspace or ban; every instance's subscriber drops what it cached. While the
 // subscription is down, `live` is false and callers must not trust their caches.
 import { EventEmitter } from 'node:events';
-import type { Logger } from '../logger.js';
-import { keys } from './keys.js';
+import type { Logger } from '../../logger.js';
+import { keys } from '../keys.js';
 import type { RedisClient } from './redis.js';
 
 export type CacheEvent =

@@ -1,7 +1,7 @@
 // Workspace records: `pds:ws:{id}` hashes plus the set of all workspace ids.
-import type { Plan, Workspace } from '../domain/types.js';
-import { keys } from './keys.js';
-import type { RedisClient } from './redis.js';
+import type { Plan, Workspace } from '../../domain/types.js';
+import { keys } from '../keys.js';
+import type { RedisClient } from '../redis/redis.js';
 
 function toWorkspace(fields: Record<string, string>): Workspace | undefined {
   const { id, name, plan, createdAt } = fields;

@@ -3,8 +3,8 @@
 // is never stored, so never exported), bans and the allow-list. Read and written field for
 // field, so a record comes back exactly as it was, fields added by later releases included.
 // Writes never replace a record that exists.
-import { keys } from './keys.js';
-import type { RedisClient } from './redis.js';
+import { keys } from '../keys.js';
+import type { RedisClient } from '../redis/redis.js';
 
 export interface WorkspaceRecordRaw {
   readonly id: string;

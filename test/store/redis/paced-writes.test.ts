@@ -1,14 +1,14 @@
-// src/store/paced-writes.ts on a real Redis: the two periodic flushes write every workspace of
+// src/store/redis/paced-writes.ts on a real Redis: the two periodic flushes write every workspace of
 // a large batch, with at most FLUSH_CONCURRENCY script calls awaiting Redis at any time.
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import { KeyUsageStore } from '../../src/store/key-usage.js';
-import { keys } from '../../src/store/keys.js';
-import { FLUSH_CONCURRENCY } from '../../src/store/paced-writes.js';
-import { preloadScripts } from '../../src/store/scripts.js';
-import { UsageCounter, usageDay } from '../../src/store/usage-counter.js';
-import { randomId } from '../support/random.js';
-import { testRedis } from '../support/service.js';
+import { KeyUsageStore } from '../../../src/store/workspaces/key-usage.js';
+import { keys } from '../../../src/store/keys.js';
+import { FLUSH_CONCURRENCY } from '../../../src/store/redis/paced-writes.js';
+import { preloadScripts } from '../../../src/store/redis/scripts.js';
+import { UsageCounter, usageDay } from '../../../src/store/workspaces/usage-counter.js';
+import { randomId } from '../../support/random.js';
+import { testRedis } from '../../support/service.js';
 
 /** Follows the commands of one client that await their replies; keeps the highest count seen. */
 function trackInFlight(client: Redis): { readonly max: number; readonly sent: number } {
@@ -28,7 +28,7 @@ function trackInFlight(client: Redis): { readonly max: number; readonly sent: nu
   return seen;
 }
 
-describe('paced flushes (store/paced-writes.ts)', () => {
+describe('paced flushes (store/redis/paced-writes.ts)', () => {
   const WORKSPACES = FLUSH_CONCURRENCY * 6 + 5;
   let redis: Redis;
   let observer: Redis;

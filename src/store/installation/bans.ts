@@ -1,10 +1,10 @@
 // Bans, the allow-list and the recent-violations log in Redis: `pds:bans` (hash address ->
 // JSON record), `pds:ban-allow` (hash entry -> JSON entry) and `pds:violations` (capped list,
 // newest first). Writers publish a ban event so every instance's in-process list follows.
-import type { AllowEntry, BanRecord, ViolationRecord } from '../domain/ban.js';
-import { publishEvent } from './events.js';
-import { keys } from './keys.js';
-import type { RedisClient } from './redis.js';
+import type { AllowEntry, BanRecord, ViolationRecord } from '../../domain/ban.js';
+import { publishEvent } from '../redis/events.js';
+import { keys } from '../keys.js';
+import type { RedisClient } from '../redis/redis.js';
 
 /** How many violations are kept: enough to review a rollout, bounded under a flood. */
 export const VIOLATIONS_KEPT = 1000;
