@@ -1,9 +1,12 @@
 // Runs one autocannon pass against one target and returns what the report needs: throughput,
-// latency, status codes, and the CPU time that the target and Redis spent per request.
+// latency, status codes, and the CPU time that the target and Redis spent per request. A pass
+// starts when Redis rewrites no AOF and ends when the rewrite it started (if any) has ended: the
+// set scenario's writes start rewrites that would otherwise run through the next scenario's
+// pass and be measured there; here they are charged to the pass that made them.
 import autocannon from 'autocannon';
 import type { Redis } from 'ioredis';
 import type { Target } from './processes.js';
-import { delta, snapshot } from './redis-stats.js';
+import { delta, persistenceIdle, snapshot } from './redis-stats.js';
 import type { Scenario } from './scenarios.js';
 import type { Seeded } from './seed.js';
 
@@ -26,7 +29,10 @@ export interface RunResult {
   readonly cpuMicrosPerRequest: number;
   readonly redisCommandsPerRequest: number;
   readonly redisScriptsPerRequest: number;
+  /** Redis CPU, its AOF rewrites' included, microseconds per request. */
   readonly redisMicrosPerRequest: number;
+  /** AOF rewrites started during the pass. */
+  readonly aofRewrites: number;
   readonly redisCommands: Readonly<Record<string, number>>;
 }
 
@@ -37,6 +43,7 @@ export async function runLoad(
   settings: LoadSettings,
   redis: Redis,
 ): Promise<RunResult> {
+  await persistenceIdle(redis);
   const cpuBefore = target.cpuSeconds();
   const redisBefore = await snapshot(redis);
   // autocannon's own histogram keeps whole milliseconds and only 2xx answers: record every
@@ -55,8 +62,9 @@ export async function runLoad(
     );
     instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
   });
-  const redisAfter = await snapshot(redis);
   const cpu = target.cpuSeconds() - cpuBefore;
+  await persistenceIdle(redis);
+  const redisAfter = await snapshot(redis);
   const requests = Math.max(1, result.requests.total);
   const byStatus: Record<string, { count?: number }> = result.statusCodeStats ?? {};
   const expected = byStatus[String(scenario.expectStatus)]?.count ?? 0;
@@ -79,6 +87,7 @@ export async function runLoad(
     redisCommandsPerRequest: d.commands / requests,
     redisScriptsPerRequest: d.scripts / requests,
     redisMicrosPerRequest: (d.cpuSeconds * 1e6) / requests,
+    aofRewrites: d.aofRewrites,
     redisCommands: Object.fromEntries(Object.entries(d.byCommand).map(([k, v]) => [k, round(v / requests, 3)])),
   };
 }

@@ -1,10 +1,15 @@
 // Reads what Redis did: commands by name (INFO commandstats, scripts' inner commands
-// included, as Redis counts them) and its CPU time, so runs can be compared by their deltas.
+// included, as Redis counts them), its CPU time with that of its AOF rewrites, and the rewrites
+// it started, so runs can be compared by their deltas; and waits for a rewrite to end, so that
+// one run's rewrite is not measured in the next.
 import type { Redis } from 'ioredis';
 
 export interface RedisSnapshot {
   readonly calls: Readonly<Record<string, number>>;
+  /** Redis's own process and its reaped children (the AOF rewrites), user + system. */
   readonly cpuSeconds: number;
+  /** AOF rewrites started since Redis started. */
+  readonly aofRewrites: number;
 }
 
 /** Our own polling, not part of the load. */
@@ -16,9 +21,28 @@ export async function snapshot(redis: Redis): Promise<RedisSnapshot> {
   for (const match of commandstats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
     if (!IGNORED.has(match[1]!)) calls[match[1]!] = Number(match[2]);
   }
-  const user = Number(/used_cpu_user:([\d.]+)/.exec(cpu)?.[1] ?? 0);
-  const sys = Number(/used_cpu_sys:([\d.]+)/.exec(cpu)?.[1] ?? 0);
-  return { calls, cpuSeconds: user + sys };
+  const seconds = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(cpu)?.[1] ?? 0);
+  const cpuSeconds = seconds('used_cpu_user') + seconds('used_cpu_sys') + seconds('used_cpu_user_children') + seconds('used_cpu_sys_children');
+  const persistence = await redis.info('persistence');
+  return { calls, cpuSeconds, aofRewrites: Number(/^aof_rewrites:(\d+)/m.exec(persistence)?.[1] ?? 0) };
+}
+
+/**
+ * Resolves once Redis runs no AOF rewrite (or RDB save) and has none scheduled, so that the
+ * CPU of a rewrite a run started is reaped and counted in that run, and the next run does not
+ * share the machine with it. Gives up after `timeoutMs` and says so.
+ */
+export async function persistenceIdle(redis: Redis, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const info = await redis.info('persistence');
+    const busy = ['aof_rewrite_in_progress', 'aof_rewrite_scheduled', 'rdb_bgsave_in_progress'].some((field) =>
+      new RegExp(`^${field}:1`, 'm').test(info),
+    );
+    if (!busy) return;
+    if (Date.now() > deadline) throw new Error(`Redis was still rewriting its AOF after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }
 
 export interface RedisDelta {
@@ -27,6 +51,7 @@ export interface RedisDelta {
   readonly scripts: number;
   readonly byCommand: Readonly<Record<string, number>>;
   readonly cpuSeconds: number;
+  readonly aofRewrites: number;
 }
 
 export function delta(before: RedisSnapshot, after: RedisSnapshot): RedisDelta {
@@ -40,7 +65,13 @@ export function delta(before: RedisSnapshot, after: RedisSnapshot): RedisDelta {
     commands += d;
     if (name === 'evalsha' || name === 'eval') scripts += d;
   }
-  return { commands, scripts, byCommand, cpuSeconds: after.cpuSeconds - before.cpuSeconds };
+  return {
+    commands,
+    scripts,
+    byCommand,
+    cpuSeconds: after.cpuSeconds - before.cpuSeconds,
+    aofRewrites: after.aofRewrites - before.aofRewrites,
+  };
 }
 
 export async function usedMemory(redis: Redis): Promise<number> {

@@ -33,6 +33,8 @@ export function medianOf(runs: readonly RunResult[]): MedianResult {
   const byStatus: Record<string, number> = {};
   for (const run of runs) for (const [status, n] of Object.entries(run.unexpectedByStatus)) byStatus[status] = (byStatus[status] ?? 0) + n;
   out['unexpectedByStatus'] = byStatus;
+  // Not a median either: the AOF rewrites that every round together started.
+  out['aofRewrites'] = runs.reduce((sum, run) => sum + run.aofRewrites, 0);
   return out as MedianResult;
 }
 
@@ -88,9 +90,9 @@ export function table(rows: readonly Row[], connections: number, lightConnection
   const header = [
     'target', 'req/s', 'min-max', 'x bare', 'x http', 'x koa',
     `p50/p99/max ms @${connections}`, `p50/p99/max ms @${lightConnections}`, 'p50@4 x koa',
-    'redis cmd/req', 'script/req', 'cpu us/req', 'koa cpu/cpu', 'bad',
+    'redis cmd/req', 'script/req', 'cpu us/req', 'koa cpu/cpu', 'redis us/req', 'aof rw', 'bad',
   ];
-  const widths = [30, 8, 12, 7, 7, 7, 20, 20, 11, 13, 10, 10, 11, 5];
+  const widths = [30, 8, 12, 7, 7, 7, 20, 20, 11, 13, 10, 10, 11, 12, 6, 5];
   const lines = [header.map((h, i) => pad(h, widths[i]!, i > 0)).join(' ')];
   for (const row of rows) {
     const r = ratios(row, rows);
@@ -110,6 +112,8 @@ export function table(rows: readonly Row[], connections: number, lightConnection
       h.redisScriptsPerRequest.toFixed(2),
       String(Math.round(h.cpuMicrosPerRequest)),
       fmt(r.cpuEfficiencyVsKoaHget),
+      String(Math.round(h.redisMicrosPerRequest)),
+      String(h.aofRewrites),
       String(Math.round(h.unexpected)),
     ];
     lines.push(cells.map((c, i) => pad(c, widths[i]!, i > 0)).join(' '));
