@@ -16,15 +16,20 @@ export interface RedisSnapshot {
 const IGNORED = new Set(['info', 'config|resetstat', 'ping', 'client|setname', 'client|setinfo', 'select']);
 
 export async function snapshot(redis: Redis): Promise<RedisSnapshot> {
-  const [commandstats, cpu] = await Promise.all([redis.info('commandstats'), redis.info('cpu')]);
+  const [commandstats, cpu, persistence] = await Promise.all([redis.info('commandstats'), redis.info('cpu'), redis.info('persistence')]);
   const calls: Record<string, number> = {};
   for (const match of commandstats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
     if (!IGNORED.has(match[1]!)) calls[match[1]!] = Number(match[2]);
   }
-  const seconds = (name: string) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(cpu)?.[1] ?? 0);
-  const cpuSeconds = seconds('used_cpu_user') + seconds('used_cpu_sys') + seconds('used_cpu_user_children') + seconds('used_cpu_sys_children');
-  const persistence = await redis.info('persistence');
-  return { calls, cpuSeconds, aofRewrites: Number(/^aof_rewrites:(\d+)/m.exec(persistence)?.[1] ?? 0) };
+  const cpuSeconds = ['used_cpu_user', 'used_cpu_sys', 'used_cpu_user_children', 'used_cpu_sys_children']
+    .map((field) => infoNumber(cpu, field))
+    .reduce((a, b) => a + b, 0);
+  return { calls, cpuSeconds, aofRewrites: infoNumber(persistence, 'aof_rewrites') };
+}
+
+/** A numeric field of an INFO section's text (0 when absent). */
+export function infoNumber(info: string, field: string): number {
+  return Number(new RegExp(`^${field}:([\\d.]+)`, 'm').exec(info)?.[1] ?? 0);
 }
 
 /**
@@ -36,9 +41,7 @@ export async function persistenceIdle(redis: Redis, timeoutMs = 120_000): Promis
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const info = await redis.info('persistence');
-    const busy = ['aof_rewrite_in_progress', 'aof_rewrite_scheduled', 'rdb_bgsave_in_progress'].some((field) =>
-      new RegExp(`^${field}:1`, 'm').test(info),
-    );
+    const busy = ['aof_rewrite_in_progress', 'aof_rewrite_scheduled', 'rdb_bgsave_in_progress'].some((field) => infoNumber(info, field) > 0);
     if (!busy) return;
     if (Date.now() > deadline) throw new Error(`Redis was still rewriting its AOF after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 50));
@@ -75,6 +78,5 @@ export function delta(before: RedisSnapshot, after: RedisSnapshot): RedisDelta {
 }
 
 export async function usedMemory(redis: Redis): Promise<number> {
-  const info = await redis.info('memory');
-  return Number(/^used_memory:(\d+)/m.exec(info)?.[1]);
+  return infoNumber(await redis.info('memory'), 'used_memory');
 }

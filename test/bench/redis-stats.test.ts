@@ -1,24 +1,19 @@
 // The bench's view of Redis: a pass waits for an AOF rewrite to end before it starts and after
 // it ends, and the rewrite's CPU (its child process) and count go to the pass that started it.
 // Runs against a redis-server of its own, since it asks for rewrites.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { expect } from 'chai';
-import { Redis } from 'ioredis';
-import { delta, persistenceIdle, snapshot } from '../../bench/lib/redis-stats.js';
-import { startLocalRedis, type LocalRedis } from '../../src/dev/local-redis.js';
+import type { Redis } from 'ioredis';
+import { startBenchRedis, type BenchRedis } from '../../bench/lib/bench-redis.js';
+import { delta, infoNumber, persistenceIdle, snapshot } from '../../bench/lib/redis-stats.js';
 
 describe('bench/lib/redis-stats', function () {
   this.timeout(60_000);
-  let dataDir: string;
-  let server: LocalRedis;
+  let bench: BenchRedis;
   let redis: Redis;
 
   before(async () => {
-    dataDir = mkdtempSync(join(tmpdir(), 'pds-test-redis-stats-'));
-    server = await startLocalRedis({ dataDir });
-    redis = new Redis(server.url);
+    bench = await startBenchRedis('test-redis-stats');
+    redis = bench.redis;
     // Enough data that the rewrite's child works for a measurable time.
     const value = 'v'.repeat(200);
     for (let batch = 0; batch < 20; batch++) {
@@ -28,11 +23,7 @@ describe('bench/lib/redis-stats', function () {
     }
   });
 
-  after(async () => {
-    redis.disconnect();
-    await server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  after(async () => bench.close());
 
   it('waits for a rewrite to end, and counts it and its child CPU in the delta', async () => {
     await persistenceIdle(redis);
@@ -47,9 +38,7 @@ describe('bench/lib/redis-stats', function () {
     const d = delta(before, after);
     expect(d.aofRewrites).to.equal(1);
     const cpu = await redis.info('cpu');
-    const children = ['used_cpu_user_children', 'used_cpu_sys_children']
-      .map((name) => Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(cpu)?.[1]))
-      .reduce((a, b) => a + b, 0);
+    const children = infoNumber(cpu, 'used_cpu_user_children') + infoNumber(cpu, 'used_cpu_sys_children');
     // The child's CPU is in the snapshot's total, and it was reaped by the time the wait ended.
     expect(children).to.be.greaterThan(0);
     expect(after.cpuSeconds).to.be.at.least(children);
