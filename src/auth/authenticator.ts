@@ -9,9 +9,11 @@
 //
 // Made-up keys are kept apart from real ones: unknown key hashes live in their own, smaller
 // cache, so a flood of them never evicts a real key (issue 17 saw a flood push real keys out,
-// each then costing a Redis call). And each caller address (an IPv6 /64) gets a budget of 401s
-// a minute: past it, any key that is not a cached valid key is answered 429 at once, with no
-// Redis call, so guessing keys costs the guesser, not Redis.
+// each then costing a Redis call). And each caller address (an IPv6 /64) gets a budget of
+// failed lookups a minute: past it, a key this instance has not seen valid is answered 429 at
+// once, with no Redis call, so guessing keys costs the guesser, not Redis. A missing or
+// malformed key is no guess (it costs no lookup and can never match): it is answered 401 and
+// not counted.
 import { LRUCache } from 'lru-cache';
 import { hashApiKey, looksLikeApiKey } from '../domain/api-key.js';
 import type { ApiKeyRecord, KeyScope, Workspace } from '../domain/types.js';
@@ -66,6 +68,8 @@ interface FailureWindow {
   count: number;
   /** Lookups of this address still waiting on Redis. */
   pending: number;
+  /** Lookups waiting for one in flight to end, once the address has failed (see checkBudget). */
+  readonly waiting: Array<() => void>;
 }
 
 /** The failure window a lookup in flight holds, released when it ends. */
@@ -144,11 +148,15 @@ export class Authenticator {
    * no microtask. A promise when either must be read from Redis.
    */
   authenticate(rawKey: string | undefined, nowMs: number, caller?: CallerOf): Principal | Promise<Principal> {
-    if (caller === undefined || this.failuresPerMinute === undefined) return this.resolve(rawKey, nowMs, undefined);
+    // Refused before any lookup, and not counted against the address: no Redis work, no guess.
+    if (!rawKey) throw unauthorized('Missing API key: send it in the x-api-key header');
+    if (!looksLikeApiKey(rawKey)) throw unauthorized('Invalid API key');
+    const keyHash = hashApiKey(rawKey);
+    if (caller === undefined || this.failuresPerMinute === undefined) return this.resolve(keyHash, nowMs);
     const held: Held = { window: undefined };
     let found: Principal | Promise<Principal>;
     try {
-      found = this.resolve(rawKey, nowMs, caller, held);
+      found = this.resolve(keyHash, nowMs, caller, held);
     } catch (err) {
       this.noteFailure(err, caller, nowMs);
       throw err;
@@ -157,26 +165,20 @@ export class Authenticator {
     // Released and counted in one step, so no other request sees the lookup in neither.
     return found.then(
       (principal) => {
-        if (held.window) held.window.pending--;
+        if (held.window) this.release(held.window, nowMs);
         return principal;
       },
       (err: unknown) => {
-        if (held.window) held.window.pending--;
         this.noteFailure(err, caller, nowMs);
+        if (held.window) this.release(held.window, nowMs);
         throw err;
       },
     );
   }
 
-  private resolve(
-    rawKey: string | undefined,
-    nowMs: number,
-    caller: CallerOf | undefined,
-    held?: Held,
-  ): Principal | Promise<Principal> {
-    const shaped = rawKey !== undefined && rawKey !== '' && looksLikeApiKey(rawKey);
-    const keyHash = shaped ? hashApiKey(rawKey) : '';
-    if (shaped && this.cacheUsable) {
+  private resolve(keyHash: string, nowMs: number, caller?: CallerOf, held?: Held): Principal | Promise<Principal> {
+    let known = false;
+    if (this.cacheUsable) {
       const cachedKey = this.keyCache.get(keyHash);
       if (cachedKey !== undefined && cachedKey.expiresAt > nowMs) {
         this.stats.hits++;
@@ -187,31 +189,37 @@ export class Authenticator {
         }
         return this.withWorkspace(record, nowMs);
       }
-    }
-    const address = caller?.();
-    if (address !== undefined) this.checkBudget(address, nowMs);
-    if (!rawKey) throw unauthorized('Missing API key: send it in the x-api-key header');
-    if (!shaped) throw unauthorized('Invalid API key');
-    if (this.cacheUsable) {
+      // Its entry expired: a key this instance has seen valid (a revoked one was dropped by the
+      // invalidation) is no guess, and its refresh is not held to the address's budget.
+      known = cachedKey !== undefined;
       const unknownUntil = this.unknownCache.get(keyHash);
       if (unknownUntil !== undefined && unknownUntil > nowMs) {
         this.stats.hits++;
         throw unauthorized('Invalid API key');
       }
     }
+    const lookup = () => this.lookupKey(keyHash, nowMs).then((record) => this.withWorkspace(admit(record, nowMs), nowMs));
+    if (known || caller === undefined || held === undefined) return lookup();
+    const window = this.windowOf(caller(), nowMs);
+    const admitted = this.checkBudget(window, nowMs);
     // A lookup in flight counts against the budget until it is known to have failed or not,
     // so concurrent guesses cannot overrun it.
-    if (address !== undefined && held !== undefined) {
-      held.window = this.windowOf(address, nowMs);
-      held.window.pending++;
+    if (admitted === undefined) {
+      held.window = window;
+      window.pending++;
+      return lookup();
     }
-    return this.lookupKey(keyHash, nowMs).then((record) => this.withWorkspace(admit(record, nowMs), nowMs));
+    return admitted.then(() => {
+      held.window = window;
+      window.pending++;
+      return lookup();
+    });
   }
 
   private windowOf(address: string, nowMs: number): FailureWindow {
     const window = this.failures.get(address);
     if (window === undefined) {
-      const fresh = { start: nowMs, count: 0, pending: 0 };
+      const fresh: FailureWindow = { start: nowMs, count: 0, pending: 0, waiting: [] };
       this.failures.set(address, fresh);
       return fresh;
     }
@@ -224,23 +232,44 @@ export class Authenticator {
   }
 
   /**
-   * 429 when the caller has used its minute's 401s. An address that has not failed this minute
-   * is never held back however many lookups it has in flight (a proxy, or an instance with a
-   * cold cache, sends many real keys from one address at once), up to PENDING_LOOKUPS_MAX; once
-   * it has failed, its lookups in flight count as failures to be, so concurrent guesses cannot
-   * run past the budget.
+   * Whether a lookup from this window's address may start now: undefined when it may, a promise
+   * that resolves when it may, or 429 thrown. An address that has not failed this minute is
+   * never held back however many lookups it has in flight (a proxy, or an instance with a cold
+   * cache, sends many real keys from one address at once), up to PENDING_LOOKUPS_MAX. Once it
+   * has failed, its lookups in flight count as failures to be, so concurrent guesses cannot run
+   * past the budget: a lookup that would waits for one in flight to end rather than being
+   * refused, since it may well be a real key (one misconfigured server behind a NAT must not
+   * turn its neighbours' keys away). Only a spent budget, or more than PENDING_LOOKUPS_MAX
+   * waiting, is 429.
    */
-  private checkBudget(address: string, nowMs: number): void {
-    const window = this.failures.get(address);
-    if (window === undefined) return;
-    const current = nowMs - window.start < FAILURE_WINDOW_MS;
-    const failed = current ? window.count : 0;
-    if (failed === 0 ? window.pending < PENDING_LOOKUPS_MAX : failed + window.pending < this.failuresPerMinute!) return;
+  private checkBudget(window: FailureWindow, nowMs: number): Promise<void> | undefined {
+    const failed = this.failedIn(window, nowMs);
+    if (failed >= this.failuresPerMinute!) throw this.budgetSpent(window, nowMs);
+    if (failed === 0 ? window.pending < PENDING_LOOKUPS_MAX : failed + window.pending < this.failuresPerMinute!) return undefined;
+    if (failed === 0 || window.waiting.length >= PENDING_LOOKUPS_MAX) throw this.budgetSpent(window, nowMs);
+    return new Promise<void>((resolve) => window.waiting.push(resolve)).then(() => this.checkBudget(window, Date.now()));
+  }
+
+  /** A lookup ended: wakes the lookups waiting for a place (each checks the budget again). */
+  private release(window: FailureWindow, nowMs: number): void {
+    window.pending--;
+    const failed = this.failedIn(window, nowMs);
+    // Spent: every waiter wakes to its 429. Else as many as there are places.
+    let places = failed >= this.failuresPerMinute! ? window.waiting.length : this.failuresPerMinute! - failed - window.pending;
+    while (places-- > 0 && window.waiting.length > 0) window.waiting.shift()!();
+  }
+
+  private failedIn(window: FailureWindow, nowMs: number): number {
+    return nowMs - window.start < FAILURE_WINDOW_MS ? window.count : 0;
+  }
+
+  private budgetSpent(window: FailureWindow, nowMs: number): AppError {
     this.stats.failureLimited++;
+    const current = nowMs - window.start < FAILURE_WINDOW_MS;
     const retryAfter = current ? Math.max(1, Math.ceil((window.start + FAILURE_WINDOW_MS - nowMs) / 1000)) : 1;
-    throw new AppError(
+    return new AppError(
       ErrorCode.RATE_LIMITED,
-      `Too many requests with a missing or invalid API key from this address (${this.failuresPerMinute} a minute): check the key, and retry in ${retryAfter} s`,
+      `Too many requests with an invalid API key from this address (${this.failuresPerMinute} a minute): check the key, and retry in ${retryAfter} s`,
       { headers: { 'Retry-After': String(retryAfter) } },
     );
   }

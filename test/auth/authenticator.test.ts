@@ -1,7 +1,11 @@
 import { expect } from 'chai';
 import type { Principal } from '../../src/auth/authenticator.js';
 import { AppError } from '../../src/errors.js';
+import { createLogger } from '../../src/logger.js';
+import { EventSubscriber } from '../../src/store/redis/events.js';
+import { createRedis } from '../../src/store/redis/redis.js';
 import { testOps } from '../support/admin.js';
+import { testRedisUrl } from '../support/hooks.js';
 import { call, newWorkspace, useService } from '../support/service.js';
 
 /** Calls authenticate and tells whether it answered at once, and with what. */
@@ -113,5 +117,69 @@ describe('Authenticator: the budget of failed lookups per address', () => {
     );
     expect(statuses.filter((s) => s === 401)).to.have.length(4);
     expect(statuses.filter((s) => s === 429)).to.have.length(6);
+  });
+
+  /** An authenticator with the given budget, caching while its own subscription is live. */
+  async function budgeted(failuresPerMinute: number, ttlMs: number) {
+    const { Authenticator } = await import('../../src/auth/authenticator.js');
+    const { ApiKeyStore } = await import('../../src/store/workspaces/api-keys.js');
+    const { WorkspaceStore } = await import('../../src/store/workspaces/workspaces.js');
+    const subscriber = createRedis({ url: testRedisUrl(), commandTimeoutMs: 1000, connectTimeoutMs: 1000, autoPipelining: false });
+    const events = new EventSubscriber(subscriber, createLogger({ logLevel: 'silent', nodeEnv: 'test' }));
+    await events.start();
+    const auth = new Authenticator(new ApiKeyStore(t.redis), new WorkspaceStore(t.redis), events, { ttlMs, maxEntries: 100, failuresPerMinute });
+    return { auth, stop: () => events.stop() };
+  }
+
+  const madeUp = () => `pds_${'Y'.repeat(24)}${Math.random().toString(36).slice(2, 10).padEnd(8, '0')}`;
+  const statusOf = async (answer: () => Principal | Promise<Principal>) => {
+    try {
+      await answer();
+      return 200;
+    } catch (err) {
+      return (err as AppError).status;
+    }
+  };
+
+  it('after a failure, real keys beyond the places left wait for a lookup in flight to end instead of being refused', async () => {
+    const { auth, stop } = await budgeted(5, 60_000);
+    try {
+      const real = await Promise.all(Array.from({ length: 6 }, () => newWorkspace(t.redis)));
+      await creationEventsPassed();
+      expect(await statusOf(() => auth.authenticate(madeUp(), Date.now(), caller))).to.equal(401);
+      // One failure leaves 4 places: 30 lookups of real keys at once (a proxy's cold start).
+      const now = Date.now();
+      const statuses = await Promise.all(Array.from({ length: 30 }, (_, i) => statusOf(() => auth.authenticate(real[i % 6]!.apiKey, now, caller))));
+      expect(statuses).to.deep.equal(Array.from({ length: 30 }, () => 200));
+      expect(auth.stats.failureLimited).to.equal(0);
+    } finally {
+      await stop();
+    }
+  });
+
+  it('looks a key it has seen valid up again past a spent budget; a missing or malformed key is 401 and not counted', async () => {
+    const { auth, stop } = await budgeted(3, 100);
+    try {
+      const ws = await newWorkspace(t.redis);
+      await creationEventsPassed();
+      expect(await statusOf(() => auth.authenticate(ws.apiKey, Date.now(), caller))).to.equal(200);
+      for (let i = 0; i < 3; i++) expect(await statusOf(() => auth.authenticate(madeUp(), Date.now(), caller))).to.equal(401);
+      expect(await statusOf(() => auth.authenticate(madeUp(), Date.now(), caller)), 'the budget is spent').to.equal(429);
+      // Its cache entry has expired (TTL 100 ms): looked up again, not refused.
+      await new Promise((r) => setTimeout(r, 150));
+      const misses = auth.stats.misses;
+      expect(await statusOf(() => auth.authenticate(ws.apiKey, Date.now(), caller))).to.equal(200);
+      expect(auth.stats.misses, 'a lookup').to.equal(misses + 1);
+      // No key, or one that cannot be a key: 401 even past the budget.
+      expect(await statusOf(() => auth.authenticate(undefined, Date.now(), caller))).to.equal(401);
+      expect(await statusOf(() => auth.authenticate('not-a-key', Date.now(), caller))).to.equal(401);
+      // ... and not counted: 10 of them leave another address's budget whole.
+      const other = () => '198.51.100.7';
+      for (let i = 0; i < 10; i++) expect(await statusOf(() => auth.authenticate(i % 2 ? undefined : 'pds_short', Date.now(), other))).to.equal(401);
+      for (let i = 0; i < 3; i++) expect(await statusOf(() => auth.authenticate(madeUp(), Date.now(), other))).to.equal(401);
+      expect(await statusOf(() => auth.authenticate(madeUp(), Date.now(), other))).to.equal(429);
+    } finally {
+      await stop();
+    }
   });
 });

@@ -133,8 +133,8 @@ describe('issue 17, finding 5: the lower findings', () => {
       expect(limited.body.code).to.equal('RATE_LIMITED');
       expect(Number(limited.headers.get('retry-after'))).to.be.within(1, 60);
       expect(service.authenticator.stats.misses, 'no lookup past the budget').to.equal(misses);
-      // A missing key counts the same way.
-      expect((await call(service, 'GET', '/ping', { headers: via(attacker) })).status).to.equal(429);
+      // A missing key is no guess and costs no lookup: 401, not counted.
+      expect((await call(service, 'GET', '/ping', { headers: via(attacker) })).status).to.equal(401);
       // The real key, cached, still works from that address; other addresses are untouched.
       expect((await ping(ws.apiKey, attacker)).status).to.equal(200);
       expect((await ping(madeUpKey(), freshIPv4())).status).to.equal(401);
