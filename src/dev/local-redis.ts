@@ -59,6 +59,16 @@ async function waitForPing(port: number, child: ChildProcess, timeoutMs: number)
   }
 }
 
+/**
+ * Redis settings every Redis we start or ship runs with (the compose file names the same):
+ * lists keep their two end nodes plain and compress the ones between with LZF. A player's
+ * history list is written at its head and trimmed at its tail, and the entries between are
+ * read only to restore a version, so they are kept compressed: a history of 50 saves of a 1 KB
+ * inventory takes 23 KB instead of 67 KB (docs/history.md), and AOF rewrites copy compressed
+ * nodes as they are.
+ */
+export const REDIS_LIST_SETTINGS: readonly string[] = ['--list-compress-depth', '1'];
+
 export async function startLocalRedis(options: LocalRedisOptions): Promise<LocalRedis> {
   mkdirSync(options.dataDir, { recursive: true });
   const port = options.port ?? (await freePort());
@@ -71,6 +81,7 @@ export async function startLocalRedis(options: LocalRedisOptions): Promise<Local
     '--save', '',
     '--daemonize', 'no',
     '--logfile', 'redis.log',
+    ...REDIS_LIST_SETTINGS,
     ...(options.extraArgs ?? []),
   ];
   const child = spawn(options.binary ?? 'redis-server', args, { stdio: 'ignore' });

@@ -12,6 +12,12 @@ export function testRedisUrl(): string {
   return redis.url;
 }
 
+/** Where the test Redis comes from: one of REDIS_URL keeps its own settings. */
+export function testRedisSource(): TestRedis['source'] {
+  if (!redis) throw new Error('the test Redis is not up: run the tests through mocha (npm test)');
+  return redis.source;
+}
+
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
     this.timeout(60_000);

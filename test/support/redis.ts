@@ -6,7 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startLocalRedis } from '../../src/dev/local-redis.js';
+import { REDIS_LIST_SETTINGS, startLocalRedis } from '../../src/dev/local-redis.js';
 
 export interface TestRedis {
   readonly url: string;
@@ -40,7 +40,7 @@ export async function provideRedis(): Promise<TestRedis> {
 
   if (await dockerSocketAnswers()) {
     const { RedisContainer } = await import('@testcontainers/redis');
-    const container = await new RedisContainer('redis:7-alpine').withCommand(['redis-server', '--appendonly', 'yes']).start();
+    const container = await new RedisContainer('redis:7-alpine').withCommand(['redis-server', '--appendonly', 'yes', ...REDIS_LIST_SETTINGS]).start();
     return { url: container.getConnectionUrl(), source: 'testcontainers', stop: async () => void (await container.stop()) };
   }
 

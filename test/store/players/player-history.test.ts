@@ -2,6 +2,8 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { PlayerDataStore, type PlayerWrite } from '../../../src/store/players/player-data.js';
 import { parseHistoryEntry, rebuildAt } from '../../../src/store/players/player-history.js';
+import { keys } from '../../../src/store/keys.js';
+import { testRedisSource } from '../../support/hooks.js';
 import { randomId } from '../../support/random.js';
 import { testRedis } from '../../support/service.js';
 
@@ -72,5 +74,41 @@ describe('store/player-history against Redis (snapshot + rebuild)', () => {
       expect(m && Object.fromEntries([...m].map(([k, b]) => [k, b.toString()])), `v${v}`).to.deep.equal(seen[v]);
     }
     expect(rebuildAt(s.data, s.version, entries, 1)).to.equal(null);
+  });
+});
+
+describe('store/player-history in compressed list nodes (list-compress-depth 1, src/dev/local-redis.ts)', () => {
+  let redis: Redis;
+  before(() => {
+    redis = testRedis();
+  });
+  after(() => redis.disconnect());
+
+  it('keeps 50 saves of a 1 KB inventory in under half their bytes, and rebuilds every version exactly', async function () {
+    if (testRedisSource() === 'REDIS_URL') this.skip(); // a Redis we did not start keeps its own settings
+    expect((await redis.config('GET', 'list-compress-depth'))[1]).to.equal('1');
+    const store = new PlayerDataStore(redis, {
+      maxKeysPerPlayer: 100, maxPlayerBytes: 1_000_000, idempotencyTtlSeconds: 60,
+      history: { maxVersions: 50, maxAgeMs: 3_600_000, maxBytes: 1_000_000 },
+    });
+    const ws = `ws_${randomId()}`;
+    const inventory = (n: number) => JSON.stringify({ items: Array.from({ length: 30 }, (_, i) => ({ id: 1000 + i, qty: (n * 7 + i) % 50, name: `item${i}` })) });
+    const seen: string[] = [];
+    for (let n = 0; n <= 50; n++) {
+      await store.write(ws, 'u', { ops: [{ op: 'set', key: 'inventory', valueJson: inventory(n) }] }, { nowMs: Date.now(), kind: 'set', actor: 'key:k1' });
+      seen[n + 1] = inventory(n);
+    }
+    const s = await store.snapshot(ws, 'u');
+    expect(s.version).to.equal(51);
+    expect(s.history).to.have.length(50);
+    const stored = s.history.reduce((sum, e) => sum + e.length, 0);
+    const used = Number(await redis.memory('USAGE', keys.playerHistory(ws, 'u'), 'SAMPLES', 0));
+    expect(used, `MEMORY USAGE ${used} B for ${stored} B of entries`).to.be.below(stored / 2);
+    const entries = s.history.map(parseHistoryEntry);
+    for (let v = 51; v >= 1; v--) {
+      const m = rebuildAt(s.data, s.version, entries, v);
+      const value = m?.get('inventory')?.toString() ?? '';
+      expect(value.slice(value.indexOf(',') + 1, -1), `v${v}`).to.equal(seen[v]);
+    }
   });
 });
