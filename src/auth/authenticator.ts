@@ -204,16 +204,12 @@ export class Authenticator {
     const admitted = this.checkBudget(window, nowMs);
     // A lookup in flight counts against the budget until it is known to have failed or not,
     // so concurrent guesses cannot overrun it.
-    if (admitted === undefined) {
+    const counted = () => {
       held.window = window;
       window.pending++;
       return lookup();
-    }
-    return admitted.then(() => {
-      held.window = window;
-      window.pending++;
-      return lookup();
-    });
+    };
+    return admitted === undefined ? counted() : admitted.then(counted);
   }
 
   private windowOf(address: string, nowMs: number): FailureWindow {
