@@ -189,9 +189,9 @@ export class Authenticator {
         }
         return this.withWorkspace(record, nowMs);
       }
-      // Its entry expired: a key this instance has seen valid (a revoked one was dropped by the
-      // invalidation) is no guess, and its refresh is not held to the address's budget.
-      known = cachedKey !== undefined;
+      // Its entry expired: a key this instance has seen active is no guess, and its refresh is
+      // not held to the address's budget (a key seen revoked or expired is).
+      known = cachedKey?.record?.status === 'active';
       const unknownUntil = this.unknownCache.get(keyHash);
       if (unknownUntil !== undefined && unknownUntil > nowMs) {
         this.stats.hits++;

@@ -170,6 +170,17 @@ describe('Authenticator: the budget of failed lookups per address', () => {
       const misses = auth.stats.misses;
       expect(await statusOf(() => auth.authenticate(ws.apiKey, Date.now(), caller))).to.equal(200);
       expect(auth.stats.misses, 'a lookup').to.equal(misses + 1);
+      // A key seen revoked is held to the budget when its entry expires: 429, no lookup.
+      const revoked = await newWorkspace(t.redis);
+      await testOps(t.redis).revokeKey(revoked.keyId);
+      await creationEventsPassed();
+      const third = () => '192.0.2.44';
+      expect(await statusOf(() => auth.authenticate(revoked.apiKey, Date.now(), third))).to.equal(401);
+      for (let i = 0; i < 2; i++) expect(await statusOf(() => auth.authenticate(madeUp(), Date.now(), third))).to.equal(401);
+      await new Promise((r) => setTimeout(r, 150));
+      const before = auth.stats.misses;
+      expect(await statusOf(() => auth.authenticate(revoked.apiKey, Date.now(), third))).to.equal(429);
+      expect(auth.stats.misses, 'no lookup').to.equal(before);
       // No key, or one that cannot be a key: 401 even past the budget.
       expect(await statusOf(() => auth.authenticate(undefined, Date.now(), caller))).to.equal(401);
       expect(await statusOf(() => auth.authenticate('not-a-key', Date.now(), caller))).to.equal(401);
