@@ -15,11 +15,33 @@ function sha(name: string): string {
   return script.sha1;
 }
 
+export interface WriteCommandOptions {
+  /** The loaded script's SHA-1 (default: lua/write-player.lua as the service loads it). */
+  readonly sha?: string;
+  /** Keep history as the default configuration does (true), or none (HISTORY_MAX_VERSIONS=0). */
+  readonly history?: boolean;
+}
+
 /** One EVALSHA of lua/write-player.lua, as PlayerDataStore.write sends it. */
-function writeCommand(player: string, write: Parameters<typeof writePlayerArgs>[1], kind: string): string[] {
-  const limits = writeLimitsArg(playerLimitsOf(loadConfig({})));
-  const args = writePlayerArgs(limits, write, { nowMs: Date.now(), kind, actor: 'key:bench' });
-  return ['EVALSHA', sha('writePlayer'), '3', player, `${player}:h`, `${player}:i:-`, ...args];
+export function writeCommand(
+  player: string,
+  write: Parameters<typeof writePlayerArgs>[1],
+  kind: string,
+  options: WriteCommandOptions = {},
+): string[] {
+  const defaults = playerLimitsOf(loadConfig({}));
+  const limits = options.history === false ? { ...defaults, history: { ...defaults.history, maxVersions: 0 } } : defaults;
+  const args = writePlayerArgs(writeLimitsArg(limits), write, { nowMs: Date.now(), kind, actor: 'key:bench' });
+  return ['EVALSHA', options.sha ?? sha('writePlayer'), '3', player, `${player}:h`, `${player}:i:-`, ...args];
+}
+
+/** The two writes the HTTP bench sends (set of a 1 KB value, increment of one hot key), on players named by `tag`. */
+export function writeCommands(tag: string, options: WriteCommandOptions = {}): { set: string[]; increment: string[] } {
+  const player = `pds:p:{bench-__rand_int__:${tag}}`;
+  return {
+    set: writeCommand(player, { ops: [{ op: 'set', key: 'blob', valueJson: JSON.stringify('x'.repeat(1000)) }] }, 'set', options),
+    increment: writeCommand(player, { ops: [{ op: 'increment', key: 'coins', amount: 1, defaultValue: 0 }] }, 'increment', options),
+  };
 }
 
 /** Command lines, with __rand_int__ rotating the workspace (redis-benchmark -r). */
@@ -33,8 +55,8 @@ export function ceilingCommands(): Record<string, string[]> {
       'EVALSHA', sha('rateLimit'), '1', 'pds:ws:{bench-__rand_int__}:rb', '1000000000', '10000', '1', '0',
     ],
     // The write script as a set and an increment send it, with the default limits (history on).
-    writePlayerSet: writeCommand(player, { ops: [{ op: 'set', key: 'blob', valueJson: JSON.stringify('x'.repeat(1000)) }] }, 'set'),
-    writePlayerIncrement: writeCommand('pds:p:{bench-__rand_int__:hot}', { ops: [{ op: 'increment', key: 'coins', amount: 1, defaultValue: 0 }] }, 'increment'),
+    writePlayerSet: writeCommands('u1').set,
+    writePlayerIncrement: writeCommands('hot').increment,
   };
 }
 

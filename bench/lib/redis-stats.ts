@@ -10,7 +10,12 @@ export interface RedisSnapshot {
   readonly cpuSeconds: number;
   /** AOF rewrites started since Redis started. */
   readonly aofRewrites: number;
+  /** Microseconds Redis spent inside script calls (EVALSHA/EVAL), as INFO commandstats times them. */
+  readonly scriptMicros: number;
 }
+
+/** Commands that run a script: one on the wire however many commands run inside. */
+const SCRIPT_CALLS = new Set(['evalsha', 'eval']);
 
 /** Our own polling, not part of the load. */
 const IGNORED = new Set(['info', 'config|resetstat', 'ping', 'client|setname', 'client|setinfo', 'select']);
@@ -18,13 +23,15 @@ const IGNORED = new Set(['info', 'config|resetstat', 'ping', 'client|setname', '
 export async function snapshot(redis: Redis): Promise<RedisSnapshot> {
   const [commandstats, cpu, persistence] = await Promise.all([redis.info('commandstats'), redis.info('cpu'), redis.info('persistence')]);
   const calls: Record<string, number> = {};
-  for (const match of commandstats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) {
+  let scriptMicros = 0;
+  for (const match of commandstats.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) {
     if (!IGNORED.has(match[1]!)) calls[match[1]!] = Number(match[2]);
+    if (SCRIPT_CALLS.has(match[1]!)) scriptMicros += Number(match[3]);
   }
   const cpuSeconds = ['used_cpu_user', 'used_cpu_sys', 'used_cpu_user_children', 'used_cpu_sys_children']
     .map((field) => infoNumber(cpu, field))
     .reduce((a, b) => a + b, 0);
-  return { calls, cpuSeconds, aofRewrites: infoNumber(persistence, 'aof_rewrites') };
+  return { calls, cpuSeconds, aofRewrites: infoNumber(persistence, 'aof_rewrites'), scriptMicros };
 }
 
 /** A numeric field of an INFO section's text (0 when absent). */
@@ -55,6 +62,8 @@ export interface RedisDelta {
   readonly byCommand: Readonly<Record<string, number>>;
   readonly cpuSeconds: number;
   readonly aofRewrites: number;
+  /** Microseconds inside script calls. */
+  readonly scriptMicros: number;
 }
 
 export function delta(before: RedisSnapshot, after: RedisSnapshot): RedisDelta {
@@ -66,7 +75,7 @@ export function delta(before: RedisSnapshot, after: RedisSnapshot): RedisDelta {
     if (d <= 0) continue;
     byCommand[name] = d;
     commands += d;
-    if (name === 'evalsha' || name === 'eval') scripts += d;
+    if (SCRIPT_CALLS.has(name)) scripts += d;
   }
   return {
     commands,
@@ -74,6 +83,7 @@ export function delta(before: RedisSnapshot, after: RedisSnapshot): RedisDelta {
     byCommand,
     cpuSeconds: after.cpuSeconds - before.cpuSeconds,
     aofRewrites: after.aofRewrites - before.aofRewrites,
+    scriptMicros: after.scriptMicros - before.scriptMicros,
   };
 }
 

@@ -44,6 +44,19 @@ describe('bench/lib/redis-stats', function () {
     expect(after.cpuSeconds).to.be.at.least(children);
   });
 
+  it('counts script calls and the time Redis spent inside them, and nothing of other commands', async () => {
+    const before = await snapshot(redis);
+    // A script that works for a measurable time (well over 1 µs, INFO's unit).
+    await redis.eval("local n = 0 for i = 1, 200000 do n = n + i end return n", 0);
+    await redis.set('not-a-script', '1');
+    const d = delta(before, await snapshot(redis));
+    expect(d.scripts).to.equal(1);
+    expect(d.byCommand).to.include({ eval: 1, set: 1 });
+    expect(d.scriptMicros).to.be.greaterThan(100);
+    const stats = await redis.info('commandstats');
+    expect(d.scriptMicros).to.be.at.most(infoNumber(stats.replace(/^cmdstat_eval:calls=\d+,usec=/m, 'evalusec:'), 'evalusec'));
+  });
+
   it('gives up after its timeout while a rewrite runs, and says so', async () => {
     await redis.bgrewriteaof();
     let error: unknown;
