@@ -6,7 +6,7 @@ import type { Redis } from 'ioredis';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
 import type { RunningService } from '../../src/server.js';
 import { testRedisUrl } from '../support/hooks.js';
-import { startRedisProxy, warmKeyAndLease, type RedisProxy } from '../support/redis-proxy.js';
+import { startRedisProxy, type RedisProxy } from '../support/redis-proxy.js';
 import { call, newWorkspace, startTestService, testRedis, useService } from '../support/service.js';
 import { startLuauVm, type LuauVm, type RecordedRequest } from './luau-vm.js';
 
@@ -274,11 +274,13 @@ describe('Luau PlayerData and IDEMPOTENCY_IN_PROGRESS', () => {
 
   it('is retried with the same key and body, and the write counts once', async () => {
     const ws = await newWorkspace(redis);
+    await new Promise((r) => setTimeout(r, 200)); // the key's creation event passes before it is cached
     await vm.reset();
     await vm.run(INIT, service.baseUrl, ws.apiKey);
-    // The key cached and requests leased, so that neither request below needs Redis before its
-    // idempotency claim.
-    await warmKeyAndLease({ proxy, service, redis, workspaceId: ws.workspaceId, apiKey: ws.apiKey, leased: 2 });
+    // The key is then cached, and the rate limiter holds requests in hand: its leases grant 1, 2,
+    // 3, 5, 9 requests, so after 14 requests 6 are left, and neither request below needs Redis
+    // before its idempotency claim.
+    await vm.run('for i = 1, 13 do PlayerData.set(1, "warm", i) end');
     proxy.reset();
     proxy.hold();
     const first = call(service, 'POST', '/data/increment', {

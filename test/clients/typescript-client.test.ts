@@ -10,7 +10,7 @@ import type { CreatedWorkspace } from '../../src/admin/operations.js';
 import { keys } from '../../src/store/keys.js';
 import { testRedisUrl } from '../support/hooks.js';
 import { startHttpProxy } from '../support/http-proxy.js';
-import { startRedisProxy, warmKeyAndLease } from '../support/redis-proxy.js';
+import { startRedisProxy } from '../support/redis-proxy.js';
 import { call, newWorkspace, startTestService, testRedis, useService } from '../support/service.js';
 import { unreachableBaseUrl } from './unreachable.js';
 
@@ -678,10 +678,11 @@ describe('TypeScript client and a write still in flight (IDEMPOTENCY_IN_PROGRESS
     const realFetch = globalThis.fetch;
     try {
       const ws = await newWorkspace(redis);
+      await new Promise((r) => setTimeout(r, 200)); // the key's creation event passes before it is cached
       const client = new PlayerDataClient({ baseUrl: service.baseUrl, apiKey: ws.apiKey, retry: { attempts: 10, baseDelayMs: 20 } });
-      // The key cached and requests leased, so that neither request below needs Redis before
-      // its idempotency claim.
-      await warmKeyAndLease({ proxy, service, redis, workspaceId: ws.workspaceId, apiKey: ws.apiKey, leased: 2 });
+      // Caches the key and fills the rate limiter's lease, so that neither request below needs
+      // Redis before its idempotency claim.
+      for (let i = 0; i < 13; i++) await client.set(1, 'warm', i);
       proxy.reset();
       proxy.hold();
       const first = call(service, 'POST', '/data/increment', {

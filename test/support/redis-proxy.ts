@@ -2,11 +2,6 @@
 // replies: it shows what the service sends before it has an answer (round-trip structure),
 // without mocking Redis.
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import type { Redis } from 'ioredis';
-import { hashApiKey } from '../../src/domain/api-key.js';
-import type { RunningService } from '../../src/server.js';
-import { keys } from '../../src/store/keys.js';
-import { call } from './service.js';
 
 export interface RedisProxy {
   readonly url: string;
@@ -62,37 +57,4 @@ export async function startRedisProxy(upstreamPort: number): Promise<RedisProxy>
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-}
-
-/**
- * Waits until a request with `apiKey` needs Redis for its own command only, so that a test can
- * hold Redis's replies and see that command alone: the service has the key in its cache (which
- * it trusts only once its invalidation subscription is live and the key's own creation event has
- * passed: until then every request looks the key up) and its rate limiter holds at least
- * `leased` requests taken ahead. Observed rather than slept for, since a loaded machine (CI)
- * can take longer than any fixed wait: it pings until a ping sends no key lookup through the
- * proxy, and until the workspace's window counter in Redis, less the requests used (the limit
- * less X-RateLimit-Remaining), shows that many granted and unused.
- */
-export async function warmKeyAndLease(options: {
-  readonly proxy: RedisProxy;
-  readonly service: RunningService;
-  /** A direct connection to the same Redis, to read the window's counter. */
-  readonly redis: Redis;
-  readonly workspaceId: string;
-  readonly apiKey: string;
-  readonly leased: number;
-}): Promise<void> {
-  const lookup = keys.apiKey(hashApiKey(options.apiKey));
-  for (let attempt = 0; ; attempt++) {
-    if (attempt === 500) throw new Error('the service still looked the key up, or leased too few requests, after 500 pings');
-    options.proxy.reset();
-    const ping = await call(options.service, 'GET', '/ping', { key: options.apiKey });
-    if (ping.status !== 200) throw new Error(`ping answered ${ping.status}: ${ping.text}`);
-    const cached = !options.proxy.sent().includes(lookup);
-    const used = Number(ping.headers.get('x-ratelimit-limit')) - Number(ping.headers.get('x-ratelimit-remaining'));
-    const granted = Number((await options.redis.get(keys.rateLimit(options.workspaceId))) ?? 0);
-    if (cached && granted - used >= options.leased) return;
-    if (!cached) await new Promise((r) => setTimeout(r, 10));
-  }
 }
