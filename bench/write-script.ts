@@ -19,6 +19,7 @@ import { readFileSync } from 'node:fs';
 import { runMain, startBenchRedis } from './lib/bench-redis.js';
 import { redisBenchmark, redisBenchmarkAvailable, writeCommands } from './lib/redis-bench.js';
 import { delta, persistenceIdle, snapshot } from './lib/redis-stats.js';
+import { median } from './lib/report.js';
 
 const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
 const CALLS = Number(process.env['BENCH_REQUESTS'] ?? 100_000);
@@ -40,12 +41,6 @@ interface Kind {
   readonly command: string[];
   readonly rounds: Round[];
 }
-
-const median = (values: number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 async function main(): Promise<void> {
   if (!(await redisBenchmarkAvailable())) throw new Error('redis-benchmark is not on the PATH (Debian package redis-tools)');
