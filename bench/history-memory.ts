@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { startLocalRedis } from '../src/dev/local-redis.js';
 import { keys } from '../src/store/keys.js';
-import { PlayerDataStore, type Op } from '../src/store/players/player-data.js';
+import { PlayerDataStore } from '../src/store/players/player-data.js';
+import type { Op } from '../src/store/players/script-protocol.js';
 import { defineScripts } from '../src/store/redis/scripts.js';
 
 const KEYS = ['coins', 'gems', 'level', 'xp', 'name', 'class', 'hp', 'mana', 'lastLogin', 'settings'];

@@ -39,20 +39,16 @@
 local P, H = KEYS[1], KEYS[2]
 local mode = ARGV[1]
 local imported = tonumber(ARGV[2])
+--- @include "includes/player-meta.lua"
+--- @include "includes/session.lua"
 
 local meta = redis.call('HMGET', P, '\0v', '\0n', '\0b', '\0h', '\0s')
 local version, nKeys, nBytes, hBytes
 if meta[1] then
   version, nKeys, nBytes, hBytes = tonumber(meta[1]), tonumber(meta[2]), tonumber(meta[3]), tonumber(meta[4] or '0')
 else
-  -- Written before versions existed: every field but a meta one is data.
-  nKeys, nBytes, hBytes = 0, 0, 0
-  for _, field in ipairs(redis.call('HKEYS', P)) do
-    if string.byte(field, 1) ~= 0 then
-      nKeys = nKeys + 1
-      nBytes = nBytes + #field + redis.call('HSTRLEN', P, field)
-    end
-  end
+  nKeys, nBytes = legacyCounts(P)
+  hBytes = 0
   version = nKeys > 0 and 1 or 0
 end
 
@@ -85,10 +81,8 @@ if newKeys == 0 and nKeys == 0 and imported <= version then return { 3, version,
 -- A live session's server would save what it holds over the import: refused, whatever the mode.
 local session = meta[5]
 if session then
-  local t = redis.call('TIME')
-  local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  local _, expires, _, owner = string.match(session, '^([^|]*)|(%d+)|(%d+)|(.*)$')
-  if tonumber(expires) > clock then return { -5, version, owner, tonumber(expires) } end
+  local _, expires, _, owner = parseSession(session)
+  if expires > redisClockMs() then return { -5, version, owner, expires } end
 end
 
 local newVersion = imported

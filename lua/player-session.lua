@@ -25,47 +25,29 @@
   Every answer but -8 is recorded under the idempotency key when there is one.
 ]]
 local P, I = KEYS[1], KEYS[2]
-local action, idemFp = ARGV[1], ARGV[6]
+local action, idemFp, idemTtl = ARGV[1], ARGV[6], ARGV[7]
 
-if idemFp ~= '' then
-  local kept = redis.call('GET', I)
-  if kept then
-    local nl = string.find(kept, '\n', 1, true)
-    if string.sub(kept, 1, nl - 1) ~= idemFp then return { -8 } end
-    return { 2, string.sub(kept, nl + 1) }
-  end
-end
-
-local function answer(reply)
-  if idemFp ~= '' then
-    redis.call('SET', I, idemFp .. '\n' .. cjson.encode(reply), 'EX', ARGV[7])
-  end
-  return reply
-end
+--- @include "includes/idempotency.lua"
+--- @include "includes/player-meta.lua"
+--- @include "includes/session.lua"
 
 -- A player written before versions existed gets its meta here, as write-player.lua would.
 local version = redis.call('HGET', P, '\0v')
 if version then
   version = tonumber(version)
 else
-  local nKeys = redis.call('HLEN', P)
+  local nKeys, nBytes = legacyCounts(P)
   version = nKeys > 0 and 1 or 0
   if action ~= 'release' then
-    local nBytes = 0
-    for _, field in ipairs(redis.call('HKEYS', P)) do
-      nBytes = nBytes + #field + redis.call('HSTRLEN', P, field)
-    end
     redis.call('HSET', P, '\0v', version, '\0n', nKeys, '\0b', nBytes, '\0h', 0)
   end
 end
 
-local t = redis.call('TIME')
-local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local clock = redisClockMs()
 local id, expires, ttl, owner
 local session = redis.call('HGET', P, '\0s')
 if session then
-  id, expires, ttl, owner = string.match(session, '^([^|]*)|(%d+)|(%d+)|(.*)$')
-  expires = tonumber(expires)
+  id, expires, ttl, owner = parseSession(session)
   if expires <= clock then id = nil end
 end
 

@@ -15,18 +15,14 @@
     { 0, version, keys, bytes }   the player is larger than ARGV[1]: nothing returned
 ]]
 local P = KEYS[1]
+--- @include "includes/player-meta.lua"
 local meta = redis.call('HMGET', P, '\0v', '\0n', '\0b')
 local version, nKeys, nBytes
 if meta[1] then
   version, nKeys, nBytes = tonumber(meta[1]), tonumber(meta[2]), tonumber(meta[3])
 else
-  -- Written before versions existed: no meta fields, so every field is data.
-  nKeys = redis.call('HLEN', P)
+  nKeys, nBytes = legacyCounts(P)
   version = nKeys > 0 and 1 or 0
-  nBytes = 0
-  for _, field in ipairs(redis.call('HKEYS', P)) do
-    nBytes = nBytes + #field + redis.call('HSTRLEN', P, field)
-  end
 end
 
 if nBytes > tonumber(ARGV[1]) then return { 0, version, nKeys, nBytes } end

@@ -59,21 +59,9 @@ if ARGV[3] ~= '' then ifVersion, sessionId, release = string.match(ARGV[3], '^(%
 local idemFp = ARGV[4]
 local deleteAll = ARGV[6] == 'a'
 
-if idemFp ~= '' then
-  local kept = redis.call('GET', I)
-  if kept then
-    local nl = string.find(kept, '\n', 1, true)
-    if string.sub(kept, 1, nl - 1) ~= idemFp then return { -8 } end
-    return { 2, string.sub(kept, nl + 1) }
-  end
-end
-
-local function answer(reply)
-  if idemFp ~= '' then
-    redis.call('SET', I, idemFp .. '\n' .. cjson.encode(reply), 'EX', idemTtl)
-  end
-  return reply
-end
+--- @include "includes/idempotency.lua"
+--- @include "includes/player-meta.lua"
+--- @include "includes/session.lua"
 
 -- The player's meta and the ops' current entries in one read, and the counts of a player
 -- written before versions existed.
@@ -86,25 +74,21 @@ local version, nKeys, nBytes, hBytes
 if meta[1] then
   version, nKeys, nBytes, hBytes = tonumber(meta[1]), tonumber(meta[2]), tonumber(meta[3]), tonumber(meta[4] or '0')
 else
-  nKeys = redis.call('HLEN', P)
+  nKeys, nBytes = legacyCounts(P)
   version = nKeys > 0 and 1 or 0
-  nBytes, hBytes = 0, 0
-  for _, field in ipairs(redis.call('HKEYS', P)) do
-    nBytes = nBytes + #field + redis.call('HSTRLEN', P, field)
-  end
+  hBytes = 0
 end
 
 -- The session lock, judged by Redis's clock (the same for every instance of the service).
 local session = meta[5]
 local renewTo
 if session then
-  local t = redis.call('TIME')
-  local clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  local id, expires, ttl, owner = string.match(session, '^([^|]*)|(%d+)|(%d+)|(.*)$')
-  if tonumber(expires) > clock then
-    if sessionId == '' then return answer({ -5, version, owner, tonumber(expires) }) end
+  local clock = redisClockMs()
+  local id, expires, ttl, owner = parseSession(session)
+  if expires > clock then
+    if sessionId == '' then return answer({ -5, version, owner, expires }) end
     if sessionId ~= id then return answer({ -6, version }) end
-    renewTo = id .. '|' .. (clock + tonumber(ttl)) .. '|' .. ttl .. '|' .. owner
+    renewTo = id .. '|' .. (clock + ttl) .. '|' .. ttl .. '|' .. owner
   elseif sessionId ~= '' then
     return answer({ -6, version })
   end

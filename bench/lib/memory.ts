@@ -3,7 +3,8 @@
 // field and value under the same key names. Each is the used_memory delta over the entries.
 import type { Redis } from 'ioredis';
 import { loadConfig } from '../../src/config.js';
-import { playerLimitsOf, writeLimitsArg, writePlayerArgs } from '../../src/store/players/player-data.js';
+import { playerLimitsOf } from '../../src/store/players/player-data.js';
+import { writeLimitsArg, writePlayerArgs } from '../../src/store/players/script-protocol.js';
 import { keys } from '../../src/store/keys.js';
 import { usedMemory } from './redis-stats.js';
 

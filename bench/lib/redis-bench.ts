@@ -4,7 +4,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { loadConfig } from '../../src/config.js';
-import { playerLimitsOf, writeLimitsArg, writePlayerArgs } from '../../src/store/players/player-data.js';
+import { playerLimitsOf } from '../../src/store/players/player-data.js';
+import { writeLimitsArg, writePlayerArgs } from '../../src/store/players/script-protocol.js';
 import { SCRIPTS } from '../../src/store/redis/scripts.js';
 
 const run = promisify(execFile);

@@ -4,7 +4,7 @@
 // what lua/write-player.lua keeps beside every write; store/players/player-history.ts rebuilds from it.
 import { decodeEntry, isoTime } from '../domain/entry.js';
 import { AppError, ErrorCode } from '../errors.js';
-import type { Op } from '../store/players/player-data.js';
+import type { Op } from '../store/players/script-protocol.js';
 import { parseHistoryEntry, rebuildAt, type HistoryEntry } from '../store/players/player-history.js';
 import type { AdminContext } from './context.js';
 import { parsePositiveInt, parseUserId, parseVersion } from './inputs.js';
@@ -211,7 +211,7 @@ export async function restorePlayer(
   if (session) {
     if (!force) throw lockedBy(session.owner, session.expiresAtMs, loaded.version, false);
     const { reply } = await ctx.players.session(workspaceId, userId, { action: 'release', sessionId: session.sessionId });
-    if (reply[2] === 1) endedSession = { sessionId: session.sessionId, owner: session.owner };
+    if (reply.applied && reply.kind === 'released' && reply.released) endedSession = { sessionId: session.sessionId, owner: session.owner };
   }
 
   for (let attempt = 1; ; attempt++) {

@@ -7,7 +7,7 @@ import { isoTime } from '../domain/entry.js';
 import { checkValue } from '../domain/value.js';
 import { AppError, badRequest, ErrorCode, notFound } from '../errors.js';
 import { appliedOrThrow } from '../saves/outcomes.js';
-import type { PlayerWrite } from '../store/players/player-data.js';
+import { storedBytesOf, type PlayerWrite } from '../store/players/script-protocol.js';
 import { addToStorageTotals } from '../store/workspaces/storage-usage.js';
 import type { AdminContext } from './context.js';
 import { parseDataKey, parseUserId } from './inputs.js';
@@ -91,8 +91,8 @@ export async function getPlayerValue(
 export async function adminWrite(ctx: AdminContext, workspaceId: string, userId: string, write: PlayerWrite, kind: string) {
   const reply = await ctx.players.write(workspaceId, userId, write, { nowMs: ctx.nowMs(), kind, actor: `admin:${ctx.actor}` });
   // Counted at once: an operator's writes are few, and the CLI has no flush of its own.
-  if (reply.reply[0] === 1) {
-    await addToStorageTotals(ctx.redis, workspaceId, Number(reply.reply[2]) + Number(reply.reply[4]), Number(reply.reply[3]));
+  if (reply.reply.applied) {
+    await addToStorageTotals(ctx.redis, workspaceId, storedBytesOf(reply.reply.storage), reply.reply.storage.players);
   }
   return appliedOrThrow(reply, {
     maxKeysPerPlayer: ctx.limits.maxKeysPerPlayer,
@@ -165,7 +165,7 @@ export async function releasePlayerSession(
   const { session } = await ctx.players.sessionOf(workspaceId, userId);
   if (!session) throw notFound(`No session holds player ${userId}`);
   const { reply } = await ctx.players.session(workspaceId, userId, { action: 'release', sessionId: session.sessionId });
-  const released = reply[2] === 1;
+  const released = reply.applied && reply.kind === 'released' && reply.released;
   await ctx.audit('player.session.release', target(workspaceId, userId), {
     workspaceId,
     details: { owner: session.owner, released },

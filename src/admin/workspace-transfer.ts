@@ -10,7 +10,7 @@ import { pipeline } from 'node:stream/promises';
 import { badRequest, ErrorCode } from '../errors.js';
 import { importPlayer, playersExist, scanPlayerHashes, type ImportMode } from '../store/players/player-transfer.js';
 import { addToStorageTotals, readStorageTotals } from '../store/workspaces/storage-usage.js';
-import { ScriptCode } from '../store/redis/scripts.js';
+import { storedBytesOf } from '../store/players/script-protocol.js';
 import type { AdminContext } from './context.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { exportLine, LineError, parsePlayerLine, type ImportedPlayer, type LineLimits } from './player-lines.js';
@@ -209,23 +209,21 @@ async function writePlayers(ctx: AdminContext, workspaceId: string, source: Asyn
   let fatal: unknown;
   const apply = async (line: number, player: ImportedPlayer) => {
     const reply = await importPlayer(ctx.redis, workspaceId, player.userId, player.version, player.fields, mode, limits);
-    const status = Number(reply[0]);
-    if (status >= 0) {
-      pendingBytes += Number(reply[2]) + Number(reply[4]);
-      pendingPlayers += Number(reply[3]);
+    if (reply.applied) {
+      pendingBytes += storedBytesOf(reply.storage);
+      pendingPlayers += reply.storage.players;
+      summary[reply.status]++;
+    } else {
+      const refused = reply.refusal;
+      if (refused.code === ErrorCode.TOO_MANY_KEYS) {
+        report(summary, { line, userId: player.userId, code: refused.code, error: `${refused.keys} keys, more than MAX_KEYS_PER_PLAYER (${limits.maxKeysPerPlayer})` });
+      } else if (refused.code === ErrorCode.PLAYER_TOO_LARGE) {
+        report(summary, { line, userId: player.userId, code: refused.code, error: `${refused.bytes} bytes, more than MAX_PLAYER_BYTES (${limits.maxPlayerBytes})` });
+      } else if (refused.code === ErrorCode.SESSION_LOCKED) {
+        report(summary, { line, userId: player.userId, code: refused.code, error: `player ${player.userId} is held by a live session of ${refused.owner}: release it, or import again once it ends` });
+      } else throw new Error(`unexpected refusal of import-player.lua: ${JSON.stringify(refused)}`);
     }
-    if (status === 1) summary.imported++;
-    else if (status === 2) summary.replaced++;
-    else if (status === 0) summary.skipped++;
-    else if (status === 3) summary.unchanged++;
-    else if (status === ScriptCode.TOO_MANY_KEYS) {
-      report(summary, { line, userId: player.userId, code: ErrorCode.TOO_MANY_KEYS, error: `${reply[2]} keys, more than MAX_KEYS_PER_PLAYER (${limits.maxKeysPerPlayer})` });
-    } else if (status === ScriptCode.PLAYER_TOO_LARGE) {
-      report(summary, { line, userId: player.userId, code: ErrorCode.PLAYER_TOO_LARGE, error: `${reply[2]} bytes, more than MAX_PLAYER_BYTES (${limits.maxPlayerBytes})` });
-    } else if (status === ScriptCode.SESSION_LOCKED) {
-      report(summary, { line, userId: player.userId, code: ErrorCode.SESSION_LOCKED, error: `player ${player.userId} is held by a live session of ${reply[2]}: release it, or import again once it ends` });
-    } else throw new Error(`unexpected reply of import-player.lua: ${JSON.stringify(reply)}`);
-    if (status === 1 || status === 2) written++;
+    if (reply.applied && (reply.status === 'imported' || reply.status === 'replaced')) written++;
     if (written % TOTALS_EVERY === 0 && written > 0) await flushTotals();
   };
   try {

@@ -10,8 +10,8 @@
 // Two Redis round trips in all: the claim, then the write.
 import { createHash } from 'node:crypto';
 import { AppError, ErrorCode, badRequest } from '../errors.js';
-import { keys } from '../store/keys.js';
 import type { RedisClient } from '../store/redis/redis.js';
+import { claimIdempotencyKey } from '../store/workspaces/idempotency-claims.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -65,15 +65,7 @@ export class IdempotencyClaims {
     this.inFlight.add(local);
     const done = () => void this.inFlight.delete(local);
     try {
-      const first = (await this.redis.call(
-        'SET',
-        keys.idempotencyClaim(workspaceId, keyHash),
-        fingerprint,
-        'NX',
-        'GET',
-        'EX',
-        String(this.ttlSeconds),
-      )) as string | null;
+      const first = await claimIdempotencyKey(this.redis, workspaceId, keyHash, fingerprint, this.ttlSeconds);
       if (first !== null && first !== fingerprint) throw keyReused();
     } catch (err) {
       done();

@@ -1,11 +1,10 @@
-// Turns the player scripts' replies (lua/write-player.lua, lua/player-session.lua) into what the
+// Turns the player scripts' decoded replies (store/players/script-protocol.ts) into what the
 // routes answer: an applied write's version and per-op results, or an AppError with the code,
 // message and extra fields of the refusal. A replayed reply goes through the same code as the
 // first one, so a replay's answer is the first answer, byte for byte.
 import { isoTime } from '../domain/entry.js';
 import { AppError, ErrorCode, type ErrorExtras } from '../errors.js';
-import { ScriptCode, ERROR_OF_SCRIPT_CODE, unexpectedScriptReply } from '../store/redis/scripts.js';
-import type { ScriptReply } from '../store/players/player-data.js';
+import type { LiveSession, Refusal, Replayable, SessionReply, WriteReply } from '../store/players/script-protocol.js';
 import { REPLAYED_HEADER, keyReused } from './idempotency.js';
 
 export interface Applied {
@@ -29,54 +28,69 @@ function opLabel(context: RefusalContext, index: number): string {
   return key === undefined ? '' : `ops[${index}] ("${key}"): `;
 }
 
-/** The refusal of a script reply with a negative code. */
-export function refusal(reply: ReadonlyArray<string | number>, replayed: boolean, context: RefusalContext): AppError {
-  const code = Number(reply[0]);
-  const version = Number(reply[1]);
+/** The error a script's refusal answers. */
+export function refusal(refused: Refusal, replayed: boolean, context: RefusalContext): AppError {
+  if (refused.code === ErrorCode.IDEMPOTENCY_KEY_REUSED) return keyReused();
+  const { version } = refused;
   const headers = replayed ? { [REPLAYED_HEADER]: 'true' } : undefined;
   const make = (message: string, extras: ErrorExtras = { version }) =>
-    new AppError(ERROR_OF_SCRIPT_CODE[code] ?? ErrorCode.INTERNAL, message, { extras, ...(headers ? { headers } : {}) });
-  switch (code) {
-    case ScriptCode.NOT_A_NUMBER:
-      return make(`${opLabel(context, Number(reply[2]))}Stored value is not a number`);
-    case ScriptCode.NUMBER_OUT_OF_RANGE:
-      return make(`${opLabel(context, Number(reply[2]))}Increment would leave the finite number range`);
-    case ScriptCode.TOO_MANY_KEYS:
+    new AppError(refused.code, message, { extras, ...(headers ? { headers } : {}) });
+  switch (refused.code) {
+    case ErrorCode.NOT_A_NUMBER:
+      return make(`${opLabel(context, refused.opIndex)}Stored value is not a number`);
+    case ErrorCode.NUMBER_OUT_OF_RANGE:
+      return make(`${opLabel(context, refused.opIndex)}Increment would leave the finite number range`);
+    case ErrorCode.TOO_MANY_KEYS:
       return make(`Player already has the maximum of ${context.maxKeysPerPlayer} keys; delete one first`);
-    case ScriptCode.VERSION_CONFLICT:
+    case ErrorCode.VERSION_CONFLICT:
       return make(
         context.ifVersion === undefined
           ? `Player is at version ${version}`
           : `Player is at version ${version}, not ${context.ifVersion}: read it again, then write`,
       );
-    case ScriptCode.SESSION_LOCKED: {
-      const expiresAt = isoTime(Number(reply[3]));
-      const owner = String(reply[2]);
+    case ErrorCode.SESSION_LOCKED: {
+      const expiresAt = isoTime(refused.expiresAtMs);
       return make(
-        `Player is locked by the session of "${owner}" until ${expiresAt}: write with its sessionId, or acquire with steal`,
-        { version, data: { owner, expiresAt } },
+        `Player is locked by the session of "${refused.owner}" until ${expiresAt}: write with its sessionId, or acquire with steal`,
+        { version, data: { owner: refused.owner, expiresAt } },
       );
     }
-    case ScriptCode.SESSION_LOST:
+    case ErrorCode.SESSION_LOST:
       return make('This session no longer holds the player (stolen, expired or released): acquire it again before writing');
-    case ScriptCode.PLAYER_TOO_LARGE:
+    case ErrorCode.PLAYER_TOO_LARGE:
       return make(
-        `The write would make the player ${Number(reply[2])} bytes, over the limit of ${context.maxPlayerBytes} bytes per player; delete or shrink values first`,
+        `The write would make the player ${refused.bytes} bytes, over the limit of ${context.maxPlayerBytes} bytes per player; delete or shrink values first`,
       );
-    case ScriptCode.IDEMPOTENCY_KEY_REUSED:
-      return keyReused();
-    default:
-      return unexpectedScriptReply(reply);
   }
 }
 
 /** An applied write's outcome, or its refusal thrown. */
-export function appliedOrThrow({ reply, replayed }: ScriptReply, context: RefusalContext): Applied {
-  if (reply[0] !== 1) throw refusal(reply, replayed, context);
-  return { version: Number(reply[1]), results: reply.slice(5).map(String), replayed };
+export function appliedOrThrow({ reply, replayed }: Replayable<WriteReply>, context: RefusalContext): Applied {
+  if (!reply.applied) throw refusal(reply.refusal, replayed, context);
+  return { version: reply.version, results: reply.results, replayed };
 }
 
 /** updated_at of a set, from its result. */
 export function updatedAt(result: string): string {
   return isoTime(Number(result));
+}
+
+/** An acquire's or renew's session, or its refusal thrown. */
+export function heldOrThrow(
+  { reply, replayed }: Replayable<SessionReply>,
+  context: RefusalContext,
+): { readonly version: number; readonly session: LiveSession; readonly replayed: boolean } {
+  if (!reply.applied) throw refusal(reply.refusal, replayed, context);
+  if (reply.kind !== 'held') throw new AppError(ErrorCode.INTERNAL, 'A session call answered a release');
+  return { version: reply.version, session: reply.session, replayed };
+}
+
+/** A release's outcome, or its refusal thrown. */
+export function releasedOrThrow(
+  { reply, replayed }: Replayable<SessionReply>,
+  context: RefusalContext,
+): { readonly version: number; readonly released: boolean; readonly replayed: boolean } {
+  if (!reply.applied) throw refusal(reply.refusal, replayed, context);
+  if (reply.kind !== 'released') throw new AppError(ErrorCode.INTERNAL, 'A release answered a session');
+  return { version: reply.version, released: reply.released, replayed };
 }

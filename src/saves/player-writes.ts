@@ -4,7 +4,8 @@
 // so that the claim and the replay work the same for each.
 import type { Plan } from '../domain/types.js';
 import type { AppError } from '../errors.js';
-import type { PlayerDataStore, PlayerWrite, ScriptReply, SessionRequest } from '../store/players/player-data.js';
+import type { PlayerDataStore } from '../store/players/player-data.js';
+import type { PlayerWrite, Replayable, SessionReply, SessionRequest } from '../store/players/script-protocol.js';
 import type { ClaimedKey, IdempotencyClaims } from './idempotency.js';
 import { appliedOrThrow, type Applied, type RefusalContext } from './outcomes.js';
 import type { StorageQuota } from './storage-quota.js';
@@ -71,7 +72,7 @@ export class PlayerWrites {
   }
 
   /** A session call, under the request's idempotency key. */
-  session(origin: WriteOrigin, userId: string, request: SessionRequest): Promise<ScriptReply> {
+  session(origin: WriteOrigin, userId: string, request: SessionRequest): Promise<Replayable<SessionReply>> {
     return this.claimed(origin, undefined, (claim) => this.store.session(origin.workspaceId, userId, request, claim));
   }
 
@@ -83,7 +84,7 @@ export class PlayerWrites {
       actor: origin.actor,
       idempotency: claim,
     });
-    if (reply.reply[0] === 1 && !reply.replayed) this.quota.record(origin.workspaceId, reply.reply);
+    if (reply.reply.applied && !reply.replayed) this.quota.record(origin.workspaceId, reply.reply.storage);
     return reply;
   }
 

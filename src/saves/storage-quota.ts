@@ -7,7 +7,7 @@
 import type { Config } from '../config.js';
 import type { Plan } from '../domain/types.js';
 import { AppError, ErrorCode } from '../errors.js';
-import type { PlayerWrite } from '../store/players/player-data.js';
+import { storedBytesOf, type PlayerWrite, type StorageDelta } from '../store/players/script-protocol.js';
 import type { StorageTotals, StorageUsage } from '../store/workspaces/storage-usage.js';
 
 export class StorageQuota {
@@ -24,9 +24,9 @@ export class StorageQuota {
     return this.judge(plan, totals);
   }
 
-  /** An applied write's reply: `[1, version, bytesDelta, playersDelta, historyDelta, ...]`. */
-  record(workspaceId: string, reply: ReadonlyArray<string | number>): void {
-    this.usage.record(workspaceId, Number(reply[2]) + Number(reply[4]), Number(reply[3]));
+  /** What an applied (not replayed) write changed. */
+  record(workspaceId: string, delta: StorageDelta): void {
+    this.usage.record(workspaceId, storedBytesOf(delta), delta.players);
   }
 
   private judge(plan: Plan, totals: StorageTotals): void {

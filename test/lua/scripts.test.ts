@@ -9,8 +9,10 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { encodeEntry, type StoredEntry } from '../../src/domain/entry.js';
 import { keys } from '../../src/store/keys.js';
-import { PlayerDataStore, READ_INLINE_BYTES, type PlayerLimits, type PlayerWrite, type WriteContext } from '../../src/store/players/player-data.js';
-import { LUA_DIR, SCRIPTS, ScriptCode, preloadScripts, scriptsLoaded } from '../../src/store/redis/scripts.js';
+import { PlayerDataStore, READ_INLINE_BYTES } from '../../src/store/players/player-data.js';
+import type { PlayerLimits, PlayerWrite, Refusal, SessionReply, WriteContext, WriteReply } from '../../src/store/players/script-protocol.js';
+import { ErrorCode } from '../../src/errors.js';
+import { LUA_DIR, SCRIPTS, preloadScripts, resolveIncludes, scriptsLoaded } from '../../src/store/redis/scripts.js';
 import { randomId } from '../support/random.js';
 import { testRedis } from '../support/service.js';
 
@@ -20,6 +22,20 @@ const LIMITS: PlayerLimits = {
   idempotencyTtlSeconds: 60,
   history: { maxVersions: 0, maxAgeMs: 0, maxBytes: 0 },
 };
+
+/** An applied write's reply, or the test fails with the refusal. */
+function applied(reply: WriteReply): Extract<WriteReply, { applied: true }> {
+  if (!reply.applied) throw new Error(`refused: ${JSON.stringify(reply.refusal)}`);
+  return reply;
+}
+
+const refused = (refusal: Refusal): WriteReply => ({ applied: false, refusal });
+
+/** An acquire's or renew's session, or the test fails. */
+function heldSession(reply: SessionReply): Extract<SessionReply, { kind: 'held' }> {
+  if (!reply.applied || reply.kind !== 'held') throw new Error(`not held: ${JSON.stringify(reply)}`);
+  return reply;
+}
 
 /** Every test file's text, for the check that each script has a test of its own. */
 function testSources(dir = new URL('..', import.meta.url).pathname): string[] {
@@ -55,6 +71,30 @@ describe('lua scripts', () => {
     const sources = testSources();
     for (const script of SCRIPTS) {
       expect(sources.some((text) => text.includes(`describe('lua/${script.file}'`)), script.file).to.equal(true);
+    }
+  });
+
+  it('have every include put in place, once each, without the included file’s header', () => {
+    for (const script of SCRIPTS) {
+      expect(script.lua, script.file).to.not.match(/@include/);
+      for (const [, path] of script.lua.matchAll(/^-- (includes\/[a-z0-9-]+\.lua)$/gm)) {
+        expect(script.lua.split(`\n-- ${path}\n`).length, `${script.file} includes ${path} once`).to.equal(2);
+      }
+    }
+    const include = (path: string) => `--- @include "${path}"\n`;
+    const twice = resolveIncludes(`${include('includes/session.lua')}${include('includes/session.lua')}`, 'test.lua');
+    expect(twice.match(/local function parseSession/g)).to.have.length(1);
+    expect(twice).to.not.include('Included (--- @include)');
+    expect(() => resolveIncludes(include('includes/missing.lua'), 'test.lua')).to.throw(/test\.lua includes includes\/missing\.lua/);
+  });
+
+  it('share what they repeat through lua/includes/, each opening with a header', () => {
+    const dir = join(LUA_DIR, 'includes');
+    for (const file of readdirSync(dir)) {
+      const text = readFileSync(join(dir, file), 'utf8');
+      expect(text.startsWith('--[['), file).to.equal(true);
+      expect(text, file).to.include('Included (--- @include) by');
+      expect(SCRIPTS.some((s) => s.lua.includes(`\n-- includes/${file}\n`)), `${file} is included somewhere`).to.equal(true);
     }
   });
 
@@ -140,51 +180,69 @@ describe('lua/player-session.lua', () => {
   it('acquires a free player for a lease on Redis’s clock, and refuses another owner while it lives', async () => {
     const before = await redisMs();
     const { reply } = await acquire('1', 'ses_a', 'server-a');
-    expect(reply.slice(0, 4)).to.deep.equal([1, 0, 'ses_a', 'server-a']);
-    expect(Number(reply[4])).to.be.within(before + 60_000, (await redisMs()) + 60_000);
+    const held = heldSession(reply);
+    expect([reply.applied, held.version, held.session.sessionId, held.session.owner]).to.deep.equal([true, 0, 'ses_a', 'server-a']);
+    expect(held.session.expiresAtMs).to.be.within(before + 60_000, (await redisMs()) + 60_000);
     const locked = await acquire('1', 'ses_b', 'server-b');
-    expect(locked.reply).to.deep.equal([ScriptCode.SESSION_LOCKED, 0, 'server-a', reply[4]]);
+    expect(locked.reply).to.deep.equal({
+      applied: false,
+      refusal: { code: ErrorCode.SESSION_LOCKED, version: 0, owner: 'server-a', expiresAtMs: held.session.expiresAtMs },
+    });
     expect((await store.sessionOf(ws, '1')).session).to.deep.include({ sessionId: 'ses_a', owner: 'server-a' });
   });
 
   it('lets the same owner acquire again (a new id), and a steal take it from another', async () => {
     await acquire('2', 'ses_a', 'server-a');
-    expect((await acquire('2', 'ses_a2', 'server-a')).reply[0]).to.equal(1);
-    expect((await acquire('2', 'ses_b', 'server-b', true)).reply.slice(0, 4)).to.deep.equal([1, 0, 'ses_b', 'server-b']);
+    expect((await acquire('2', 'ses_a2', 'server-a')).reply.applied).to.equal(true);
+    expect(heldSession((await acquire('2', 'ses_b', 'server-b', true)).reply).session).to.deep.include({ sessionId: 'ses_b', owner: 'server-b' });
     expect((await store.sessionOf(ws, '2')).session?.sessionId).to.equal('ses_b');
   });
 
   it('renews only the holder’s id (SESSION_LOST for any other), keeping its lease when none is given', async () => {
     await acquire('3', 'ses_a', 'server-a');
     await acquire('3', 'ses_b', 'server-b', true);
-    expect((await store.session(ws, '3', { action: 'renew', sessionId: 'ses_a' })).reply).to.deep.equal([ScriptCode.SESSION_LOST, 0]);
+    expect((await store.session(ws, '3', { action: 'renew', sessionId: 'ses_a' })).reply).to.deep.equal({
+      applied: false,
+      refusal: { code: ErrorCode.SESSION_LOST, version: 0 },
+    });
     const before = await redisMs();
-    const renewed = await store.session(ws, '3', { action: 'renew', sessionId: 'ses_b' });
-    expect(renewed.reply.slice(0, 4)).to.deep.equal([1, 0, 'ses_b', 'server-b']);
-    expect(Number(renewed.reply[4])).to.be.within(before + 60_000, (await redisMs()) + 60_000);
-    const longer = await store.session(ws, '3', { action: 'renew', sessionId: 'ses_b', ttlMs: 600_000 });
-    expect(Number(longer.reply[4])).to.be.greaterThan(before + 590_000);
+    const renewed = heldSession((await store.session(ws, '3', { action: 'renew', sessionId: 'ses_b' })).reply);
+    expect([renewed.version, renewed.session.sessionId, renewed.session.owner]).to.deep.equal([0, 'ses_b', 'server-b']);
+    expect(renewed.session.expiresAtMs).to.be.within(before + 60_000, (await redisMs()) + 60_000);
+    const longer = heldSession((await store.session(ws, '3', { action: 'renew', sessionId: 'ses_b', ttlMs: 600_000 })).reply);
+    expect(longer.session.expiresAtMs).to.be.greaterThan(before + 590_000);
   });
 
   it('releases only for the holder’s id', async () => {
     await acquire('4', 'ses_a', 'server-a');
-    expect((await store.session(ws, '4', { action: 'release', sessionId: 'ses_x' })).reply).to.deep.equal([1, 0, 0]);
+    expect((await store.session(ws, '4', { action: 'release', sessionId: 'ses_x' })).reply).to.deep.equal({
+      applied: true,
+      kind: 'released',
+      version: 0,
+      released: false,
+    });
     expect((await store.sessionOf(ws, '4')).session).to.not.equal(undefined);
-    expect((await store.session(ws, '4', { action: 'release', sessionId: 'ses_a' })).reply).to.deep.equal([1, 0, 1]);
+    expect((await store.session(ws, '4', { action: 'release', sessionId: 'ses_a' })).reply).to.deep.equal({
+      applied: true,
+      kind: 'released',
+      version: 0,
+      released: true,
+    });
     expect((await store.sessionOf(ws, '4')).session).to.equal(undefined);
-    expect((await acquire('4', 'ses_b', 'server-b')).reply[0]).to.equal(1);
+    expect((await acquire('4', 'ses_b', 'server-b')).reply.applied).to.equal(true);
   });
 
   it('treats an expired lease as free', async () => {
     await store.session(ws, '5', { action: 'acquire', sessionId: 'ses_a', owner: 'server-a', ttlMs: 30 });
     await new Promise((r) => setTimeout(r, 60));
-    expect((await acquire('5', 'ses_b', 'server-b')).reply.slice(0, 3)).to.deep.equal([1, 0, 'ses_b']);
+    const held = heldSession((await acquire('5', 'ses_b', 'server-b')).reply);
+    expect([held.version, held.session.sessionId]).to.deep.equal([0, 'ses_b']);
   });
 
   it('gives a player written before versions existed its meta, as a write would', async () => {
     const hash = keys.player(ws, '6');
     await redis.hset(hash, 'coins', encodeEntry('5', 1000));
-    expect((await acquire('6', 'ses_a', 'server-a')).reply.slice(0, 2)).to.deep.equal([1, 1]);
+    expect(heldSession((await acquire('6', 'ses_a', 'server-a')).reply).version).to.equal(1);
     expect(await redis.hmget(hash, '\0v', '\0n', '\0b')).to.deep.equal(['1', '1', String('coins'.length + encodeEntry('5', 1000).length)]);
   });
 
@@ -194,7 +252,7 @@ describe('lua/player-session.lua', () => {
     const again = await store.session(ws, '7', { action: 'acquire', sessionId: 'ses_z', owner: 'server-z', ttlMs: 60_000 }, idem);
     expect(again).to.deep.equal({ reply: first.reply, replayed: true });
     const other = await store.session(ws, '7', { action: 'release', sessionId: 'ses_a' }, { ...idem, fingerprint: 'fp-2' });
-    expect(other.reply).to.deep.equal([ScriptCode.IDEMPOTENCY_KEY_REUSED]);
+    expect(other.reply).to.deep.equal({ applied: false, refusal: { code: ErrorCode.IDEMPOTENCY_KEY_REUSED } });
     expect((await store.sessionOf(ws, '7')).session?.sessionId).to.equal('ses_a');
   });
 });
@@ -218,49 +276,52 @@ describe('lua/write-player.lua: refusals, locks and replays (through PlayerDataS
   const data = (userId: string) => redis.hgetall(keys.player(ws, userId));
 
   it('applies a set, an increment and a delete in one step, answering each op', async () => {
-    const first = (await write('1', { ops: [set('a', 'x'), { op: 'increment', key: 'n', amount: 2, defaultValue: 40 }] })).reply;
+    const first = applied((await write('1', { ops: [set('a', 'x'), { op: 'increment', key: 'n', amount: 2, defaultValue: 40 }] })).reply);
     // Applied, version 1, one player more; a set answers its time, an increment its new value.
-    expect([first[0], first[1], first[3], ...first.slice(5)]).to.deep.equal([1, 1, 1, String(context.nowMs), '42']);
-    const reply = (await write('1', { ops: [{ op: 'delete', key: 'a' }, { op: 'delete', key: 'missing' }] })).reply;
-    expect([reply[0], reply[1], ...reply.slice(5)]).to.deep.equal([1, 2, '1', '0']);
+    expect([first.version, first.storage.players, ...first.results]).to.deep.equal([1, 1, String(context.nowMs), '42']);
+    const reply = applied((await write('1', { ops: [{ op: 'delete', key: 'a' }, { op: 'delete', key: 'missing' }] })).reply);
+    expect([reply.version, ...reply.results]).to.deep.equal([2, '1', '0']);
     expect(Object.keys(await data('1')).filter((f) => !f.startsWith('\0'))).to.deep.equal(['n']);
   });
 
   it('applies a write only at the expected version (VERSION_CONFLICT with the current one)', async () => {
     await write('2', { ops: [set('a', 1)] });
-    expect((await write('2', { ops: [set('a', 2)], ifVersion: 0 })).reply).to.deep.equal([ScriptCode.VERSION_CONFLICT, 1]);
-    expect((await write('2', { ops: [set('a', 2)], ifVersion: 1 })).reply.slice(0, 2)).to.deep.equal([1, 2]);
+    expect((await write('2', { ops: [set('a', 2)], ifVersion: 0 })).reply).to.deep.equal(refused({ code: ErrorCode.VERSION_CONFLICT, version: 1 }));
+    expect(applied((await write('2', { ops: [set('a', 2)], ifVersion: 1 })).reply).version).to.equal(2);
   });
 
   it('refuses a key past the most keys (TOO_MANY_KEYS) and bytes past the most bytes (PLAYER_TOO_LARGE), writing nothing', async () => {
     await write('3', { ops: [set('a', 1), set('b', 1), set('c', 1)] });
     const before = await data('3');
-    expect((await write('3', { ops: [set('a', 2), set('d', 1)] })).reply).to.deep.equal([ScriptCode.TOO_MANY_KEYS, 1, -1]);
+    expect((await write('3', { ops: [set('a', 2), set('d', 1)] })).reply).to.deep.equal(refused({ code: ErrorCode.TOO_MANY_KEYS, version: 1 }));
     const tooBig = (await write('3', { ops: [set('a', 'x'.repeat(200))] })).reply;
-    expect(tooBig.slice(0, 2)).to.deep.equal([ScriptCode.PLAYER_TOO_LARGE, 1]);
-    expect(Number(tooBig[2])).to.be.greaterThan(LIMITS.maxPlayerBytes);
+    const refusal = tooBig.applied ? undefined : tooBig.refusal;
+    expect(refusal).to.deep.include({ code: ErrorCode.PLAYER_TOO_LARGE, version: 1 });
+    expect(refusal?.code === ErrorCode.PLAYER_TOO_LARGE && refusal.bytes).to.be.greaterThan(LIMITS.maxPlayerBytes);
     expect(await data('3')).to.deep.equal(before);
     // Replacing keys within the limits is fine.
-    expect((await write('3', { ops: [set('a', 2), { op: 'delete', key: 'b' }, set('d', 1)] })).reply[0]).to.equal(1);
+    expect((await write('3', { ops: [set('a', 2), { op: 'delete', key: 'b' }, set('d', 1)] })).reply.applied).to.equal(true);
   });
 
   it('refuses a result that is not a finite number (NUMBER_OUT_OF_RANGE)', async () => {
     await write('4', { ops: [set('n', 1.7976931348623157e308)] });
-    expect((await write('4', { ops: [{ op: 'increment', key: 'n', amount: 1e308, defaultValue: 0 }] })).reply).to.deep.equal([
-      ScriptCode.NUMBER_OUT_OF_RANGE, 1, 0,
-    ]);
+    expect((await write('4', { ops: [{ op: 'increment', key: 'n', amount: 1e308, defaultValue: 0 }] })).reply).to.deep.equal(
+      refused({ code: ErrorCode.NUMBER_OUT_OF_RANGE, version: 1, opIndex: 0 }),
+    );
   });
 
   it('while a session holds the player: no id is SESSION_LOCKED, another id SESSION_LOST, the holder’s id writes and may release', async () => {
     await write('5', { ops: [set('a', 1)] });
-    const acquired = (await store.session(ws, '5', { action: 'acquire', sessionId: 'ses_a', owner: 'server-a', ttlMs: 60_000 })).reply;
-    expect((await write('5', { ops: [set('a', 2)] })).reply).to.deep.equal([ScriptCode.SESSION_LOCKED, 1, 'server-a', acquired[4]]);
-    expect((await write('5', { ops: [set('a', 2)], sessionId: 'ses_old' })).reply).to.deep.equal([ScriptCode.SESSION_LOST, 1]);
-    expect((await write('5', { ops: [set('a', 2)], sessionId: 'ses_a', release: true })).reply.slice(0, 2)).to.deep.equal([1, 2]);
+    const acquired = heldSession((await store.session(ws, '5', { action: 'acquire', sessionId: 'ses_a', owner: 'server-a', ttlMs: 60_000 })).reply);
+    expect((await write('5', { ops: [set('a', 2)] })).reply).to.deep.equal(
+      refused({ code: ErrorCode.SESSION_LOCKED, version: 1, owner: 'server-a', expiresAtMs: acquired.session.expiresAtMs }),
+    );
+    expect((await write('5', { ops: [set('a', 2)], sessionId: 'ses_old' })).reply).to.deep.equal(refused({ code: ErrorCode.SESSION_LOST, version: 1 }));
+    expect(applied((await write('5', { ops: [set('a', 2)], sessionId: 'ses_a', release: true })).reply).version).to.equal(2);
     expect((await store.sessionOf(ws, '5')).session).to.equal(undefined);
     // Released: a write without an id applies again, and a write with the old id is SESSION_LOST.
-    expect((await write('5', { ops: [set('a', 3)] })).reply[0]).to.equal(1);
-    expect((await write('5', { ops: [set('a', 4)], sessionId: 'ses_a' })).reply).to.deep.equal([ScriptCode.SESSION_LOST, 3]);
+    expect((await write('5', { ops: [set('a', 3)] })).reply.applied).to.equal(true);
+    expect((await write('5', { ops: [set('a', 4)], sessionId: 'ses_a' })).reply).to.deep.equal(refused({ code: ErrorCode.SESSION_LOST, version: 3 }));
   });
 
   it('replays the first answer for an idempotency key (refusals included), and refuses the key with another request', async () => {
@@ -270,19 +331,19 @@ describe('lua/write-player.lua: refusals, locks and replays (through PlayerDataS
     expect(again).to.deep.equal({ reply: first.reply, replayed: true });
     expect(await store.get(ws, '6', 'n')).to.deep.include({ found: true, version: 1 });
     const reused = await write('6', { ops: [set('n', 5)] }, { ...context, idempotency: { ...idem, fingerprint: 'fp-2' } });
-    expect(reused.reply).to.deep.equal([ScriptCode.IDEMPOTENCY_KEY_REUSED]);
+    expect(reused.reply).to.deep.equal(refused({ code: ErrorCode.IDEMPOTENCY_KEY_REUSED }));
     const conflict = { keyHash: randomId('idem'), fingerprint: 'fp-3' };
-    const refused = await write('6', { ops: [set('n', 5)], ifVersion: 7 }, { ...context, idempotency: conflict });
-    expect(refused.reply).to.deep.equal([ScriptCode.VERSION_CONFLICT, 1]);
+    const firstRefusal = await write('6', { ops: [set('n', 5)], ifVersion: 7 }, { ...context, idempotency: conflict });
+    expect(firstRefusal.reply).to.deep.equal(refused({ code: ErrorCode.VERSION_CONFLICT, version: 1 }));
     expect(await write('6', { ops: [set('n', 5)], ifVersion: 7 }, { ...context, idempotency: conflict })).to.deep.equal({
-      reply: refused.reply,
+      reply: firstRefusal.reply,
       replayed: true,
     });
   });
 
   it('deletes every data key at once, keeping the meta', async () => {
     await write('7', { ops: [set('a', 1), set('b', 2)] });
-    expect((await write('7', { ops: [], deleteAll: true })).reply.slice(0, 2)).to.deep.equal([1, 2]);
+    expect(applied((await write('7', { ops: [], deleteAll: true })).reply).version).to.equal(2);
     expect(Object.keys(await data('7')).filter((f) => !f.startsWith('\0'))).to.deep.equal([]);
     expect((await store.get(ws, '7', 'a'))).to.deep.equal({ found: false, playerExists: false, version: 2 });
   });

@@ -5,7 +5,9 @@ import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { encodeEntry } from '../../src/domain/entry.js';
 import { keys } from '../../src/store/keys.js';
-import { PlayerDataStore, type PlayerLimits, type PlayerWrite } from '../../src/store/players/player-data.js';
+import { PlayerDataStore } from '../../src/store/players/player-data.js';
+import type { PlayerLimits, PlayerWrite, WriteReply } from '../../src/store/players/script-protocol.js';
+import { ErrorCode } from '../../src/errors.js';
 import { randomId } from '../support/random.js';
 import { testRedis } from '../support/service.js';
 
@@ -15,6 +17,12 @@ const LIMITS: PlayerLimits = {
   idempotencyTtlSeconds: 60,
   history: { maxVersions: 3, maxAgeMs: 3_600_000, maxBytes: 10_000 },
 };
+
+/** An applied write's reply, or the test fails with the refusal. */
+function applied(reply: WriteReply): Extract<WriteReply, { applied: true }> {
+  if (!reply.applied) throw new Error(`refused: ${JSON.stringify(reply.refusal)}`);
+  return reply;
+}
 
 describe('lua/write-player.lua', () => {
   let redis: Redis;
@@ -48,18 +56,18 @@ describe('lua/write-player.lua', () => {
     await write('1', { ops: [{ op: 'increment', key: 'b', amount: 2, defaultValue: 0 }, { op: 'delete', key: 'a' }, set('ü', [1, 2])] });
     expect(await meta('1')).to.include({ version: 2, keys: 2, bytes: await dataBytes('1') });
     const reply = await write('1', { ops: [], deleteAll: true });
-    expect(reply.reply.slice(0, 2)).to.deep.equal([1, 3]);
+    expect(applied(reply.reply).version).to.equal(3);
     expect(await meta('1')).to.include({ version: 3, keys: 0, bytes: 0 });
   });
 
   it('reports the bytes and players it adds, for the workspace totals', async () => {
     const first = await write('2', { ops: [set('a', 1)] });
-    const [, , bytes, players] = first.reply;
+    const { dataBytes: bytes, players } = applied(first.reply).storage;
     expect(players).to.equal(1);
     expect(bytes).to.equal(await dataBytes('2'));
-    const gone = await write('2', { ops: [{ op: 'delete', key: 'a' }] });
-    expect(gone.reply[3]).to.equal(-1);
-    expect(gone.reply[2]).to.equal(-(bytes as number));
+    const gone = applied((await write('2', { ops: [{ op: 'delete', key: 'a' }] })).reply);
+    expect(gone.storage.players).to.equal(-1);
+    expect(gone.storage.dataBytes).to.equal(-bytes);
   });
 
   it('keeps what each write replaced, newest first, none for a first write, trimmed to the most versions', async () => {
@@ -116,9 +124,9 @@ describe('lua/write-player.lua', () => {
     const hash = keys.player(ws, '5');
     await redis.hset(hash, 'coins', encodeEntry('5', 1000), 'name', encodeEntry('"Ada"', 1000));
     const reply = await write('5', { ops: [{ op: 'increment', key: 'coins', amount: 1, defaultValue: 0 }] });
-    expect(reply.reply.slice(0, 2)).to.deep.equal([1, 2]);
+    expect(applied(reply.reply).version).to.equal(2);
     // A legacy player was never counted in the workspace total: no player added.
-    expect(reply.reply[3]).to.equal(0);
+    expect(applied(reply.reply).storage.players).to.equal(0);
     expect(await meta('5')).to.include({ version: 2, keys: 2, bytes: await dataBytes('5') });
   });
 
@@ -133,7 +141,7 @@ describe('lua/write-player.lua', () => {
       const version = Number(before.data['\0v']);
       // Second op of a batch whose first op alone would apply: nothing of the batch is written.
       const reply = await write('7', { ops: [set('other', 1), { op: 'increment', key: 'x', amount: 1, defaultValue: 0 }] });
-      expect(reply.reply, label).to.deep.equal([-1, version, 1]);
+      expect(reply.reply, label).to.deep.equal({ applied: false, refusal: { code: ErrorCode.NOT_A_NUMBER, version, opIndex: 1 } });
       expect(await redis.hgetall(hash), label).to.deep.equal(before.data);
       expect(await redis.lrange(history, 0, -1), label).to.deep.equal(before.history);
     }
@@ -141,14 +149,13 @@ describe('lua/write-player.lua', () => {
     for (const [stored, expected] of [[41, '42'], [-1.5, '-0.5'], [1e3, '1001']] as const) {
       await write('7', { ops: [set('n', stored)] });
       const reply = await write('7', { ops: [{ op: 'increment', key: 'n', amount: 1, defaultValue: 0 }] });
-      expect(reply.reply[0], String(stored)).to.equal(1);
-      expect(reply.reply.at(-1), String(stored)).to.equal(expected);
+      expect(applied(reply.reply).results.at(-1), String(stored)).to.equal(expected);
     }
   });
 
   it('writes nothing for a write that changes nothing on a new player', async () => {
     const reply = await write('6', { ops: [{ op: 'delete', key: 'a' }] });
-    expect(reply.reply).to.deep.equal([1, 0, 0, 0, 0, '0']);
+    expect(reply.reply).to.deep.equal({ applied: true, version: 0, storage: { dataBytes: 0, players: 0, historyBytes: 0 }, results: ['0'] });
     expect(await redis.exists(keys.player(ws, '6'))).to.equal(0);
   });
 });

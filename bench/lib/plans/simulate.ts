@@ -15,7 +15,8 @@
 import type { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { keys } from '../../../src/store/keys.js';
-import { PlayerDataStore, type PlayerLimits } from '../../../src/store/players/player-data.js';
+import { PlayerDataStore } from '../../../src/store/players/player-data.js';
+import type { PlayerLimits } from '../../../src/store/players/script-protocol.js';
 import { KeyByKeyLayer } from './key-by-key-layer.js';
 import { SessionLayer, type LeaveMode, type ServerLayer } from './session-layer.js';
 import { SimApi, SimClock, SimStats, WINDOW_SECONDS } from './sim-api.js';
@@ -270,7 +271,7 @@ async function openFirstSessions(
           ttlMs: ttlSeconds * 1000,
           steal: false,
         });
-        if (reply.reply[0] !== 1) throw new Error(`opening the first session of ${f.player.userId}: ${JSON.stringify(reply)}`);
+        if (!reply.reply.applied) throw new Error(`opening the first session of ${f.player.userId}: ${JSON.stringify(reply)}`);
       }),
     );
   }

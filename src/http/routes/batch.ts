@@ -9,7 +9,7 @@ import type { Applied } from '../../saves/outcomes.js';
 import { updatedAt } from '../../saves/outcomes.js';
 import type { PlayerWriteRequest, PlayerWrites } from '../../saves/player-writes.js';
 import { batchBody, multiBatchBody } from '../../schemas/data.js';
-import type { Op } from '../../store/players/player-data.js';
+import type { Op } from '../../store/players/script-protocol.js';
 import { requireWriteScope } from '../middleware/authenticate.js';
 import { chain } from '../chain.js';
 import { sendJson } from '../json.js';

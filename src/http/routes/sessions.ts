@@ -7,10 +7,11 @@ import { customAlphabet } from 'nanoid';
 import type { Config } from '../../config.js';
 import { isoTime } from '../../domain/entry.js';
 import { AppError, ErrorCode } from '../../errors.js';
-import { refusal } from '../../saves/outcomes.js';
+import { heldOrThrow, releasedOrThrow } from '../../saves/outcomes.js';
 import type { PlayerWrites } from '../../saves/player-writes.js';
 import { acquireBody, releaseBody, renewBody } from '../../schemas/data.js';
 import type { PlayerDataStore, ReadAllResult } from '../../store/players/player-data.js';
+import type { LiveSession } from '../../store/players/script-protocol.js';
 import { requireWriteScope } from '../middleware/authenticate.js';
 import { chain } from '../chain.js';
 import { sendJson } from '../json.js';
@@ -56,10 +57,10 @@ export function sessionRoutes(router: Router<AppState>, { guard, recheck, player
   const body = chain(jsonBody(config.limits.maxBodyBytes), recheck);
   const context = { maxKeysPerPlayer: config.limits.maxKeysPerPlayer, maxPlayerBytes: config.limits.maxPlayerBytes };
 
-  const sessionAnswer = (userId: string, reply: ReadonlyArray<string | number>, values?: string) =>
-    `{"success":true,"data":{"sessionId":${JSON.stringify(String(reply[2]))},"userId":${JSON.stringify(userId)},` +
-    `"owner":${JSON.stringify(String(reply[3]))},"expiresAt":"${isoTime(Number(reply[4]))}"` +
-    `${values === undefined ? '' : `,"values":${values}`}},"version":${Number(reply[1])}}`;
+  const sessionAnswer = (userId: string, held: { version: number; session: LiveSession }, values?: string) =>
+    `{"success":true,"data":{"sessionId":${JSON.stringify(held.session.sessionId)},"userId":${JSON.stringify(userId)},` +
+    `"owner":${JSON.stringify(held.session.owner)},"expiresAt":"${isoTime(held.session.expiresAtMs)}"` +
+    `${values === undefined ? '' : `,"values":${values}`}},"version":${held.version}}`;
 
   router.post('/sessions/acquire', chain(guard, requireWriteScope, body, async (ctx) => {
     const input = validateAcquire('body', ctx.request.body);
@@ -77,35 +78,35 @@ export function sessionRoutes(router: Router<AppState>, { guard, recheck, player
     const loaded = input.load === true ? players.readAll(origin.workspaceId, userId) : undefined;
     const [session, all] = await Promise.allSettled([acquired, loaded]);
     if (session.status === 'rejected') throw session.reason;
-    const { reply, replayed } = session.value;
-    if (reply[0] !== 1) throw refusal(reply, replayed, context);
+    const held = heldOrThrow(session.value, context);
     if (all.status === 'rejected') throw all.reason;
-    markReplayed(ctx, replayed);
-    sendJson(ctx, sessionAnswer(userId, reply, all.value === undefined ? undefined : valuesJson(all.value, config.limits.maxPlayerBytes)));
+    markReplayed(ctx, held.replayed);
+    sendJson(ctx, sessionAnswer(userId, held, all.value === undefined ? undefined : valuesJson(all.value, config.limits.maxPlayerBytes)));
   }));
 
   router.post('/sessions/renew', chain(guard, requireWriteScope, body, async (ctx) => {
     const input = validateRenew('body', ctx.request.body);
     const userId = userIdOf(input.userId);
-    const { reply, replayed } = await writes.session(writeOrigin(ctx, input), userId, {
-      action: 'renew',
-      sessionId: input.sessionId,
-      ttlMs: input.ttlSeconds === undefined ? undefined : input.ttlSeconds * 1000,
-    });
-    if (reply[0] !== 1) throw refusal(reply, replayed, context);
-    markReplayed(ctx, replayed);
-    sendJson(ctx, sessionAnswer(userId, reply));
+    const held = heldOrThrow(
+      await writes.session(writeOrigin(ctx, input), userId, {
+        action: 'renew',
+        sessionId: input.sessionId,
+        ttlMs: input.ttlSeconds === undefined ? undefined : input.ttlSeconds * 1000,
+      }),
+      context,
+    );
+    markReplayed(ctx, held.replayed);
+    sendJson(ctx, sessionAnswer(userId, held));
   }));
 
   router.post('/sessions/release', chain(guard, requireWriteScope, body, async (ctx) => {
     const input = validateRelease('body', ctx.request.body);
     const userId = userIdOf(input.userId);
-    const { reply, replayed } = await writes.session(writeOrigin(ctx, input), userId, {
-      action: 'release',
-      sessionId: input.sessionId,
-    });
-    if (reply[0] !== 1) throw refusal(reply, replayed, context);
-    markReplayed(ctx, replayed);
-    sendJson(ctx, `{"success":true,"data":{"released":${reply[2] === 1}},"version":${Number(reply[1])}}`);
+    const outcome = releasedOrThrow(
+      await writes.session(writeOrigin(ctx, input), userId, { action: 'release', sessionId: input.sessionId }),
+      context,
+    );
+    markReplayed(ctx, outcome.replayed);
+    sendJson(ctx, `{"success":true,"data":{"released":${outcome.released}},"version":${outcome.version}}`);
   }));
 }

@@ -4,59 +4,34 @@
 // script, lua/write-player.lua, which checks the idempotency record, the session, the expected
 // version and the limits in the same atomic step; this module turns its replies into values.
 import type { Config } from '../../config.js';
-import { decodeEntry, encodeEntry, type StoredEntry } from '../../domain/entry.js';
+import { decodeEntry, type StoredEntry } from '../../domain/entry.js';
 import { AppError, ErrorCode } from '../../errors.js';
 import { BulkReadGate } from './bulk-reads.js';
 import { keys } from '../keys.js';
 import type { RedisClient } from '../redis/redis.js';
-import { unexpectedScriptReply } from '../redis/scripts.js';
+import {
+  decodeReadReply,
+  decodeSessionReply,
+  decodeWriteReply,
+  parseSessionField,
+  playerSessionArgs,
+  writeLimitsArg,
+  writePlayerArgs,
+  type LiveSession,
+  type PlayerLimits,
+  type PlayerWrite,
+  type Replayable,
+  type SessionReply,
+  type SessionRequest,
+  type WriteContext,
+  type WriteReply,
+} from './script-protocol.js';
 
 /** Meta fields of the player hash start with this byte; data keys never do. */
 const META = '\0';
 const VERSION = '\0v';
 const KEY_COUNT = '\0n';
 const SESSION = '\0s';
-
-export type Op =
-  | { readonly op: 'set'; readonly key: string; readonly valueJson: string }
-  | { readonly op: 'increment'; readonly key: string; readonly amount: number; readonly defaultValue: number }
-  | { readonly op: 'delete'; readonly key: string };
-
-export interface PlayerWrite {
-  /** Ignored when `deleteAll` is set. */
-  readonly ops: readonly Op[];
-  readonly deleteAll?: boolean;
-  readonly ifVersion?: number | undefined;
-  readonly sessionId?: string | undefined;
-  /** Release the session after the write (with `sessionId`). */
-  readonly release?: boolean | undefined;
-}
-
-export interface WriteContext {
-  readonly nowMs: number;
-  /** Kind of write and who made it, for the history. */
-  readonly kind: string;
-  readonly actor: string;
-  /** The request's idempotency key (its SHA-256) and fingerprint, when it has one. */
-  readonly idempotency?: { readonly keyHash: string; readonly fingerprint: string } | undefined;
-}
-
-/**
- * A script's reply as the script returned it: `[1, version, bytesDelta, playersDelta,
- * historyDelta, ...results]` when applied, `[negative code, version, ...details]` when refused.
- * A replayed reply is the first one, exactly; `replayed` says so.
- */
-export interface ScriptReply {
-  readonly reply: ReadonlyArray<string | number>;
-  readonly replayed: boolean;
-}
-
-export interface PlayerLimits {
-  readonly maxKeysPerPlayer: number;
-  readonly maxPlayerBytes: number;
-  readonly idempotencyTtlSeconds: number;
-  readonly history: { readonly maxVersions: number; readonly maxAgeMs: number; readonly maxBytes: number };
-}
 
 /** The limits the player scripts enforce, as config sets them. */
 export function playerLimitsOf(config: Pick<Config, 'limits' | 'history' | 'idempotencyTtlSeconds'>): PlayerLimits {
@@ -100,14 +75,6 @@ export function valueBytesOf(stored: Buffer): Buffer | undefined {
   return stored.subarray(comma + 1, stored.length - 1);
 }
 
-export interface SessionRequest {
-  readonly action: 'acquire' | 'renew' | 'release';
-  readonly sessionId: string;
-  readonly owner?: string;
-  readonly ttlMs?: number | undefined;
-  readonly steal?: boolean;
-}
-
 function corrupt(key: string): AppError {
   return new AppError(ErrorCode.INTERNAL, `Stored entry "${key}" is not in the stored form`);
 }
@@ -116,46 +83,6 @@ function decoded(key: string, stored: string): StoredEntry {
   const entry = decodeEntry(stored);
   if (!entry) throw corrupt(key);
   return entry;
-}
-
-/** A replayed reply was stored as JSON by the script; anything else is the reply itself. */
-function scriptReply(raw: Array<string | number>): ScriptReply {
-  if (raw[0] === 2) {
-    const first = JSON.parse(String(raw[1])) as unknown;
-    if (!Array.isArray(first)) throw unexpectedScriptReply(raw);
-    return { reply: first as Array<string | number>, replayed: true };
-  }
-  return { reply: raw, replayed: false };
-}
-
-/** The limits argument of lua/write-player.lua: the same for every write, so built once. */
-export function writeLimitsArg(limits: PlayerLimits): string {
-  const { maxVersions, maxAgeMs, maxBytes } = limits.history;
-  return `${limits.maxKeysPerPlayer} ${limits.maxPlayerBytes} ${limits.idempotencyTtlSeconds} ${maxVersions} ${maxAgeMs} ${maxBytes}`;
-}
-
-/** What a session id may hold (the schemas hold every id sent to it); the script parses on it. */
-const SESSION_ID = /^[A-Za-z0-9_-]*$/;
-
-/** ARGV of lua/write-player.lua for one write (its header describes each). */
-export function writePlayerArgs(limitsArg: string, write: PlayerWrite, context: WriteContext): string[] {
-  let guards = '';
-  if (write.ifVersion !== undefined || write.sessionId !== undefined || write.release) {
-    const sessionId = write.sessionId ?? '';
-    if (!SESSION_ID.test(sessionId)) throw new AppError(ErrorCode.INVALID_REQUEST, 'Invalid session id');
-    guards = `${write.ifVersion ?? ''}|${sessionId}|${write.release ? 'r' : ''}`;
-  }
-  const args: string[] = [String(context.nowMs), limitsArg, guards, context.idempotency?.fingerprint ?? '', `${context.kind} ${context.actor}`];
-  if (write.deleteAll) {
-    args.push('a', '', '');
-  } else {
-    for (const op of write.ops) {
-      if (op.op === 'set') args.push('s', op.key, encodeEntry(op.valueJson, context.nowMs));
-      else if (op.op === 'increment') args.push('i', op.key, `${op.amount} ${op.defaultValue}`);
-      else args.push('d', op.key, '');
-    }
-  }
-  return args;
 }
 
 /** Players up to this size are read whole in one script call; larger ones on the bulk connection. */
@@ -195,18 +122,17 @@ export class PlayerDataStore {
    */
   async readAll(workspaceId: string, userId: string, maxBytes = this.limits.maxPlayerBytes): Promise<ReadAllResult> {
     const hash = keys.player(workspaceId, userId);
-    const reply = await this.redis.readPlayer(hash, String(READ_INLINE_BYTES));
-    const version = Number(reply[1]);
-    if (reply[0] === 1) {
+    const reply = decodeReadReply(await this.redis.readPlayer(hash, String(READ_INLINE_BYTES)));
+    const { version } = reply;
+    if (reply.complete) {
       const entries: Array<[string, StoredEntry]> = [];
-      for (let i = 4; i < reply.length; i += 2) {
-        const key = String(reply[i]);
-        entries.push([key, decoded(key, String(reply[i + 1]))]);
+      for (let i = 0; i < reply.fields.length; i += 2) {
+        const key = reply.fields[i]!;
+        entries.push([key, decoded(key, reply.fields[i + 1]!)]);
       }
       return { complete: true, version, entries };
     }
-    const bytes = Number(reply[3]);
-    if (bytes > maxBytes) return { complete: false, version, keys: Number(reply[2]), bytes };
+    if (reply.bytes > maxBytes) return { complete: false, version, keys: reply.keys, bytes: reply.bytes };
     // HGETALL holds the meta too, so data and version are read in one step here as well.
     const all = await this.bulkReads.run(workspaceId, () => this.bulk.hgetall(hash));
     const entries: Array<[string, StoredEntry]> = [];
@@ -230,19 +156,18 @@ export class PlayerDataStore {
     admit?: (bytes: number) => void,
   ): Promise<ReadAllPartsResult> {
     const hash = keys.player(workspaceId, userId);
-    const reply = await this.redis.readPlayer(hash, String(READ_INLINE_BYTES));
-    const version = Number(reply[1]);
-    if (reply[0] === 1) {
+    const reply = decodeReadReply(await this.redis.readPlayer(hash, String(READ_INLINE_BYTES)));
+    const { version } = reply;
+    if (reply.complete) {
       const members: string[] = [];
-      for (let i = 4; i < reply.length; i += 2) {
-        const key = String(reply[i]);
-        members.push(`${JSON.stringify(key)}:${decoded(key, String(reply[i + 1])).valueJson}`);
+      for (let i = 0; i < reply.fields.length; i += 2) {
+        const key = reply.fields[i]!;
+        members.push(`${JSON.stringify(key)}:${decoded(key, reply.fields[i + 1]!).valueJson}`);
       }
       return { complete: true, version, members: members.length, body: members.join(',') };
     }
-    const bytes = Number(reply[3]);
-    if (bytes > maxBytes) return { complete: false, version, keys: Number(reply[2]), bytes };
-    admit?.(bytes);
+    if (reply.bytes > maxBytes) return { complete: false, version, keys: reply.keys, bytes: reply.bytes };
+    admit?.(reply.bytes);
     // HGETALL holds the meta too, so data and version are read in one step. Its fields come as
     // an object's keys (ioredis's, as readAll has them: the same order), its values as Buffers.
     const all = await this.bulkReads.run(workspaceId, () => this.bulk.hgetallBuffer(hash));
@@ -260,8 +185,8 @@ export class PlayerDataStore {
     return { complete: true, version: versionOf, members, body: chunks };
   }
 
-  /** Applies a write with lua/write-player.lua; the reply says what happened (see ScriptReply). */
-  async write(workspaceId: string, userId: string, write: PlayerWrite, context: WriteContext): Promise<ScriptReply> {
+  /** Applies a write with lua/write-player.lua; the reply says what happened. */
+  async write(workspaceId: string, userId: string, write: PlayerWrite, context: WriteContext): Promise<Replayable<WriteReply>> {
     const args = writePlayerArgs(this.limitsArg, write, context);
     const raw = await this.redis.writePlayer(
       keys.player(workspaceId, userId),
@@ -269,7 +194,7 @@ export class PlayerDataStore {
       this.idempotencyKey(workspaceId, userId, context.idempotency?.keyHash),
       ...args,
     );
-    return scriptReply(raw);
+    return decodeWriteReply(raw);
   }
 
   /** Acquires, renews or releases the player's session (lua/player-session.lua). */
@@ -278,26 +203,20 @@ export class PlayerDataStore {
     userId: string,
     request: SessionRequest,
     idempotency?: WriteContext['idempotency'],
-  ): Promise<ScriptReply> {
+  ): Promise<Replayable<SessionReply>> {
     const raw = await this.redis.playerSession(
       keys.player(workspaceId, userId),
       this.idempotencyKey(workspaceId, userId, idempotency?.keyHash),
-      request.action,
-      request.sessionId,
-      request.owner ?? '',
-      request.ttlMs === undefined ? '' : String(request.ttlMs),
-      request.steal ? '1' : '',
-      idempotency?.fingerprint ?? '',
-      String(this.limits.idempotencyTtlSeconds),
+      ...playerSessionArgs(request, idempotency, this.limits.idempotencyTtlSeconds),
     );
-    return scriptReply(raw);
+    return decodeSessionReply(raw, request.action);
   }
 
   /** The player's version and live session (expired sessions are not shown). */
   async sessionOf(
     workspaceId: string,
     userId: string,
-  ): Promise<{ version: number; session: { sessionId: string; owner: string; expiresAtMs: number } | undefined }> {
+  ): Promise<{ version: number; session: LiveSession | undefined }> {
     const hash = keys.player(workspaceId, userId);
     const [[, now], [, fields]] = (await this.redis.multi().time().hmget(hash, VERSION, SESSION).exec()) as [
       [unknown, [string, string]],
@@ -305,8 +224,8 @@ export class PlayerDataStore {
     ];
     const nowMs = Number(now[0]) * 1000 + Math.floor(Number(now[1]) / 1000);
     const [version, session] = fields;
-    const parsed = session ? /^([^|]*)\|(\d+)\|(\d+)\|(.*)$/s.exec(session) : null;
-    const live = parsed && Number(parsed[2]) > nowMs ? { sessionId: parsed[1]!, owner: parsed[4]!, expiresAtMs: Number(parsed[2]) } : undefined;
+    const parsed = session ? parseSessionField(session) : undefined;
+    const live = parsed && parsed.expiresAtMs > nowMs ? { sessionId: parsed.sessionId, owner: parsed.owner, expiresAtMs: parsed.expiresAtMs } : undefined;
     const versionOf = version !== null && version !== undefined ? Number(version) : (await this.redis.hlen(hash)) > 0 ? 1 : 0;
     return { version: versionOf, session: live };
   }

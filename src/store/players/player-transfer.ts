@@ -5,6 +5,9 @@
 import { keys } from '../keys.js';
 import type { RedisClient } from '../redis/redis.js';
 import { masters, SCAN_PAGE } from '../redis/scan.js';
+import { decodeImportReply, importPlayerArgs, type ImportMode, type ImportReply } from './script-protocol.js';
+
+export type { ImportMode } from './script-protocol.js';
 
 /** Bytes of players read in one pipeline: bounds the export's memory whatever the players' sizes. */
 export const EXPORT_CHUNK_BYTES = 8 * 1024 * 1024;
@@ -67,9 +70,7 @@ export async function* scanPlayerHashes(redis: RedisClient, workspaceId: string)
   }
 }
 
-export type ImportMode = 'skip' | 'overwrite';
-
-/** lua/import-player.lua's reply: `[status, version, dataBytesDelta, playersDelta, historyBytesDelta]` or a refusal. */
+/** Imports one player in its own slot (lua/import-player.lua); the reply says what happened. */
 export async function importPlayer(
   redis: RedisClient,
   workspaceId: string,
@@ -78,16 +79,13 @@ export async function importPlayer(
   fields: readonly string[],
   mode: ImportMode,
   limits: { readonly maxKeysPerPlayer: number; readonly maxPlayerBytes: number },
-): Promise<Array<string | number>> {
-  return redis.importPlayer(
+): Promise<ImportReply> {
+  const raw = await redis.importPlayer(
     keys.player(workspaceId, userId),
     keys.playerHistory(workspaceId, userId),
-    mode,
-    String(version),
-    String(limits.maxKeysPerPlayer),
-    String(limits.maxPlayerBytes),
-    ...fields,
+    ...importPlayerArgs(mode, version, limits, fields),
   );
+  return decodeImportReply(raw);
 }
 
 /**

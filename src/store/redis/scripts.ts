@@ -1,5 +1,6 @@
-// Loads every Lua script in lua/ with defineCommand, and turns their negative return codes
-// into AppErrors in one place. Command names match the file names in camelCase.
+// Loads every Lua script in lua/ with defineCommand, with the shared pieces of lua/includes/
+// put in place (`--- @include`), and names the player scripts' negative return codes once.
+// Command names match the file names in camelCase.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -17,8 +18,32 @@ export interface ScriptDefinition {
   readonly sha1: string;
 }
 
+/** `--- @include "<path under lua/>"` on a line of its own, as bullmq's scripts write it. */
+const INCLUDE = /^--- @include "([a-z0-9/-]+\.lua)"[ \t]*$/gm;
+/** An included file's own header (the leading `--[[ ... ]]`): documentation, not code. */
+const HEADER = /^--\[\[[\s\S]*?\]\]\n?/;
+
+/**
+ * A script's text with its includes put in place, each at most once per script (a second
+ * include of the same file is dropped, so two includes may share a third). Redis sees one
+ * script; the SHA1 is of that text.
+ */
+export function resolveIncludes(text: string, file: string, seen = new Set<string>()): string {
+  return text.replace(INCLUDE, (_line, path: string) => {
+    if (seen.has(path)) return `-- (${path} included above)`;
+    seen.add(path);
+    let included: string;
+    try {
+      included = readFileSync(new URL(path, `file://${LUA_DIR}`), 'utf8');
+    } catch (err) {
+      throw new Error(`${file} includes ${path}, which cannot be read: ${(err as Error).message}`, { cause: err });
+    }
+    return `-- ${path}\n${resolveIncludes(included.replace(HEADER, ''), path, seen).trimEnd()}`;
+  });
+}
+
 function load(name: string, file: string, numberOfKeys: number): ScriptDefinition {
-  const lua = readFileSync(new URL(file, `file://${LUA_DIR}`), 'utf8');
+  const lua = resolveIncludes(readFileSync(new URL(file, `file://${LUA_DIR}`), 'utf8'), file);
   const sha1 = createHash('sha1').update(lua).digest('hex');
   return Object.freeze({ name, file, numberOfKeys, lua, sha1 });
 }

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import { PlayerDataStore, type PlayerWrite } from '../../../src/store/players/player-data.js';
+import { PlayerDataStore } from '../../../src/store/players/player-data.js';
+import type { PlayerWrite } from '../../../src/store/players/script-protocol.js';
 import { parseHistoryEntry, rebuildAt } from '../../../src/store/players/player-history.js';
 import { keys } from '../../../src/store/keys.js';
 import { testRedisSource } from '../../support/hooks.js';

@@ -1,0 +1,292 @@
+// The one place that knows the player scripts' arguments and replies (lua/write-player.lua,
+// lua/player-session.lua, lua/import-player.lua, lua/read-player.lua): each reply is decoded
+// here, once, into a typed outcome that callers read by name. A replayed reply (an
+// Idempotency-Key's first answer, kept by the script as JSON) is decoded by the same code as a
+// live one, so a replay answers exactly what the first did.
+import { encodeEntry } from '../../domain/entry.js';
+import { AppError, ErrorCode } from '../../errors.js';
+import { ScriptCode, unexpectedScriptReply } from '../redis/scripts.js';
+
+export type RawReply = ReadonlyArray<string | number>;
+
+/** What an applied write or import changed in the stored bytes and players of its workspace. */
+export interface StorageDelta {
+  /** Bytes of data (key names + stored entries). */
+  readonly dataBytes: number;
+  /** 1 when the player now holds data and did not, -1 for the opposite, else 0. */
+  readonly players: number;
+  /** Bytes of history. */
+  readonly historyBytes: number;
+}
+
+export const NO_STORAGE_CHANGE: StorageDelta = Object.freeze({ dataBytes: 0, players: 0, historyBytes: 0 });
+
+/** The bytes a delta adds to (or removes from) the workspace's stored total. */
+export const storedBytesOf = (delta: StorageDelta): number => delta.dataBytes + delta.historyBytes;
+
+/** Why a player script refused, with what the refusal's answer names. Nothing was written. */
+export type Refusal =
+  | { readonly code: typeof ErrorCode.NOT_A_NUMBER | typeof ErrorCode.NUMBER_OUT_OF_RANGE; readonly version: number; readonly opIndex: number }
+  | { readonly code: typeof ErrorCode.TOO_MANY_KEYS; readonly version: number; readonly keys?: number }
+  | { readonly code: typeof ErrorCode.VERSION_CONFLICT | typeof ErrorCode.SESSION_LOST; readonly version: number }
+  | { readonly code: typeof ErrorCode.SESSION_LOCKED; readonly version: number; readonly owner: string; readonly expiresAtMs: number }
+  | { readonly code: typeof ErrorCode.PLAYER_TOO_LARGE; readonly version: number; readonly bytes: number }
+  | { readonly code: typeof ErrorCode.IDEMPOTENCY_KEY_REUSED };
+
+export type WriteReply =
+  | {
+      readonly applied: true;
+      readonly version: number;
+      readonly storage: StorageDelta;
+      /** Per op: a set's updated_at ms, an increment's new value, a delete's '0' or '1'; a delete of everything: the keys removed. */
+      readonly results: readonly string[];
+    }
+  | { readonly applied: false; readonly refusal: Refusal };
+
+export interface LiveSession {
+  readonly sessionId: string;
+  readonly owner: string;
+  readonly expiresAtMs: number;
+}
+
+/**
+ * The session lock as the player hash keeps it (field \0s): `<id>|<expires ms>|<lease ms>|<owner>`
+ * (lua/includes/session.lua parses it on the Lua side); undefined when it is not in that form.
+ */
+export function parseSessionField(text: string): (LiveSession & { readonly leaseMs: number }) | undefined {
+  const parsed = /^([^|]*)\|(\d+)\|(\d+)\|(.*)$/s.exec(text);
+  if (!parsed) return undefined;
+  return { sessionId: parsed[1]!, expiresAtMs: Number(parsed[2]), leaseMs: Number(parsed[3]), owner: parsed[4]! };
+}
+
+export type SessionReply =
+  /** acquire and renew: the session that now holds the player. */
+  | { readonly applied: true; readonly kind: 'held'; readonly version: number; readonly session: LiveSession }
+  /** release: whether this call released it (false: it was not held by that id). */
+  | { readonly applied: true; readonly kind: 'released'; readonly version: number; readonly released: boolean }
+  | { readonly applied: false; readonly refusal: Refusal };
+
+/** A script's decoded reply, and whether it replays an Idempotency-Key's first answer. */
+export interface Replayable<T> {
+  readonly reply: T;
+  readonly replayed: boolean;
+}
+
+/** The refusal of a negative code, from the fields every player script answers it with. */
+function refusalOf(raw: RawReply): Refusal {
+  const version = Number(raw[1]);
+  switch (Number(raw[0])) {
+    case ScriptCode.NOT_A_NUMBER:
+      return { code: ErrorCode.NOT_A_NUMBER, version, opIndex: Number(raw[2]) };
+    case ScriptCode.NUMBER_OUT_OF_RANGE:
+      return { code: ErrorCode.NUMBER_OUT_OF_RANGE, version, opIndex: Number(raw[2]) };
+    case ScriptCode.TOO_MANY_KEYS:
+      return { code: ErrorCode.TOO_MANY_KEYS, version, ...(raw[2] !== undefined && Number(raw[2]) >= 0 ? { keys: Number(raw[2]) } : {}) };
+    case ScriptCode.VERSION_CONFLICT:
+      return { code: ErrorCode.VERSION_CONFLICT, version };
+    case ScriptCode.SESSION_LOCKED:
+      return { code: ErrorCode.SESSION_LOCKED, version, owner: String(raw[2]), expiresAtMs: Number(raw[3]) };
+    case ScriptCode.SESSION_LOST:
+      return { code: ErrorCode.SESSION_LOST, version };
+    case ScriptCode.PLAYER_TOO_LARGE:
+      return { code: ErrorCode.PLAYER_TOO_LARGE, version, bytes: Number(raw[2]) };
+    case ScriptCode.IDEMPOTENCY_KEY_REUSED:
+      return { code: ErrorCode.IDEMPOTENCY_KEY_REUSED };
+    default:
+      throw unexpectedScriptReply(raw);
+  }
+}
+
+/** `[dataBytesDelta, playersDelta, historyBytesDelta]` at `at` of an applied reply. */
+function storageAt(raw: RawReply, at: number): StorageDelta {
+  return { dataBytes: Number(raw[at]), players: Number(raw[at + 1]), historyBytes: Number(raw[at + 2]) };
+}
+
+/**
+ * A reply of a script that keeps answers under an Idempotency-Key: `{ 2, '<first answer as
+ * JSON>' }` is a replay of that answer, decoded as the first one was.
+ */
+function unwrapReplay(raw: RawReply): Replayable<RawReply> {
+  if (raw[0] !== 2) return { reply: raw, replayed: false };
+  let first: unknown;
+  try {
+    first = JSON.parse(String(raw[1]));
+  } catch {
+    throw unexpectedScriptReply(raw);
+  }
+  if (!Array.isArray(first)) throw unexpectedScriptReply(raw);
+  return { reply: first as RawReply, replayed: true };
+}
+
+// ---------------------------------------------------------------------------------------------
+// lua/write-player.lua
+
+export type Op =
+  | { readonly op: 'set'; readonly key: string; readonly valueJson: string }
+  | { readonly op: 'increment'; readonly key: string; readonly amount: number; readonly defaultValue: number }
+  | { readonly op: 'delete'; readonly key: string };
+
+export interface PlayerWrite {
+  /** Ignored when `deleteAll` is set. */
+  readonly ops: readonly Op[];
+  readonly deleteAll?: boolean;
+  readonly ifVersion?: number | undefined;
+  readonly sessionId?: string | undefined;
+  /** Release the session after the write (with `sessionId`). */
+  readonly release?: boolean | undefined;
+}
+
+export interface WriteContext {
+  readonly nowMs: number;
+  /** Kind of write and who made it, for the history. */
+  readonly kind: string;
+  readonly actor: string;
+  /** The request's idempotency key (its SHA-256) and fingerprint, when it has one. */
+  readonly idempotency?: { readonly keyHash: string; readonly fingerprint: string } | undefined;
+}
+
+export interface PlayerLimits {
+  readonly maxKeysPerPlayer: number;
+  readonly maxPlayerBytes: number;
+  readonly idempotencyTtlSeconds: number;
+  readonly history: { readonly maxVersions: number; readonly maxAgeMs: number; readonly maxBytes: number };
+}
+
+/** The limits argument of lua/write-player.lua: the same for every write, so built once. */
+export function writeLimitsArg(limits: PlayerLimits): string {
+  const { maxVersions, maxAgeMs, maxBytes } = limits.history;
+  return `${limits.maxKeysPerPlayer} ${limits.maxPlayerBytes} ${limits.idempotencyTtlSeconds} ${maxVersions} ${maxAgeMs} ${maxBytes}`;
+}
+
+/** What a session id may hold (the schemas hold every id sent to it); the script parses on it. */
+const SESSION_ID = /^[A-Za-z0-9_-]*$/;
+
+/** ARGV of lua/write-player.lua for one write (its header describes each). */
+export function writePlayerArgs(limitsArg: string, write: PlayerWrite, context: WriteContext): string[] {
+  let guards = '';
+  if (write.ifVersion !== undefined || write.sessionId !== undefined || write.release) {
+    const sessionId = write.sessionId ?? '';
+    if (!SESSION_ID.test(sessionId)) throw new AppError(ErrorCode.INVALID_REQUEST, 'Invalid session id');
+    guards = `${write.ifVersion ?? ''}|${sessionId}|${write.release ? 'r' : ''}`;
+  }
+  const args: string[] = [String(context.nowMs), limitsArg, guards, context.idempotency?.fingerprint ?? '', `${context.kind} ${context.actor}`];
+  if (write.deleteAll) {
+    args.push('a', '', '');
+  } else {
+    for (const op of write.ops) {
+      if (op.op === 'set') args.push('s', op.key, encodeEntry(op.valueJson, context.nowMs));
+      else if (op.op === 'increment') args.push('i', op.key, `${op.amount} ${op.defaultValue}`);
+      else args.push('d', op.key, '');
+    }
+  }
+  return args;
+}
+
+/** lua/write-player.lua's reply: `{ 1, version, dataBytesDelta, playersDelta, historyBytesDelta, r1, ... }` or a refusal. */
+export function decodeWriteReply(raw: RawReply): Replayable<WriteReply> {
+  const { reply, replayed } = unwrapReplay(raw);
+  if (reply[0] === 1) {
+    return {
+      reply: { applied: true, version: Number(reply[1]), storage: storageAt(reply, 2), results: reply.slice(5).map(String) },
+      replayed,
+    };
+  }
+  return { reply: { applied: false, refusal: refusalOf(reply) }, replayed };
+}
+
+// ---------------------------------------------------------------------------------------------
+// lua/player-session.lua
+
+export interface SessionRequest {
+  readonly action: 'acquire' | 'renew' | 'release';
+  readonly sessionId: string;
+  readonly owner?: string;
+  readonly ttlMs?: number | undefined;
+  readonly steal?: boolean;
+}
+
+/** ARGV of lua/player-session.lua (its header describes each). */
+export function playerSessionArgs(request: SessionRequest, idempotency: WriteContext['idempotency'], idempotencyTtlSeconds: number): string[] {
+  return [
+    request.action,
+    request.sessionId,
+    request.owner ?? '',
+    request.ttlMs === undefined ? '' : String(request.ttlMs),
+    request.steal ? '1' : '',
+    idempotency?.fingerprint ?? '',
+    String(idempotencyTtlSeconds),
+  ];
+}
+
+/**
+ * lua/player-session.lua's reply: `{ 1, version, sessionId, owner, expiresAtMs }` for acquire
+ * and renew, `{ 1, version, released }` for release, or a refusal.
+ */
+export function decodeSessionReply(raw: RawReply, action: SessionRequest['action']): Replayable<SessionReply> {
+  const { reply, replayed } = unwrapReplay(raw);
+  if (reply[0] !== 1) return { reply: { applied: false, refusal: refusalOf(reply) }, replayed };
+  const version = Number(reply[1]);
+  if (action === 'release') return { reply: { applied: true, kind: 'released', version, released: Number(reply[2]) === 1 }, replayed };
+  return {
+    reply: {
+      applied: true,
+      kind: 'held',
+      version,
+      session: { sessionId: String(reply[2]), owner: String(reply[3]), expiresAtMs: Number(reply[4]) },
+    },
+    replayed,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// lua/import-player.lua
+
+export type ImportMode = 'skip' | 'overwrite';
+
+export type ImportReply =
+  | {
+      readonly applied: true;
+      /** imported: a new player; replaced: overwrote one; skipped: exists (mode skip); unchanged: already this data. */
+      readonly status: 'imported' | 'replaced' | 'skipped' | 'unchanged';
+      readonly version: number;
+      readonly storage: StorageDelta;
+    }
+  | { readonly applied: false; readonly refusal: Refusal };
+
+const IMPORT_STATUS = { 1: 'imported', 2: 'replaced', 0: 'skipped', 3: 'unchanged' } as const;
+
+/** ARGV of lua/import-player.lua (its header describes each). */
+export function importPlayerArgs(
+  mode: ImportMode,
+  version: number,
+  limits: { readonly maxKeysPerPlayer: number; readonly maxPlayerBytes: number },
+  fields: readonly string[],
+): string[] {
+  return [mode, String(version), String(limits.maxKeysPerPlayer), String(limits.maxPlayerBytes), ...fields];
+}
+
+/** lua/import-player.lua's reply: `{ status, version, dataBytesDelta, playersDelta, historyBytesDelta }` or a refusal. */
+export function decodeImportReply(raw: RawReply): ImportReply {
+  const status = IMPORT_STATUS[Number(raw[0]) as keyof typeof IMPORT_STATUS];
+  if (status !== undefined) return { applied: true, status, version: Number(raw[1]), storage: storageAt(raw, 2) };
+  return { applied: false, refusal: refusalOf(raw) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// lua/read-player.lua
+
+export type ReadReply =
+  | {
+      readonly complete: true;
+      readonly version: number;
+      /** Data keys and their stored entries, alternating. */
+      readonly fields: readonly string[];
+    }
+  | { readonly complete: false; readonly version: number; readonly keys: number; readonly bytes: number };
+
+/** lua/read-player.lua's reply: `{ 1, version, keys, bytes, key1, entry1, ... }` or `{ 0, version, keys, bytes }`. */
+export function decodeReadReply(raw: RawReply): ReadReply {
+  const version = Number(raw[1]);
+  if (raw[0] === 1) return { complete: true, version, fields: raw.slice(4).map(String) };
+  return { complete: false, version, keys: Number(raw[2]), bytes: Number(raw[3]) };
+}
