@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     maxKeysPerPlayer: 1000,
     maxPlayerBytes: 4 * 1024 * 1024,
     idempotencyTtlSeconds: 86_400,
-    history: { maxVersions: 50, maxAgeMs: 7 * 86_400_000, maxBytes: 1024 * 1024 },
+    history: { intervalMs: 300_000, maxVersions: 1000, fineMs: 86_400_000, maxAgeMs: 30 * 86_400_000, maxBytes: 1024 * 1024 },
   });
   const context = { nowMs: Date.now(), kind: 'set', actor: 'key:key_0123456789abcdef' };
   const set = (key: string, n: number): Op => ({ op: 'set', key, valueJson: JSON.stringify(value(key, n)) });

@@ -14,12 +14,13 @@
     the version becomes max(imported, current + 1), so a stale ifVersion never matches.
   - A player held by a live session is refused in any mode when something would be written
     (the server would save what it holds over the import).
-  Whenever data is written, the player's history list is dropped: its entries undo writes of
-  data that is no longer there, so they could not rebuild a true past version.
+  Whenever data is written, the player's restore points are dropped: they undo writes of data
+  that is no longer there, so they could not rebuild a true past version.
 
   Input:
     KEYS[1] the player hash
-    KEYS[2] the player's history list (same slot)
+    KEYS[2] the player's fine restore points (list, same slot)
+    KEYS[3] the player's coarse restore points (list, same slot)
     ARGV[1] mode: 'skip' or 'overwrite'
     ARGV[2] the imported version (a non-negative integer)
     ARGV[3] most data keys a player may have
@@ -36,7 +37,7 @@
     { -7, version, bytes }             PLAYER_TOO_LARGE: the import's size in bytes
     { -5, version, owner, expiresAtMs } SESSION_LOCKED: a live session holds the player
 ]]
-local P, H = KEYS[1], KEYS[2]
+local P, H, HC = KEYS[1], KEYS[2], KEYS[3]
 local mode = ARGV[1]
 local imported = tonumber(ARGV[2])
 --- @include "includes/player-meta.lua"
@@ -90,7 +91,7 @@ if version > 0 and newVersion <= version then newVersion = version + 1 end
 
 -- Every data field goes (HGETALL only when there is data to find), then the new ones and the
 -- meta in one HSET; an expired session and the history meta go too.
-local toDelete = { '\0h', '\0t', '\0s' }
+local toDelete = { '\0h', '\0t', '\0s', '\0r', '\0x' }
 if nKeys > 0 then
   local all = redis.call('HKEYS', P)
   for _, field in ipairs(all) do
@@ -98,7 +99,7 @@ if nKeys > 0 then
   end
 end
 redis.call('HDEL', P, unpack(toDelete))
-redis.call('UNLINK', H)
+redis.call('UNLINK', H, HC)
 
 local toSet = { '\0v', newVersion, '\0n', newKeys, '\0b', newBytes }
 for i = 5, #ARGV do toSet[#toSet + 1] = ARGV[i] end

@@ -2,47 +2,54 @@
   Apply a player's write (one op, a batch of ops, or a delete of everything) atomically, with
   every safeguard a save needs checked in the same step: the answer kept for an idempotency key,
   the session lock (fencing), the expected version, the key count and size limits. Either every
-  op is applied or nothing is written (all checks run before the first write).
+  op is applied or nothing is written (all checks run before the first write). The same step
+  keeps the player's restore points (includes/restore-points.lua).
 
   The player hash holds the data keys (field = key, value = `[updated_at_ms,<JSON>]`) and, under
   field names that start with a NUL byte (data keys cannot hold control characters), its meta:
     \0v version    \0n data keys    \0b bytes of data (key names + stored entries)
     \0h bytes of history            \0s session: `<id>|<expires ms>|<ttl ms>|<owner>`
-    \0t time of the oldest history entry kept (ms)
+    \0r the open restore point      \0x the history's index (includes/restore-points.lua)
   A hash without \0v was written before versions existed: version 1 (0 when empty), and its
-  counts are computed here once.
+  counts are computed here once (includes/player-meta.lua).
 
   Input:
     KEYS[1] the player hash
-    KEYS[2] the player's history list (newest first; each entry: a JSON header line, then the
-            replaced stored entries one after another, their lengths in the header)
-    KEYS[3] the player's idempotency record for this request (read and written only when
+    KEYS[2] the player's fine restore points (list, newest first)
+    KEYS[3] the player's coarse restore points (list, newest first)
+    KEYS[4] the player's idempotency record for this request (read and written only when
             ARGV[4] is not empty)
-    ARGV[1] now, ms since the epoch (updated_at of the entries written, history time)
+    KEYS[5] the player's waiting messages (not used yet by this script)
+    ARGV[1] now, ms since the epoch (updated_at of the entries written, the history's clock)
     ARGV[2] the limits, the same for every write of an instance (one argument, so a write
             carries few): `<most data keys> <most data bytes> <seconds an idempotency record
-            is kept> <most history entries (0: no history)> <oldest history entry kept, ms
-            of age> <most history bytes (the newest entry is kept whatever its size)>`
+            is kept> <restore point interval, ms (0: no history)> <most restore points>
+            <ms every point is kept (older: one an hour)> <oldest point kept, ms of age>
+            <most history bytes (the newest point is kept whatever its size)>`
     ARGV[3] the guards: '' for none, else `<expected version or ''>|<session id or ''>|<'r' to
             release the session after the write, or ''>`
     ARGV[4] fingerprint of the request for its idempotency key, or '' without a key
     ARGV[5] the kind of write and who writes, for the history: `<kind> <who>` (kind: 'set',
             'increment', 'delete', 'batch', ...; who: `key:<id>` or `admin:<actor>`)
-    ARGV[6..] ops, three values each: kind, key, argument
+    ARGV[6] reserved for the player's messages: ''
+    ARGV[7..] ops, three values each: kind, key, argument
                's' key stored-entry        set
                'i' key '<amount> <default>' increment (decimal strings from JavaScript)
                'd' key ''                  delete
                'a' '' ''                   delete every data key (the only op when present)
 
   Output:
-    { 1, version, dataBytesDelta, playersDelta, historyBytesDelta, r1, r2, ... }  applied;
-        r = ARGV[1] for a set (its updated_at), the new value for an increment, '0' or '1' for a
-        delete, and for a
-        delete of everything a single r: the number of keys removed
+    { 3, version, dataBytesDelta, playersDelta, historyBytesDelta, inboxBytesDelta, workBytes,
+      messages, r1, r2, ... }  applied; workBytes: the bytes this step read or copied inside
+        Redis (the entries it replaced, the history it wrote or thinned), for the caller's byte
+        budget; messages: '' (reserved); r = ARGV[1] for a set (its updated_at), the new value
+        for an increment, '0' or '1' for a delete, and for a delete of everything a single r:
+        the number of keys removed. (Status 1, without the inbox, work and messages fields, is
+        the layout of answers kept by the release before; script-protocol.ts reads both.)
     { 2, '<the first answer, as JSON>' }  replay of the idempotency key's first answer
     { -1, version, opIndex }   NOT_A_NUMBER: the stored value is not a number
     { -2, version, opIndex }   NUMBER_OUT_OF_RANGE: the result is not a finite number
-    { -3, version, opIndex }   TOO_MANY_KEYS
+    { -3, version, -1 }        TOO_MANY_KEYS
     { -4, version }            VERSION_CONFLICT
     { -5, version, owner, expiresAtMs }  SESSION_LOCKED: a live session holds the player
     { -6, version }            SESSION_LOST: the session sent no longer holds the player
@@ -50,24 +57,26 @@
     { -8 }                     IDEMPOTENCY_KEY_REUSED (not recorded)
   Every answer but -8 is recorded under the idempotency key when there is one.
 ]]
-local P, H, I = KEYS[1], KEYS[2], KEYS[3]
+local P, H, HC, I = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local now = ARGV[1]
-local maxKeys, maxBytes, idemTtl, histVersions, histAgeMs, histBytes =
-  string.match(ARGV[2], '^(%d+) (%d+) (%d+) (%d+) (%d+) (%d+)$')
+local maxKeys, maxBytes, idemTtl, histInterval, histMaxPoints, histFineMs, histMaxAgeMs, histMaxBytes =
+  string.match(ARGV[2], '^(%d+) (%d+) (%d+) (%d+) (%d+) (%d+) (%d+) (%d+)$')
 local ifVersion, sessionId, release = '', '', ''
 if ARGV[3] ~= '' then ifVersion, sessionId, release = string.match(ARGV[3], '^(%d*)|([%w_%-]*)|(r?)$') end
 local idemFp = ARGV[4]
-local deleteAll = ARGV[6] == 'a'
+local deleteAll = ARGV[7] == 'a'
 
 --- @include "includes/idempotency.lua"
 --- @include "includes/player-meta.lua"
 --- @include "includes/session.lua"
+--- @include "includes/restore-points.lua"
 
 -- The player's meta and the ops' current entries in one read, and the counts of a player
 -- written before versions existed.
-local fields = { '\0v', '\0n', '\0b', '\0h', '\0s', '\0t' }
+local fields = { '\0v', '\0n', '\0b', '\0h', '\0s', '\0r' }
+local FIRST_OP = 7
 if not deleteAll then
-  for i = 7, #ARGV, 3 do fields[#fields + 1] = ARGV[i] end
+  for i = FIRST_OP + 1, #ARGV, 3 do fields[#fields + 1] = ARGV[i] end
 end
 local meta = redis.call('HMGET', P, unpack(fields))
 local version, nKeys, nBytes, hBytes
@@ -100,7 +109,7 @@ if ifVersion ~= '' and tonumber(ifVersion) ~= version then return answer({ -4, v
 
 -- First pass: what each op would write, and every refusal, before anything is written.
 local changedKeys, previous, newEntries, results = {}, {}, {}, {}
-local addedKeys, removedKeys, byteDelta = 0, 0, 0
+local addedKeys, removedKeys, byteDelta, work = 0, 0, 0, 0
 
 local function formatNumber(value)
   -- Lua would print 0.1 + 0.2 as 0.3; JSON needs the digits that read back as the same double.
@@ -124,14 +133,16 @@ if deleteAll then
       removedKeys = removedKeys + 1
       byteDelta = byteDelta - #field - #all[i + 1]
     end
+    work = work + #field + #all[i + 1]
   end
   results[1] = tostring(removedKeys)
 else
   local index = 0
-  for i = 6, #ARGV, 3 do
+  for i = FIRST_OP, #ARGV, 3 do
     local kind, field, arg = ARGV[i], ARGV[i + 1], ARGV[i + 2]
     local old = meta[7 + index]
     local entry = false
+    if old then work = work + #old end
     if kind == 's' then
       entry = arg
       results[#results + 1] = now
@@ -178,48 +189,49 @@ end
 -- Second pass: write. Nothing below can fail.
 local newVersion = version
 local historyDelta = 0
--- \0t is the time of the oldest entry kept, or a lower bound of it: after dropping the oldest
--- entry, the dropped one's time stands for the new oldest's (which is no older), and the list
--- is read only when that bound says an entry may be too old.
-local oldest = tonumber(meta[6])
-local function timeOf(entry)
-  return tonumber(string.match(string.sub(entry, 1, (string.find(entry, '\n', 1, true) or (#entry + 1)) - 1), '"t":(%d+)') or now)
-end
+local toSet = {}
+local dropOldMeta = false
+local interval = tonumber(histInterval)
 if #changedKeys > 0 then
   newVersion = version + 1
-  -- A player's first write replaced nothing: its version 0 is "no data", kept without an entry.
-  local maxVersions = tonumber(histVersions)
-  if maxVersions > 0 and version > 0 then
-    local lens, parts = {}, {}
+  if interval > 0 and tonumber(histMaxPoints) > 0 then
+    -- The first write of the interval opens a point at the version before it; later writes
+    -- record only the keys the point has no record of yet.
+    local nowMs = tonumber(now)
+    local openId, openVersion, recorded = parseOpenPoint(meta[6])
+    local pointId = nowMs - nowMs % interval
+    local point = { id = pointId, version = version, new = true }
+    -- An instance whose clock is behind never opens a point older than the open one.
+    if openId and pointId <= openId then
+      point = { id = openId, version = openVersion, new = false }
+    else
+      recorded = '\1'
+    end
+    local records = {}
     for k = 1, #changedKeys do
-      lens[k] = previous[k] and #previous[k] or -1
-      parts[k] = previous[k] or ''
-    end
-    local kind, who = string.match(ARGV[5], '^(%S+) (.*)$')
-    local header = cjson.encode({ v = newVersion, t = tonumber(now), k = kind, by = who, keys = changedKeys, lens = lens })
-    local entry = header .. '\n' .. table.concat(parts)
-    local count = redis.call('LPUSH', H, entry)
-    historyDelta = #entry
-    if count == 1 then
-      oldest = tonumber(now)
-    elseif not oldest then
-      oldest = timeOf(redis.call('LINDEX', H, -1))
-    end
-    local oldestAllowed = tonumber(now) - tonumber(histAgeMs)
-    local budget = tonumber(histBytes)
-    -- Oldest first, while over a limit; the newest entry always stays.
-    while count > 1 do
-      if oldest < oldestAllowed then
-        -- The bound says too old: read the real time of the oldest before dropping it.
-        oldest = timeOf(redis.call('LINDEX', H, -1))
+      local key = changedKeys[k]
+      if point.new or not isRecorded(recorded, key) then
+        records[#records + 1] = { key, previous[k] }
+        recorded = recorded .. key .. '\1'
       end
-      if not (count > maxVersions or hBytes + historyDelta > budget or oldest < oldestAllowed) then break end
-      local dropped = redis.call('RPOP', H)
-      historyDelta = historyDelta - #dropped
-      count = count - 1
-      oldest = timeOf(dropped)
     end
-    if count == 1 then oldest = tonumber(now) end
+    if #records > 0 then
+      local xText = redis.call('HGET', P, '\0x')
+      -- No index yet: the history is empty, or written before restore points (whose \0t the
+      -- index replaces).
+      if not xText then dropOldMeta = true end
+      local index, read = loadIndex(P, H, xText)
+      local kind, who = string.match(ARGV[5], '^(%S+) (.*)$')
+      local delta, copied = pushRecords(H, HC, index, point, records, { t = nowMs, k = kind, by = who }, {
+        now = nowMs, fineMs = tonumber(histFineMs), maxPoints = tonumber(histMaxPoints),
+        maxBytes = tonumber(histMaxBytes), maxAgeMs = tonumber(histMaxAgeMs),
+      }, hBytes)
+      historyDelta, work = delta, work + read + copied
+      toSet[#toSet + 1] = '\0x'
+      toSet[#toSet + 1] = cjson.encode(index)
+      toSet[#toSet + 1] = '\0r'
+      toSet[#toSet + 1] = point.id .. '|' .. point.version .. recorded
+    end
   end
 end
 
@@ -227,12 +239,11 @@ local newKeys = nKeys + addedKeys - removedKeys
 -- A write that changed nothing and holds no session leaves the hash as it was (a delete of
 -- what a player never had creates nothing). Data and meta go in one HSET.
 if #changedKeys > 0 or renewTo then
-  local toSet = { '\0v', newVersion, '\0n', newKeys, '\0b', nBytes + byteDelta, '\0h', hBytes + historyDelta }
-  if oldest then
-    toSet[#toSet + 1] = '\0t'
-    toSet[#toSet + 1] = oldest
-  end
+  local base = { '\0v', newVersion, '\0n', newKeys, '\0b', nBytes + byteDelta, '\0h', hBytes + historyDelta }
+  for i = 1, #toSet do base[#base + 1] = toSet[i] end
+  toSet = base
   local toDelete = {}
+  if dropOldMeta then toDelete[1] = '\0t' end
   for k = 1, #changedKeys do
     if newEntries[k] then
       toSet[#toSet + 1] = changedKeys[k]
@@ -255,6 +266,6 @@ local playersDelta = 0
 if meta[1] or nKeys == 0 then
   if nKeys == 0 and newKeys > 0 then playersDelta = 1 elseif nKeys > 0 and newKeys == 0 then playersDelta = -1 end
 end
-local reply = { 1, newVersion, byteDelta, playersDelta, historyDelta }
+local reply = { 3, newVersion, byteDelta, playersDelta, historyDelta, 0, work, '' }
 for k = 1, #results do reply[#reply + 1] = results[k] end
 return answer(reply)

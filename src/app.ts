@@ -47,6 +47,8 @@ export interface AppDeps {
   readonly gate?: Gate;
   /** Records each key's last use in memory, for batched writes; optional in tests. */
   readonly lastUsed?: LastUsedRecorder;
+  /** Each request's one clock reading (`startedAt`: updated_at, restore points); tests move it. */
+  readonly clock?: () => number;
 }
 
 export function buildApp(deps: AppDeps): Koa<AppState> {
@@ -55,7 +57,7 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   // Errors are answered by errorHandler; what reaches koa's own handler is a socket problem.
   app.on('error', (err: unknown) => logger.debug({ err }, 'connection error'));
 
-  app.use(requestLog(logger));
+  app.use(requestLog(logger, deps.clock));
   app.use(observeRequests(deps.metrics ?? processMetrics));
   app.use(errorHandler(logger, config.limits.maxBodyBytes));
   if (deps.gate) app.use(gateRequests(deps.gate));

@@ -29,12 +29,16 @@ export interface Config {
     /** Bytes a second of large answers and bodies per workspace on one instance (http/byte-budget.ts); 0 is off. */
     readonly workspaceBytesPerSecond: number;
   };
-  /** What each write keeps of what it replaced (lua/write-player.lua), per player. */
+  /** Each player's restore points (lua/includes/restore-points.lua, docs/history.md). */
   readonly history: {
-    /** Most versions kept; 0 keeps no history. */
+    /** A restore point per interval in which the player was written; 0 keeps no history. */
+    readonly intervalMs: number;
+    /** Most restore points kept; 0 keeps no history. */
     readonly maxVersions: number;
+    /** Every point younger than this is kept; older ones are thinned to the first of each UTC hour. */
+    readonly fineMs: number;
     readonly maxAgeMs: number;
-    /** Most bytes kept; the newest entry is kept whatever its size. */
+    /** Most bytes kept; the newest point is kept whatever its size. */
     readonly maxBytes: number;
   };
   readonly sessions: {
@@ -304,9 +308,11 @@ export function loadConfig(env: Env = process.env): Config {
       workspaceBytesPerSecond: int(env, 'WORKSPACE_BYTES_PER_SECOND', 8 * 1024 * 1024, 0, 1024 * 1024 * 1024),
     },
     history: {
-      maxVersions: int(env, 'HISTORY_MAX_VERSIONS', 50, 0, 10_000),
-      maxAgeMs: int(env, 'HISTORY_MAX_AGE_HOURS', 7 * 24, 1, 24 * 366) * 3_600_000,
-      maxBytes: int(env, 'HISTORY_MAX_BYTES', 1024 * 1024, 0, 512 * 1024 * 1024),
+      intervalMs: int(env, 'HISTORY_INTERVAL_SECONDS', 300, 0, 86_400) * 1000,
+      maxVersions: int(env, 'HISTORY_MAX_VERSIONS', 1000, 0, 100_000),
+      fineMs: int(env, 'HISTORY_FINE_HOURS', 24, 0, 24 * 366) * 3_600_000,
+      maxAgeMs: int(env, 'HISTORY_MAX_AGE_HOURS', 30 * 24, 1, 24 * 366) * 3_600_000,
+      maxBytes: int(env, 'HISTORY_MAX_BYTES', 256 * 1024, 0, 512 * 1024 * 1024),
     },
     sessions: {
       defaultTtlSeconds: int(env, 'SESSION_DEFAULT_TTL_SECONDS', 300, 30, 3600),

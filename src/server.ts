@@ -88,7 +88,12 @@ function warnOfOpenProxyTrust(config: Config, logger: Logger): void {
   );
 }
 
-export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+export interface ServiceOptions {
+  /** The clock requests and admin operations read (Date.now); tests move it to cross intervals and periods. */
+  readonly clock?: () => number;
+}
+
+export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   warnOfOpenProxyTrust(config, logger);
   const settings = redisSettings(config);
   const redis = createRedis(settings);
@@ -157,6 +162,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     workspaces,
     gate,
     lastUsed,
+    clock: options.clock,
   });
 
   let shuttingDown = false;
@@ -173,7 +179,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
       return problems;
     },
   };
-  const ops = AdminOperations.forInstallation(redis, config, 'admin-api');
+  const ops = AdminOperations.forInstallation(redis, config, 'admin-api', options.clock);
   const opsApp = buildOpsApp({ config, logger, readiness, ops });
 
   // A request that trickles in is cut off rather than holding a socket for ever. Node checks

@@ -33,7 +33,7 @@ export function writeCommand(
   const defaults = playerLimitsOf(loadConfig({}));
   const limits = options.history === false ? { ...defaults, history: { ...defaults.history, maxVersions: 0 } } : defaults;
   const args = writePlayerArgs(writeLimitsArg(limits), write, { nowMs: Date.now(), kind, actor: 'key:bench' });
-  return ['EVALSHA', options.sha ?? sha('writePlayer'), '3', player, `${player}:h`, `${player}:i:-`, ...args];
+  return ['EVALSHA', options.sha ?? sha('writePlayer'), '5', player, `${player}:h`, `${player}:hc`, `${player}:i:-`, `${player}:m`, ...args];
 }
 
 /** The two writes the HTTP bench sends (set of a 1 KB value, increment of one hot key), on players named by `tag`. */

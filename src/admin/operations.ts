@@ -80,8 +80,8 @@ export class AdminOperations implements AdminContext {
    * how the admin API (server.ts), the CLI (cli/session.ts) and the quick start build them.
    * `actor` names who acts in the audit trail.
    */
-  static forInstallation(redis: RedisClient, config: Config, actor: string): AdminOperations {
-    return new AdminOperations(redis, { actor, config });
+  static forInstallation(redis: RedisClient, config: Config, actor: string, clock?: () => number): AdminOperations {
+    return new AdminOperations(redis, { actor, config, ...(clock ? { clock } : {}) });
   }
 
   constructor(

@@ -5,7 +5,7 @@
 import { decodeEntry, isoTime } from '../domain/entry.js';
 import { AppError, ErrorCode } from '../errors.js';
 import type { Op } from '../store/players/script-protocol.js';
-import { parseHistoryEntry, rebuildAt, type HistoryEntry } from '../store/players/player-history.js';
+import { parseHistoryElement, rebuildAt, restorePoints, type HistoryElement } from '../store/players/player-history.js';
 import type { AdminContext } from './context.js';
 import { parsePositiveInt, parseUserId, parseVersion } from './inputs.js';
 import { adminWrite } from './player-support.js';
@@ -63,7 +63,7 @@ const target = (workspaceId: string, userId: string) => `player:${workspaceId}/$
 interface Loaded {
   readonly version: number;
   readonly data: Map<string, Buffer>;
-  readonly entries: HistoryEntry[];
+  readonly elements: HistoryElement[];
 }
 
 async function load(ctx: AdminContext, workspaceId: string, userId: string): Promise<Loaded> {
@@ -71,21 +71,20 @@ async function load(ctx: AdminContext, workspaceId: string, userId: string): Pro
   if (snap.version === 0) {
     throw new AppError(ErrorCode.PLAYER_NOT_FOUND, 'Player not found: it was never written', { extras: { version: 0 } });
   }
-  return { version: snap.version, data: snap.data, entries: snap.history.map(parseHistoryEntry) };
+  return { version: snap.version, data: snap.data, elements: snap.history.map(parseHistoryElement) };
 }
 
-/** Every version that can be rebuilt, newest first: the unbroken chain of entries from the current version down. */
+/**
+ * Every version that can be rebuilt, newest first: the current one, then each restore point.
+ * Version 0 (no data) too when the points reach back to the player's first write.
+ */
 function chain(loaded: Loaded): HistoryVersion[] {
-  const out: HistoryVersion[] = [];
-  let want = loaded.version;
-  for (const e of loaded.entries) {
-    if (e.version !== want) break;
-    out.push({ version: want, time: isoTime(e.timeMs), kind: e.kind, by: e.by, keys: e.keys });
-    want -= 1;
+  const out: HistoryVersion[] = [{ version: loaded.version, time: null, kind: null, by: null, keys: null }];
+  for (const point of restorePoints(loaded.elements)) {
+    out.push({ version: point.version, time: isoTime(point.timeMs), kind: point.kind, by: point.by, keys: point.keys });
   }
-  out.push({ version: want, time: null, kind: null, by: null, keys: null });
-  // The first write keeps no entry: with everything after it retained, "before it" is empty.
-  if (want === 1) out.push({ version: 0, time: null, kind: null, by: null, keys: null });
+  const oldest = out[out.length - 1]!.version;
+  if (oldest === 1) out.push({ version: 0, time: null, kind: null, by: null, keys: null });
   return out;
 }
 
@@ -93,12 +92,12 @@ function notRetained(version: number, loaded: Loaded): AppError {
   const message =
     version > loaded.version
       ? `Player is at version ${loaded.version}; version ${version} does not exist`
-      : `Version ${version} is no longer retained (the history keeps the last HISTORY_MAX_VERSIONS versions, HISTORY_MAX_AGE_HOURS, HISTORY_MAX_BYTES): see the player's history for the versions kept`;
+      : `Version ${version} is not retained: the history keeps a restore point per interval the player was written in (HISTORY_INTERVAL_SECONDS), thinned to one an hour after HISTORY_FINE_HOURS, for HISTORY_MAX_AGE_HOURS within HISTORY_MAX_BYTES; see the player's history for the versions kept`;
   return new AppError(ErrorCode.VERSION_NOT_RETAINED, message, { extras: { version: loaded.version } });
 }
 
 function rebuilt(loaded: Loaded, version: number): Map<string, Buffer> {
-  const data = rebuildAt(loaded.data, loaded.version, loaded.entries, version);
+  const data = rebuildAt(loaded.data, loaded.version, loaded.elements, version);
   if (!data) throw notRetained(version, loaded);
   return data;
 }

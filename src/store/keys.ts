@@ -17,8 +17,15 @@ export const keys = {
    * (lua/write-player.lua describes them).
    */
   player: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}`,
-  /** List of what the player's writes replaced, newest first (lua/write-player.lua). Same slot. */
+  /**
+   * List of the player's fine restore points, newest first (lua/includes/restore-points.lua);
+   * also what writes before restore points replaced. Same slot.
+   */
   playerHistory: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}:h`,
+  /** List of the player's coarse restore points (one an hour), newest first. Same slot. */
+  playerHistoryCoarse: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}:hc`,
+  /** Hash of the player's waiting messages (issue 29). Same slot, so a save can acknowledge them in its own step. */
+  playerInbox: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}:m`,
   /**
    * String: the first answer of a write to this player under one idempotency key, by the
    * SHA-256 of the key (the raw key may hold any printable character). Same slot as the player,

@@ -1,13 +1,17 @@
-// A player's history and restore, on a real Redis: the versions listed after every kind of write,
-// each one rebuilt exactly as GET answered it then, paging, restore as a new version (to any
-// retained version, 0 included), the rule for a player held by a game server's session, and the
-// 404s for what is not retained.
+// A player's history and restore, on a real Redis: the restore points listed after every kind of
+// write (the service's clock moved one interval before each, so each write opens a point), each
+// one rebuilt exactly as GET answered it then, paging, restore as a new version (to any retained
+// version, 0 included), the rule for a player held by a game server's session, and the 404s for
+// what is not retained.
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
 import { AppError } from '../../src/errors.js';
 import { ADMIN_TOKEN, adminCall, testOps } from '../support/admin.js';
-import { client, newWorkspace, testConfig, testRedis, useService } from '../support/service.js';
+import { client, newWorkspace, testClock, testConfig, testRedis, useService } from '../support/service.js';
+
+/** HISTORY_INTERVAL_SECONDS's default: a write after the clock moved this far opens a restore point. */
+const INTERVAL_MS = 300_000;
 
 async function failure(promise: Promise<unknown>): Promise<AppError> {
   const err = await promise.then(
@@ -23,13 +27,26 @@ const values = (data: Record<string, { value: unknown }>) => Object.fromEntries(
 
 describe('player history and restore (admin API)', function () {
   this.timeout(30_000);
-  const h = useService({ ADMIN_TOKEN, HISTORY_MAX_VERSIONS: '50', HISTORY_MAX_AGE_HOURS: '168', HISTORY_MAX_BYTES: '1048576' });
+  const clock = testClock();
+  const h = useService({ ADMIN_TOKEN, HISTORY_MAX_VERSIONS: '50', HISTORY_MAX_AGE_HOURS: '168', HISTORY_MAX_BYTES: '1048576' }, { clock: clock.now });
   let ws: CreatedWorkspace;
   let api: ReturnType<typeof client>;
   before(async () => {
     ws = await newWorkspace(h.redis);
-    api = client(h.service, ws.apiKey);
+    const plain = client(h.service, ws.apiKey);
+    // Every write in an interval of its own: each opens a restore point.
+    api = {
+      get: plain.get,
+      post: (path, body, o) => {
+        clock.advance(INTERVAL_MS);
+        return plain.post(path, body, o);
+      },
+    };
   });
+  const restore = (user: number, body: unknown) => {
+    clock.advance(INTERVAL_MS);
+    return adminCall(h.service, 'POST', `${base(user)}/restore`, { body });
+  };
   const base = (user: string | number) => `/workspaces/${ws.workspaceId}/players/${user}`;
 
   /** What GET /data answered after each write, by version (values only; {} for no data). */
@@ -64,12 +81,15 @@ describe('player history and restore (admin API)', function () {
     expect(page.version).to.equal(8);
     expect(page.nextBefore).to.equal(null);
     expect(page.versions.map((v: { version: number }) => v.version)).to.deep.equal([8, 7, 6, 5, 4, 3, 2, 1, 0]);
-    expect(page.versions.map((v: { kind: string }) => v.kind)).to.deep.equal(['set', 'delete', 'batch', 'delete', 'set', 'increment', 'set', null, null]);
-    expect(page.versions[0]).to.include({ by: `key:${ws.keyId}` });
-    expect(page.versions[0].time).to.match(/^\d{4}-\d\d-\d\dT/);
-    expect(page.versions[2].keys).to.have.members(['a', 'coins', 'name']);
-    expect(page.versions[1].keys).to.have.members(['coins', 'a']);
-    expect(page.versions[7]).to.deep.equal({ version: 1, time: null, kind: null, by: null, keys: null });
+    // The current version first; each restore point names the write that followed it.
+    expect(page.versions[0]).to.deep.equal({ version: 8, time: null, kind: null, by: null, keys: null });
+    expect(page.versions.map((v: { kind: string }) => v.kind)).to.deep.equal([null, 'set', 'delete', 'batch', 'delete', 'set', 'increment', 'set', 'set']);
+    expect(page.versions[1]).to.include({ by: `key:${ws.keyId}` });
+    expect(page.versions[1].time).to.match(/^\d{4}-\d\d-\d\dT/);
+    expect(page.versions[3].keys).to.have.members(['a', 'coins', 'name']);
+    expect(page.versions[2].keys).to.have.members(['coins', 'a']);
+    // The player's first write shows too, with its time and writer: version 0 is the point before it.
+    expect(page.versions[8]).to.deep.include({ version: 0, kind: 'set', by: `key:${ws.keyId}`, keys: ['coins'] });
 
     for (let v = 0; v <= 8; v++) {
       const at = await adminCall(h.service, 'GET', `${base(user)}/history/${v}`);
@@ -120,36 +140,37 @@ describe('player history and restore (admin API)', function () {
     await api.post('/data/batch', { userId: user, ops: [{ op: 'set', key: 'coins', value: 0 }, { op: 'set', key: 'hacked', value: true }] });
     await seen(user, answered);
 
-    const restored = await adminCall(h.service, 'POST', `${base(user)}/restore`, { body: { version: 2 } });
+    const restored = await restore(user, { version: 2 });
     expect(restored.status, restored.text).to.equal(200);
     expect(restored.body.data).to.deep.equal({ userId: String(user), restoredFrom: 2, version: 4, set: 1, deleted: 1, endedSession: null });
     const now = await api.get(`/data?userId=${user}`);
     expect(now.body).to.deep.include({ version: 4, data: answered[2] });
 
-    const history = (await adminCall(h.service, 'GET', `${base(user)}/history?limit=1`)).body.data;
-    expect(history.versions[0]).to.include({ version: 4, kind: 'restore', by: 'admin:admin-api' });
-    expect(history.versions[0].keys).to.have.members(['coins', 'hacked']);
+    const history = (await adminCall(h.service, 'GET', `${base(user)}/history?limit=2`)).body.data;
+    expect(history.versions[0]).to.include({ version: 4, kind: null });
+    expect(history.versions[1]).to.include({ version: 3, kind: 'restore', by: 'admin:admin-api' });
+    expect(history.versions[1].keys).to.have.members(['coins', 'hacked']);
     const audit = await adminCall(h.service, 'GET', `/audit?workspace=${ws.workspaceId}&limit=1`);
     expect(audit.body.data[0]).to.include({ action: 'player.restore', target: `player:${ws.workspaceId}/${user}` });
     expect(audit.body.data[0].details).to.include({ from: 2, version: 4, force: false });
 
     // A restore is itself undone by restoring the version before it.
-    const undone = await adminCall(h.service, 'POST', `${base(user)}/restore`, { body: { version: 3 } });
+    const undone = await restore(user, { version: 3 });
     expect(undone.body.data.version).to.equal(5);
     expect((await api.get(`/data?userId=${user}`)).body.data).to.deep.equal(answered[3]);
 
     // Restoring the version the player already has still makes a version of its own.
-    const same = await adminCall(h.service, 'POST', `${base(user)}/restore`, { body: { version: 5 } });
+    const same = await restore(user, { version: 5 });
     expect(same.body.data).to.include({ version: 6, set: 3, deleted: 0 });
     expect((await api.get(`/data?userId=${user}`)).body.data).to.deep.equal(answered[3]);
 
-    const empty = await adminCall(h.service, 'POST', `${base(user)}/restore`, { body: { version: 0 } });
+    const empty = await restore(user, { version: 0 });
     expect(empty.body.data).to.include({ version: 7, set: 0, deleted: 3 });
     const gone = await api.get(`/data?userId=${user}`);
     expect(gone.status).to.equal(404);
     expect(gone.body).to.include({ code: 'PLAYER_NOT_FOUND', version: 7 });
     // ... and back.
-    expect((await adminCall(h.service, 'POST', `${base(user)}/restore`, { body: { version: 2 } })).body.data.version).to.equal(8);
+    expect((await restore(user, { version: 2 })).body.data.version).to.equal(8);
     expect((await api.get(`/data?userId=${user}`)).body.data).to.deep.equal(answered[2]);
   });
 
@@ -161,14 +182,14 @@ describe('player history and restore (admin API)', function () {
     const sessionId = acquired.body.data.sessionId as string;
     await api.post('/data/set', { userId: user, key: 'coins', value: 1, sessionId });
 
-    const refused = await adminCall(h.service, 'POST', `${base(user)}/restore`, { body: { version: 1 } });
+    const refused = await restore(user, { version: 1 });
     expect(refused.status).to.equal(409);
     expect(refused.body).to.include({ code: 'SESSION_LOCKED', version: 2 });
     expect(refused.body.data.owner).to.equal('job-eu-7');
     expect(refused.body.error).to.match(/job-eu-7.*force/);
     expect((await api.get(`/data?userId=${user}`)).body.data).to.deep.equal({ coins: 1 });
 
-    const forced = await adminCall(h.service, 'POST', `${base(user)}/restore`, { body: { version: 1, force: true } });
+    const forced = await restore(user, { version: 1, force: true });
     expect(forced.status, forced.text).to.equal(200);
     expect(forced.body.data).to.deep.include({ version: 3, endedSession: { sessionId, owner: 'job-eu-7' } });
 
@@ -215,16 +236,20 @@ describe('player history and restore (AdminOperations)', () => {
     redis = testRedis();
   });
   after(() => redis.disconnect());
-  const opsWith = (env: Record<string, string>) => testOps(redis, { config: testConfig(env) });
+  // Each reading of this clock is one interval later: every write opens a restore point.
+  const opsWith = (env: Record<string, string>) => {
+    let at = Date.now();
+    return testOps(redis, { config: testConfig(env), clock: () => (at += INTERVAL_MS) });
+  };
 
   it('keeps the last HISTORY_MAX_VERSIONS versions: an older one is 404 VERSION_NOT_RETAINED, the retained ones restore', async () => {
     const ops = opsWith({ HISTORY_MAX_VERSIONS: '3' });
     const { workspaceId } = await newWorkspace(redis);
     for (let i = 1; i <= 6; i++) await ops.setPlayerValue(workspaceId, 7, `k${i % 2}`, i);
     const history = await ops.playerHistory(workspaceId, 7);
-    // Three entries (6, 5, 4) reach back to version 3.
+    // The current version and three restore points (5, 4, 3).
     expect(history.versions.map((v) => v.version)).to.deep.equal([6, 5, 4, 3]);
-    expect(history.versions[0]).to.include({ kind: 'admin-set', by: 'admin:test' });
+    expect(history.versions[1]).to.include({ kind: 'admin-set', by: 'admin:test' });
     for (const v of [0, 1, 2]) {
       expect((await failure(ops.playerAtVersion(workspaceId, 7, v))).code).to.equal('VERSION_NOT_RETAINED');
       const refused = await failure(ops.restorePlayer(workspaceId, 7, v));

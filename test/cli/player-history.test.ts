@@ -9,6 +9,11 @@ import { testConfig, testRedis } from '../support/service.js';
 
 const HISTORY = { HISTORY_MAX_VERSIONS: '50' };
 const cli = (...args: string[]) => runCli(args, HISTORY);
+/** Each reading is one restore interval (HISTORY_INTERVAL_SECONDS) later: every write opens a restore point. */
+function intervalClock(): () => number {
+  let at = Date.now() - 3_600_000;
+  return () => (at += 300_000);
+}
 
 describe('admin CLI: player history and restore', function () {
   // Each run starts Node and compiles TypeScript on the fly: seconds on a busy machine.
@@ -20,7 +25,7 @@ describe('admin CLI: player history and restore', function () {
   after(() => redis.disconnect());
 
   it('lists versions, shows one, and restores it only with --yes', async () => {
-    const ops = testOps(redis, { config: testConfig(HISTORY) });
+    const ops = testOps(redis, { config: testConfig(HISTORY), clock: intervalClock() });
     const { workspaceId: ws } = await ops.createWorkspace({ name: 'CLI history' });
     await ops.setPlayerValue(ws, 5, 'coins', 100);
     await ops.setPlayerValue(ws, 5, 'level', 2);
@@ -29,16 +34,18 @@ describe('admin CLI: player history and restore', function () {
     const history = oneJsonLine(await cli('player', 'history', ws, '5', '--json'));
     expect(history.version).to.equal(3);
     expect(history.versions.map((v: { version: number }) => v.version)).to.deep.equal([3, 2, 1, 0]);
-    expect(history.versions[0]).to.include({ kind: 'admin-set', by: 'admin:test' });
+    expect(history.versions[0]).to.include({ version: 3, kind: null });
+    expect(history.versions[1]).to.include({ kind: 'admin-set', by: 'admin:test' });
 
     const text = await cli('player', 'history', ws, '5', '--limit', '2');
     expect(text.code, text.stderr).to.equal(0);
-    expect(text.stdout).to.match(/^player 5: version 3\nVERSION\s+TIME\s+KIND\s+BY\s+KEYS\n3 /);
+    expect(text.stdout).to.match(/^player 5: version 3\nVERSION\s+TIME\s+KIND\s+BY\s+KEYS\n3 .*\(current\)/);
     expect(text.stdout).to.include('admin:test');
     expect(text.stdout).to.include('more: --before 2');
     const older = await cli('player', 'history', ws, '5', '--before', '2');
-    expect(older.stdout).to.match(/\n1 .*\(older than the history\)/);
-    expect(older.stdout).to.match(/\n0 .*\(no data yet\)/);
+    // Version 0 is the point before the player's first write, shown with that write's time and writer.
+    expect(older.stdout).to.match(/\n1 +\d{4}-.*admin-set +admin:test +level/);
+    expect(older.stdout).to.match(/\n0 +\d{4}-.*admin-set +admin:test +coins/);
 
     const shown = oneJsonLine(await cli('player', 'show', ws, '5', '--version', '1', '--json'));
     expect(shown).to.include({ version: 1, currentVersion: 3 });
@@ -65,7 +72,7 @@ describe('admin CLI: player history and restore', function () {
   });
 
   it('refuses a restore under a live session unless --force, which ends it', async () => {
-    const ops = testOps(redis, { config: testConfig(HISTORY) });
+    const ops = testOps(redis, { config: testConfig(HISTORY), clock: intervalClock() });
     const { workspaceId: ws } = await ops.createWorkspace({ name: 'CLI restore under session' });
     await ops.setPlayerValue(ws, 6, 'coins', 1);
     await ops.setPlayerValue(ws, 6, 'coins', 2);

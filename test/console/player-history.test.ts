@@ -4,13 +4,15 @@
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN_TOKEN, testOps } from '../support/admin.js';
-import { call, useService } from '../support/service.js';
+import { call, testClock, useService } from '../support/service.js';
 import { randomSuffix } from './random-name.js';
 import { ensureConsoleBuilt, expectAccessible, launchBrowser, screenshot, signIn } from './support.js';
 
 describe('operator console: player history and restore', function () {
   this.timeout(60_000);
-  const h = useService({ ADMIN_TOKEN, HISTORY_MAX_VERSIONS: '50' });
+  // Moved one restore interval before each write, so that each write opens a restore point.
+  const clock = testClock();
+  const h = useService({ ADMIN_TOKEN, HISTORY_MAX_VERSIONS: '50' }, { clock: clock.now });
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
@@ -32,7 +34,10 @@ describe('operator console: player history and restore', function () {
 
   it('lists versions, shows one, refuses a restore under a session, then forces it', async () => {
     const ws = await testOps(h.redis).createWorkspace({ name: `history-${randomSuffix()}`, plan: 'pro' });
-    const api = (path: string, body: unknown) => call(h.service, 'POST', path, { key: ws.apiKey, body });
+    const api = (path: string, body: unknown) => {
+      clock.advance(300_000);
+      return call(h.service, 'POST', path, { key: ws.apiKey, body });
+    };
     const read = async () => (await call(h.service, 'GET', '/data?userId=77', { key: ws.apiKey })).body;
     await api('/data/set', { userId: 77, key: 'coins', value: 100 });
     await api('/data/set', { userId: 77, key: 'level', value: 2 });
@@ -47,7 +52,7 @@ describe('operator console: player history and restore', function () {
     const rows = page.getByRole('table', { name: 'Versions of the player, newest first' }).locator('tbody tr');
     await rows.first().filter({ hasText: '3 (current)' }).waitFor();
     expect(await rows.count()).to.equal(4);
-    expect(await rows.first().textContent()).to.include('batch').and.include(`key:${ws.keyId}`).and.include('coins, hacked');
+    expect(await rows.nth(1).textContent()).to.include('2').and.include('batch').and.include(`key:${ws.keyId}`).and.include('coins, hacked');
 
     await page.getByRole('button', { name: 'View version 2' }).click();
     const version2 = page.getByRole('region', { name: 'Version 2' });
@@ -66,12 +71,13 @@ describe('operator console: player history and restore', function () {
     expect((await read()).data).to.deep.equal({ coins: 0, level: 2, hacked: true });
 
     await dialog.getByLabel("End the game server's session first").check();
+    clock.advance(300_000);
     await dialog.getByRole('button', { name: 'Restore version 2' }).click();
     await page.getByRole('status').filter({ hasText: 'Restored version 2 as version 4; ended the session of job-77' }).waitFor();
     await page.getByText('No game server holds this player.').waitFor();
     expect(await page.getByTestId('player-version').textContent()).to.equal('4');
     await rows.first().filter({ hasText: '4 (current)' }).waitFor();
-    expect(await rows.first().textContent()).to.include('restore').and.include('admin:console');
+    expect(await rows.nth(1).textContent()).to.include('restore').and.include('admin:console');
     expect(await read()).to.deep.include({ version: 4, data: { coins: 100, level: 2 } });
 
     // The game server still holds coins=0 in memory: its save is refused.

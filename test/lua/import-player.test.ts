@@ -17,7 +17,7 @@ const LIMITS: PlayerLimits = {
   maxKeysPerPlayer: 3,
   maxPlayerBytes: 200,
   idempotencyTtlSeconds: 60,
-  history: { maxVersions: 5, maxAgeMs: 3_600_000, maxBytes: 10_000 },
+  history: { intervalMs: 300_000, maxVersions: 5, fineMs: 86_400_000, maxAgeMs: 3_600_000, maxBytes: 10_000 },
 };
 
 describe('lua/import-player.lua', () => {
@@ -71,7 +71,8 @@ describe('lua/import-player.lua', () => {
     const now = Date.now();
     await store.write(ws, '1', { ops: [{ op: 'set', key: 'a', valueJson: '1' }] }, { nowMs: now, kind: 'set', actor: 't' });
     await store.write(ws, '1', { ops: [{ op: 'set', key: 'old', valueJson: '"x"' }] }, { nowMs: now, kind: 'set', actor: 't' });
-    expect(await redis.llen(keys.playerHistory(ws, '1'))).to.equal(1);
+    // One restore point (version 0) in two elements: the second key was first written later in its interval.
+    expect(await redis.llen(keys.playerHistory(ws, '1'))).to.equal(2);
     const before = await meta('1');
     const [hBytes] = await redis.hmget(keys.player(ws, '1'), '\0h');
     const f = fields({ b: [2, 5] });
@@ -79,7 +80,7 @@ describe('lua/import-player.lua', () => {
     const reply = await imp('1', 1, f, 'overwrite');
     expect(reply).to.deep.equal(done('replaced', 3, bytesOf(f) - before.bytes, 0, -Number(hBytes)));
     expect(await redis.hkeys(keys.player(ws, '1'))).to.have.members(['\0v', '\0n', '\0b', 'b']);
-    expect(await redis.exists(keys.playerHistory(ws, '1'))).to.equal(0);
+    expect(await redis.exists(keys.playerHistory(ws, '1'), keys.playerHistoryCoarse(ws, '1'))).to.equal(0);
     expect(await imp('1', 1, f, 'overwrite')).to.deep.equal(done('unchanged', 3));
     // A higher imported version is kept as it is.
     expect(await imp('1', 40, fields({ c: [3, 5] }), 'overwrite')).to.deep.include({ status: 'replaced', version: 40 });

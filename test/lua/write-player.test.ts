@@ -1,11 +1,12 @@
-// lua/write-player.lua directly: the meta it keeps (version, counts, bytes), the history of what
-// each write replaced and its trimming, and the counts it computes for a player written before
-// versions existed.
+// lua/write-player.lua directly: the meta it keeps (version, counts, bytes), the restore points
+// (lua/includes/restore-points.lua) with their thinning and trimming, the bytes it reports for
+// the byte budget, and the counts it computes for a player written before versions existed.
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { encodeEntry } from '../../src/domain/entry.js';
 import { keys } from '../../src/store/keys.js';
 import { PlayerDataStore } from '../../src/store/players/player-data.js';
+import { parseHistoryElement } from '../../src/store/players/player-history.js';
 import type { PlayerLimits, PlayerWrite, WriteReply } from '../../src/store/players/script-protocol.js';
 import { ErrorCode } from '../../src/errors.js';
 import { randomId } from '../support/random.js';
@@ -15,7 +16,7 @@ const LIMITS: PlayerLimits = {
   maxKeysPerPlayer: 100,
   maxPlayerBytes: 1_000_000,
   idempotencyTtlSeconds: 60,
-  history: { maxVersions: 3, maxAgeMs: 3_600_000, maxBytes: 10_000 },
+  history: { intervalMs: 300_000, maxVersions: 1000, fineMs: 86_400_000, maxAgeMs: 30 * 86_400_000, maxBytes: 10_000 },
 };
 
 /** An applied write's reply, or the test fails with the refusal. */
@@ -70,54 +71,141 @@ describe('lua/write-player.lua', () => {
     expect(gone.storage.dataBytes).to.equal(-bytes);
   });
 
-  it('keeps what each write replaced, newest first, none for a first write, trimmed to the most versions', async () => {
-    const t0 = Date.now();
-    await write('3', { ops: [set('a', 1)] }, t0);
-    expect(await redis.llen(keys.playerHistory(ws, '3'))).to.equal(0);
-    await write('3', { ops: [set('a', 2), set('b', true)] }, t0 + 1);
-    const [entry] = await store.history(ws, '3');
-    const [header, ...rest] = entry!.split('\n');
-    expect(JSON.parse(header!)).to.deep.equal({ v: 2, t: t0 + 1, k: 'test', by: 'key:k1', keys: ['a', 'b'], lens: [encodeEntry('1', t0).length, -1] });
-    expect(rest.join('\n')).to.equal(encodeEntry('1', t0));
-    for (let i = 3; i <= 6; i++) await write('3', { ops: [set('a', i)] }, t0 + i);
-    const history = await store.history(ws, '3');
-    expect(history.map((e) => JSON.parse(e.split('\n')[0]!).v)).to.deep.equal([6, 5, 4]);
-    expect((await meta('3')).history).to.equal(history.reduce((sum, e) => sum + Buffer.byteLength(e), 0));
-  });
+  const MINUTE = 60_000;
+  const HOUR = 60 * MINUTE;
+  /** Restore points every 5 minutes, every point kept for 2 hours, then one an hour. */
+  const POINTS = { intervalMs: 5 * MINUTE, maxVersions: 1000, fineMs: 2 * HOUR, maxAgeMs: 30 * 24 * HOUR, maxBytes: 1_000_000 };
+  /** A time at the start of an interval (and of a UTC hour), in the past. */
+  const T0 = Math.floor((Date.now() - 10 * 24 * HOUR) / HOUR) * HOUR;
+  const elements = async (userId: string, list: 'fine' | 'coarse' = 'fine') => {
+    const key = list === 'fine' ? keys.playerHistory(ws, userId) : keys.playerHistoryCoarse(ws, userId);
+    return (await redis.lrangeBuffer(key, 0, -1)).map(parseHistoryElement);
+  };
+  const recorded = (e: { previous: ReadonlyMap<string, Buffer | null> }) =>
+    Object.fromEntries([...e.previous].map(([k, v]) => [k, v === null ? null : v.toString()]));
+  const historyBytes = async (userId: string) => {
+    const lists = [keys.playerHistory(ws, userId), keys.playerHistoryCoarse(ws, userId)];
+    const all = (await Promise.all(lists.map((l) => redis.lrangeBuffer(l, 0, -1)))).flat();
+    return all.reduce((sum, e) => sum + e.length, 0);
+  };
 
-  it('drops history older than the age limit or beyond the byte budget, keeping the newest entry', async () => {
-    const tight = new PlayerDataStore(redis, { ...LIMITS, history: { maxVersions: 50, maxAgeMs: 1000, maxBytes: 300 } });
-    const w = (i: number, now: number) => tight.write(ws, '4', { ops: [set('a', 'y'.repeat(100 + i))] }, { nowMs: now, kind: 'set', actor: 'a' });
-    const t0 = Date.now();
-    await w(0, t0);
-    await w(1, t0 + 10);
-    await w(2, t0 + 20);
-    // Two entries of about 250 bytes do not fit in 300: only the newest stays.
-    expect(await tight.history(ws, '4')).to.have.length(1);
-    await w(3, t0 + 5000);
-    const kept = await tight.history(ws, '4');
-    expect(kept.map((e) => JSON.parse(e.split('\n')[0]!).v)).to.deep.equal([4]);
-  });
-
-  it('keeps an entry young enough even when the last trim left only a bound on the oldest time', async () => {
-    const DAY = 86_400_000;
-    const t0 = Date.now() - 20 * DAY;
-    const versions = (s: PlayerDataStore) => s.history(ws, '7').then((h) => h.map((e) => JSON.parse(e.split('\n')[0]!).v));
-    const byCount = new PlayerDataStore(redis, { ...LIMITS, history: { maxVersions: 3, maxAgeMs: 100 * DAY, maxBytes: 10_000 } });
-    for (let day = 0; day <= 4; day++) {
-      await byCount.write(ws, '7', { ops: [set('a', day)] }, { nowMs: t0 + day * DAY, kind: 'set', actor: 'a' });
+  it('keeps a restore point per interval: the first write of each key records what it replaces, later ones nothing', async () => {
+    const points = new PlayerDataStore(redis, { ...LIMITS, history: POINTS });
+    const w = (ops: PlayerWrite['ops'], at: number) => points.write(ws, '3', { ops }, { nowMs: at, kind: 'set', actor: 'key:k1' });
+    // The first write records the player before it: version 0, the keys it creates absent.
+    await w([set('a', 1)], T0 + 1000);
+    expect((await elements('3')).map((e) => [e.pointId, e.version, e.timeMs, e.kind, e.by, recorded(e)])).to.deep.equal([
+      [T0, 0, T0 + 1000, 'set', 'key:k1', { a: null }],
+    ]);
+    // Later writes of the same key in the interval record nothing...
+    const before = await redis.llen(keys.playerHistory(ws, '3'));
+    for (let i = 2; i <= 5; i++) {
+      const reply = applied((await w([set('a', i)], T0 + i * 1000)).reply);
+      expect(reply.storage.historyBytes, `write ${i}`).to.equal(0);
     }
-    // Versions 3-5 (written on days 2-4) stay; the dropped version 2 (day 1) stands for the oldest time.
-    expect(await versions(byCount)).to.deep.equal([5, 4, 3]);
-    expect(Number(await redis.hget(keys.player(ws, '7'), '\0t'))).to.equal(t0 + DAY);
-    // On day 11 with 9.5 days kept, that bound (day 1) is too old but version 3 (day 2) is not.
-    const byAge = new PlayerDataStore(redis, { ...LIMITS, history: { maxVersions: 10, maxAgeMs: 9.5 * DAY, maxBytes: 10_000 } });
-    await byAge.write(ws, '7', { ops: [set('a', 11)] }, { nowMs: t0 + 11 * DAY, kind: 'set', actor: 'a' });
-    expect(await versions(byAge)).to.deep.equal([6, 5, 4, 3]);
-    expect(Number(await redis.hget(keys.player(ws, '7'), '\0t'))).to.equal(t0 + 2 * DAY);
-    // On day 12.6, versions 3 and 4 (days 2 and 3) are past 9.5 days.
-    await byAge.write(ws, '7', { ops: [set('a', 12)] }, { nowMs: t0 + 12.6 * DAY, kind: 'set', actor: 'a' });
-    expect(await versions(byAge)).to.deep.equal([7, 6, 5]);
+    expect(await redis.llen(keys.playerHistory(ws, '3'))).to.equal(before);
+    // ...a key first changed later in the interval is recorded by that change, in the same point.
+    await w([set('a', 6), set('b', 'x')], T0 + 6000);
+    expect((await elements('3')).map((e) => [e.pointId, e.version, recorded(e)])).to.deep.equal([
+      [T0, 0, { b: null }],
+      [T0, 0, { a: null }],
+    ]);
+    // The next interval's first write opens a point at the version its interval started with.
+    await w([set('a', 7)], T0 + 5 * MINUTE + 10);
+    const [newest] = await elements('3');
+    expect([newest!.pointId, newest!.version, recorded(newest!)]).to.deep.equal([T0 + 5 * MINUTE, 6, { a: encodeEntry('6', T0 + 6000) }]);
+    expect((await meta('3')).history).to.equal(await historyBytes('3'));
+  });
+
+  it('never opens a point older than the open one (an instance whose clock is behind)', async () => {
+    const points = new PlayerDataStore(redis, { ...LIMITS, history: POINTS });
+    const w = (value: number, at: number) => points.write(ws, '8', { ops: [set('a', value)] }, { nowMs: at, kind: 'set', actor: 'a' });
+    await w(1, T0 + 5 * MINUTE + 1);
+    await w(2, T0 + 5 * MINUTE - 1); // 2 ms behind, across the boundary
+    expect((await elements('8')).map((e) => [e.pointId, e.version])).to.deep.equal([[T0 + 5 * MINUTE, 0]]);
+  });
+
+  it('drops whole points, oldest first, past the most points, the age limit or the byte budget; the newest stays', async () => {
+    const w = (store: PlayerDataStore, userId: string, value: string, at: number) =>
+      store.write(ws, userId, { ops: [set('a', value)] }, { nowMs: at, kind: 'set', actor: 'a' });
+    const byCount = new PlayerDataStore(redis, { ...LIMITS, history: { ...POINTS, maxVersions: 3 } });
+    for (let i = 0; i < 6; i++) await w(byCount, '4', `v${i}`, T0 + i * 5 * MINUTE);
+    expect((await elements('4')).map((e) => e.version)).to.deep.equal([5, 4, 3]);
+    expect((await meta('4')).history).to.equal(await historyBytes('4'));
+
+    const byBytes = new PlayerDataStore(redis, { ...LIMITS, history: { ...POINTS, maxBytes: 300 } });
+    for (let i = 0; i < 3; i++) await w(byBytes, '5', 'y'.repeat(100 + i), T0 + i * 5 * MINUTE);
+    // Points of about 180 bytes: two do not fit in 300, so only the newest stays.
+    expect((await elements('5')).map((e) => e.version)).to.deep.equal([2]);
+    const big = 'z'.repeat(1000);
+    await w(byBytes, '5', big, T0 + 3 * 5 * MINUTE);
+    await w(byBytes, '5', 'small', T0 + 4 * 5 * MINUTE);
+    // The newest point is kept whatever its size.
+    expect((await elements('5')).map((e) => e.version)).to.deep.equal([4]);
+    expect((await meta('5')).history).to.equal(await historyBytes('5'));
+
+    const byAge = new PlayerDataStore(redis, { ...LIMITS, history: { ...POINTS, fineMs: 100 * HOUR, maxAgeMs: 2 * HOUR } });
+    for (const at of [0, 0.9, 2.5, 3].map((h) => T0 + h * HOUR)) await w(byAge, '6', String(at), at);
+    // At 3 h, points older than 1 h (0 h and 0.9 h) are gone.
+    expect((await elements('6')).map((e) => e.pointId)).to.deep.equal([T0 + 3 * HOUR, T0 + 2.5 * HOUR]);
+  });
+
+  it('thins points older than the fine window to the first of each UTC hour, merging the later ones into it exactly', async () => {
+    const points = new PlayerDataStore(redis, { ...LIMITS, history: POINTS });
+    const w = (ops: PlayerWrite['ops'], at: number) => points.write(ws, '7', { ops }, { nowMs: at, kind: 'set', actor: 'a' });
+    await w([set('a', 'a0'), set('b', 'b0')], T0 + 1); // point v0 at T0
+    await w([set('a', 'a1')], T0 + 10 * MINUTE); // point v1: a was a0
+    await w([set('c', 'c1')], T0 + 20 * MINUTE); // point v2: c absent
+    await w([set('b', 'b1')], T0 + 70 * MINUTE); // point v3 in the next hour: b was b0
+    // 3 h later every one of them is past the 2 h window: the first hour's three points become
+    // one (version 0), the next hour's stays its own.
+    await w([set('a', 'late')], T0 + 3 * HOUR + 70 * MINUTE);
+    expect((await elements('7')).map((e) => e.version)).to.deep.equal([4]);
+    const coarse = await elements('7', 'coarse');
+    expect(coarse.map((e) => [e.pointId, e.version, recorded(e)])).to.deep.equal([
+      [T0 + 70 * MINUTE - (70 * MINUTE) % (5 * MINUTE), 3, { b: encodeEntry('"b0"', T0 + 1) }],
+      [T0, 0, { a: null, b: null, c: null }],
+    ]);
+    expect((await meta('7')).history).to.equal(await historyBytes('7'));
+  });
+
+  it('reads history written before restore points as points of their own, and indexes it once', async () => {
+    const points = new PlayerDataStore(redis, { ...LIMITS, history: POINTS });
+    const hash = keys.player(ws, '9');
+    const older = (v: number, prev: string) => {
+      const header = JSON.stringify({ v, t: T0 + v, k: 'set', by: 'key:old', keys: ['a'], lens: [prev.length] });
+      return `${header}\n${prev}`;
+    };
+    const list = [older(3, encodeEntry('2', T0)), older(2, encodeEntry('1', T0))];
+    await redis.rpush(keys.playerHistory(ws, '9'), ...list);
+    const hBytes = list.reduce((sum, e) => sum + Buffer.byteLength(e), 0);
+    await redis.hset(hash, 'a', encodeEntry('3', T0), '\0v', 3, '\0n', 1, '\0b', 1 + encodeEntry('3', T0).length, '\0h', hBytes, '\0t', T0 + 2);
+    expect((await elements('9')).map((e) => [e.pointId, e.version])).to.deep.equal([[T0 + 3, 2], [T0 + 2, 1]]);
+    await points.write(ws, '9', { ops: [set('a', 4)] }, { nowMs: T0 + HOUR, kind: 'set', actor: 'a' });
+    expect((await elements('9')).map((e) => e.version)).to.deep.equal([3, 2, 1]);
+    expect(JSON.parse((await redis.hget(hash, '\0x'))!)).to.deep.equal({
+      f: [[T0 + HOUR, 3, 1, (await redis.lindex(keys.playerHistory(ws, '9'), 0))!.length], [T0 + 3, 2, 1, Buffer.byteLength(list[0]!)], [T0 + 2, 1, 1, Buffer.byteLength(list[1]!)]],
+      c: {},
+    });
+    expect(await redis.hexists(hash, '\0t')).to.equal(0);
+    expect((await meta('9')).history).to.equal(await historyBytes('9'));
+  });
+
+  it('reports the bytes it read or copied inside Redis (workBytes), for the byte budget', async () => {
+    const points = new PlayerDataStore(redis, { ...LIMITS, history: POINTS });
+    const value = 'w'.repeat(5000);
+    const w = (ops: PlayerWrite['ops'], at: number, deleteAll = false) =>
+      points.write(ws, '10', { ops, deleteAll }, { nowMs: at, kind: 'set', actor: 'a' }).then((r) => applied(r.reply));
+    await w([set('a', value)], T0);
+    const stored = encodeEntry(JSON.stringify(value), T0).length;
+    // Replacing it in a new interval reads it and copies it into the history.
+    const replaced = await w([set('a', 1)], T0 + 5 * MINUTE);
+    expect(replaced.workBytes).to.be.at.least(2 * stored);
+    // Again in the same interval: only the small entry it replaces.
+    expect((await w([set('a', 2)], T0 + 5 * MINUTE + 1)).workBytes).to.be.below(100);
+    await w([set('a', value)], T0 + 5 * MINUTE + 2);
+    // Everything deleted: every field read, and a's entry copied into the history at most once.
+    expect((await w([], T0 + 5 * MINUTE + 3, true)).workBytes).to.be.at.least(stored);
   });
 
   it('computes the counts of a player written before versions once, and starts it at version 1', async () => {
@@ -155,7 +243,7 @@ describe('lua/write-player.lua', () => {
 
   it('writes nothing for a write that changes nothing on a new player', async () => {
     const reply = await write('6', { ops: [{ op: 'delete', key: 'a' }] });
-    expect(reply.reply).to.deep.equal({ applied: true, version: 0, storage: { dataBytes: 0, players: 0, historyBytes: 0 }, results: ['0'] });
+    expect(reply.reply).to.deep.equal({ applied: true, version: 0, storage: { dataBytes: 0, players: 0, historyBytes: 0 }, workBytes: 0, results: ['0'] });
     expect(await redis.exists(keys.player(ws, '6'))).to.equal(0);
   });
 });

@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config.js';
 import { keys } from '../../src/store/keys.js';
 import type { RunningService } from '../../src/server.js';
 import { testOps } from '../support/admin.js';
-import { client, newWorkspace, startTestService, testRedis } from '../support/service.js';
+import { client, newWorkspace, startTestService, testClock, testRedis } from '../support/service.js';
 
 const QUOTA = 20_000;
 // History off here, so that a delete frees its bytes at once (with history on, what a delete
@@ -113,11 +113,14 @@ describe('safe saves: storage quota per workspace', () => {
   });
 
   it('counts history too: what a delete removed stays counted until its history ages out', async () => {
-    const withHistory = await startTestService({ ...ENV, HISTORY_MAX_VERSIONS: '50' });
+    const clock = testClock();
+    const withHistory = await startTestService({ ...ENV, HISTORY_MAX_VERSIONS: '50' }, { clock: clock.now });
     try {
       const ws = await newWorkspace(redis, 'free');
       const api = client(withHistory, ws.apiKey);
       await api.post('/data/set', { userId: 'h', key: 'a', value: 'v'.repeat(500) });
+      // In the next restore interval: the delete opens a restore point holding what it removed.
+      clock.advance(300_000);
       await api.post('/data/delete', { userId: 'h' });
       await settle();
       const [b, h] = await redis.hmget(keys.player(ws.workspaceId, 'h'), '\0b', '\0h');

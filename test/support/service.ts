@@ -4,7 +4,7 @@ import { Redis } from 'ioredis';
 import { AdminOperations, type CreatedWorkspace } from '../../src/admin/operations.js';
 import { loadConfig, type Config } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
-import { startService, type RunningService } from '../../src/server.js';
+import { startService, type RunningService, type ServiceOptions } from '../../src/server.js';
 import { defineScripts } from '../../src/store/redis/scripts.js';
 import { testRedisUrl } from './hooks.js';
 import { recordResponse } from './response-recorder.js';
@@ -28,9 +28,19 @@ export function testConfig(env: Record<string, string> = {}): Config {
   });
 }
 
-export async function startTestService(env: Record<string, string> = {}): Promise<RunningService> {
+export async function startTestService(env: Record<string, string> = {}, options: ServiceOptions = {}): Promise<RunningService> {
   const config = testConfig(env);
-  return startService(config, createLogger(config));
+  return startService(config, createLogger(config), options);
+}
+
+/** A clock a test moves by hand (ServiceOptions.clock): starts at `startMs`. */
+export function testClock(startMs = Date.now()): { now: () => number; advance(ms: number): void; set(ms: number): void } {
+  let at = startMs;
+  return {
+    now: () => at,
+    advance: (ms) => void (at += ms),
+    set: (ms) => void (at = ms),
+  };
 }
 
 /** A plain Redis connection for tests to inspect or prepare state directly. */
@@ -114,10 +124,10 @@ export function client(service: Pick<RunningService, 'baseUrl'>, key: string) {
  * Registers mocha hooks that start a service (with optional env overrides) and a plain Redis
  * connection for the enclosing describe block, and stop them afterwards.
  */
-export function useService(env: Record<string, string> = {}): { service: RunningService; redis: Redis } {
+export function useService(env: Record<string, string> = {}, options: ServiceOptions = {}): { service: RunningService; redis: Redis } {
   const handles = {} as { service: RunningService; redis: Redis };
   before(async () => {
-    handles.service = await startTestService(env);
+    handles.service = await startTestService(env, options);
     handles.redis = testRedis();
   });
   after(async () => {

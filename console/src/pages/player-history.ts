@@ -71,17 +71,17 @@ export function PlayerHistory(props: {
   const sessionLocked = action.error instanceof ApiError && action.error.code === 'SESSION_LOCKED';
   return html`<section aria-labelledby="history-h">
     <h2 id="history-h">History</h2>
-    <p class="meta">The versions the service still keeps (docs/history.md). A restore writes the data of that version as a new version; the versions in between stay in the history.</p>
+    <p class="meta">The current version, then the restore points the service keeps (docs/history.md): each is the player as it was just before the time shown, and names the first write after it and the keys written after it. A restore writes the data of that version as a new version; nothing in between is lost.</p>
     <${ErrorNote} error=${list.error} />
     ${page
       ? html`<div class="table-wrap"><table>
           <caption class="visually-hidden">Versions of the player, newest first</caption>
-          <thead><tr><th scope="col">Version</th><th scope="col">Time</th><th scope="col">Kind</th><th scope="col">By</th><th scope="col">Keys changed</th><th scope="col">Actions</th></tr></thead>
+          <thead><tr><th scope="col">Version</th><th scope="col">Until</th><th scope="col">Next write</th><th scope="col">By</th><th scope="col">Keys changed after</th><th scope="col">Actions</th></tr></thead>
           <tbody>${page.versions.map(
             (v) => html`<tr key=${v.version}>
               <td class="mono">${v.version}${v.version === page.version ? ' (current)' : ''}</td>
               <td>${v.time ? time(v.time) : '—'}</td>
-              <td>${v.kind ?? (v.version === 0 ? 'no data yet' : 'older than the history')}</td>
+              <td>${v.kind ?? (v.version === page.version ? 'now' : 'no data yet')}</td>
               <td class="mono">${v.by ?? '—'}</td>
               <td class="mono">${v.keys ? v.keys.join(', ') : '—'}</td>
               <td><div class="row">

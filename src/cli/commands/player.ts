@@ -120,7 +120,7 @@ export function playerCommands(program: Command): void {
               h.versions.map((v) => [
                 String(v.version),
                 v.time ?? '-',
-                v.kind ?? (v.version === 0 ? '(no data yet)' : '(older than the history)'),
+                v.kind ?? (v.version === h.version ? '(current)' : '(no data yet)'),
                 v.by ?? '-',
                 v.keys ? v.keys.join(', ') : '-',
               ]),

@@ -191,7 +191,9 @@ export class PlayerDataStore {
     const raw = await this.redis.writePlayer(
       keys.player(workspaceId, userId),
       keys.playerHistory(workspaceId, userId),
+      keys.playerHistoryCoarse(workspaceId, userId),
       this.idempotencyKey(workspaceId, userId, context.idempotency?.keyHash),
+      keys.playerInbox(workspaceId, userId),
       ...args,
     );
     return decodeWriteReply(raw);
@@ -230,27 +232,26 @@ export class PlayerDataStore {
     return { version: versionOf, session: live };
   }
 
-  /** The player's history list, newest first, as stored (lua/write-player.lua describes an entry). */
-  async history(workspaceId: string, userId: string): Promise<string[]> {
-    return this.redis.lrange(keys.playerHistory(workspaceId, userId), 0, -1);
-  }
-
   /**
-   * The player's data fields, version and history list read in one MULTI (both keys share the
+   * The player's data fields, version and restore points read in one MULTI (the keys share the
    * player's slot, so this also works on a cluster): the consistent base for rebuilding an older
-   * version. Buffers throughout, because history lengths count bytes.
+   * version. `history` holds the fine points' elements, then the coarse ones', newest first
+   * (lua/includes/restore-points.lua). Buffers throughout, because history lengths count bytes.
    */
   async snapshot(
     workspaceId: string,
     userId: string,
   ): Promise<{ version: number; data: Map<string, Buffer>; history: Buffer[] }> {
-    const [[errA, hash], [errB, list]] = (await this.redis
+    const [[errA, hash], [errB, fine], [errC, coarse]] = (await this.redis
       .multi()
       .hgetallBuffer(keys.player(workspaceId, userId))
       .lrangeBuffer(keys.playerHistory(workspaceId, userId), 0, -1)
-      .exec()) as [[Error | null, Record<string, Buffer>], [Error | null, Buffer[]]];
+      .lrangeBuffer(keys.playerHistoryCoarse(workspaceId, userId), 0, -1)
+      .exec()) as [[Error | null, Record<string, Buffer>], [Error | null, Buffer[]], [Error | null, Buffer[]]];
     if (errA) throw errA;
     if (errB) throw errB;
+    if (errC) throw errC;
+    const list = [...fine, ...coarse];
     const data = new Map<string, Buffer>();
     for (const [field, value] of Object.entries(hash)) if (PlayerDataStore.isDataField(field)) data.set(field, value);
     const stored = hash[VERSION];

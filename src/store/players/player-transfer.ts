@@ -83,6 +83,7 @@ export async function importPlayer(
   const raw = await redis.importPlayer(
     keys.player(workspaceId, userId),
     keys.playerHistory(workspaceId, userId),
+    keys.playerHistoryCoarse(workspaceId, userId),
     ...importPlayerArgs(mode, version, limits, fields),
   );
   return decodeImportReply(raw);

@@ -38,6 +38,8 @@ export type WriteReply =
       readonly applied: true;
       readonly version: number;
       readonly storage: StorageDelta;
+      /** Bytes the script read or copied inside Redis (replaced entries, history written or thinned): its Redis time, for the byte budget. */
+      readonly workBytes: number;
       /** Per op: a set's updated_at ms, an increment's new value, a delete's '0' or '1'; a delete of everything: the keys removed. */
       readonly results: readonly string[];
     }
@@ -149,13 +151,20 @@ export interface PlayerLimits {
   readonly maxKeysPerPlayer: number;
   readonly maxPlayerBytes: number;
   readonly idempotencyTtlSeconds: number;
-  readonly history: { readonly maxVersions: number; readonly maxAgeMs: number; readonly maxBytes: number };
+  /** Restore points (lua/includes/restore-points.lua); config's `history`. */
+  readonly history: {
+    readonly intervalMs: number;
+    readonly maxVersions: number;
+    readonly fineMs: number;
+    readonly maxAgeMs: number;
+    readonly maxBytes: number;
+  };
 }
 
 /** The limits argument of lua/write-player.lua: the same for every write, so built once. */
 export function writeLimitsArg(limits: PlayerLimits): string {
-  const { maxVersions, maxAgeMs, maxBytes } = limits.history;
-  return `${limits.maxKeysPerPlayer} ${limits.maxPlayerBytes} ${limits.idempotencyTtlSeconds} ${maxVersions} ${maxAgeMs} ${maxBytes}`;
+  const { intervalMs, maxVersions, fineMs, maxAgeMs, maxBytes } = limits.history;
+  return `${limits.maxKeysPerPlayer} ${limits.maxPlayerBytes} ${limits.idempotencyTtlSeconds} ${intervalMs} ${maxVersions} ${fineMs} ${maxAgeMs} ${maxBytes}`;
 }
 
 /** What a session id may hold (the schemas hold every id sent to it); the script parses on it. */
@@ -169,7 +178,7 @@ export function writePlayerArgs(limitsArg: string, write: PlayerWrite, context: 
     if (!SESSION_ID.test(sessionId)) throw new AppError(ErrorCode.INVALID_REQUEST, 'Invalid session id');
     guards = `${write.ifVersion ?? ''}|${sessionId}|${write.release ? 'r' : ''}`;
   }
-  const args: string[] = [String(context.nowMs), limitsArg, guards, context.idempotency?.fingerprint ?? '', `${context.kind} ${context.actor}`];
+  const args: string[] = [String(context.nowMs), limitsArg, guards, context.idempotency?.fingerprint ?? '', `${context.kind} ${context.actor}`, ''];
   if (write.deleteAll) {
     args.push('a', '', '');
   } else {
@@ -182,14 +191,26 @@ export function writePlayerArgs(limitsArg: string, write: PlayerWrite, context: 
   return args;
 }
 
-/** lua/write-player.lua's reply: `{ 1, version, dataBytesDelta, playersDelta, historyBytesDelta, r1, ... }` or a refusal. */
+/** Status of an applied write in the layout of the release before (kept answers may still hold it). */
+const APPLIED_V1 = 1;
+const APPLIED = 3;
+
+/**
+ * lua/write-player.lua's reply: `{ 3, version, dataBytesDelta, playersDelta, historyBytesDelta,
+ * inboxBytesDelta, workBytes, messages, r1, ... }`, or `{ 1, version, dataBytesDelta,
+ * playersDelta, historyBytesDelta, r1, ... }` in an answer kept by the release before, or a refusal.
+ */
 export function decodeWriteReply(raw: RawReply): Replayable<WriteReply> {
   const { reply, replayed } = unwrapReplay(raw);
-  if (reply[0] === 1) {
+  const version = Number(reply[1]);
+  if (reply[0] === APPLIED) {
     return {
-      reply: { applied: true, version: Number(reply[1]), storage: storageAt(reply, 2), results: reply.slice(5).map(String) },
+      reply: { applied: true, version, storage: storageAt(reply, 2), workBytes: Number(reply[6]), results: reply.slice(8).map(String) },
       replayed,
     };
+  }
+  if (reply[0] === APPLIED_V1) {
+    return { reply: { applied: true, version, storage: storageAt(reply, 2), workBytes: 0, results: reply.slice(5).map(String) }, replayed };
   }
   return { reply: { applied: false, refusal: refusalOf(reply) }, replayed };
 }

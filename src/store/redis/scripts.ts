@@ -49,14 +49,14 @@ function load(name: string, file: string, numberOfKeys: number): ScriptDefinitio
 }
 
 export const SCRIPTS: readonly ScriptDefinition[] = Object.freeze([
-  load('writePlayer', 'write-player.lua', 3),
+  load('writePlayer', 'write-player.lua', 5),
   load('playerSession', 'player-session.lua', 2),
   load('readPlayer', 'read-player.lua', 1),
   load('rateLimit', 'rate-limit.lua', 1),
   load('usageAdd', 'usage-add.lua', 1),
   load('touchKeys', 'touch-keys.lua', 2),
   load('hsetExisting', 'hset-existing.lua', 1),
-  load('importPlayer', 'import-player.lua', 2),
+  load('importPlayer', 'import-player.lua', 3),
 ]);
 
 declare module 'ioredis' {
@@ -64,7 +64,9 @@ declare module 'ioredis' {
     writePlayer(
       player: RedisKey,
       history: RedisKey,
+      coarseHistory: RedisKey,
       idempotency: RedisKey,
+      inbox: RedisKey,
       ...args: string[]
     ): Result<Array<string | number>, Context>;
     playerSession(player: RedisKey, idempotency: RedisKey, ...args: string[]): Result<Array<string | number>, Context>;
@@ -78,7 +80,7 @@ declare module 'ioredis' {
     ): Result<[granted: number, count: number, ttl: number], Context>;
     usageAdd(usageKey: RedisKey, requests: string, limited: string, ttlSeconds: string): Result<number, Context>;
     hsetExisting(key: RedisKey, ...fieldsAndValues: string[]): Result<number, Context>;
-    importPlayer(player: RedisKey, history: RedisKey, ...args: string[]): Result<Array<string | number>, Context>;
+    importPlayer(player: RedisKey, history: RedisKey, coarseHistory: RedisKey, ...args: string[]): Result<Array<string | number>, Context>;
     touchKeys(workspaceKey: RedisKey, lastUsedKey: RedisKey, ...keyIdAndMs: string[]): Result<number, Context>;
   }
 }

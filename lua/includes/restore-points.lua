@@ -1,0 +1,179 @@
+--[[
+  Included (--- @include) by write-player.lua: a player's history kept as restore points
+  (docs/history.md). A restore point is the player's data as it was at the start of an interval
+  (HISTORY_INTERVAL_SECONDS) in which it was written: the first write of each key in the
+  interval records what it replaces; later writes of the same key in the same interval record
+  nothing.
+
+  Storage, all in the player's slot:
+    \0r (player hash)  the open point: `<id>|<version>` then `\1<key>` for every key it has
+                       recorded, then `\1` (`<id>|<version>\1` when none yet). id = the
+                       interval's start (ms), version = the player's version at that start.
+    H  (list)          the fine points, newest first: every point of the last
+                       HISTORY_FINE_HOURS, one or more elements each (a key first changed later
+                       in the interval adds an element). Elements written before restore points
+                       existed (one per write) are points of their own.
+    HC (list)          the coarse points, newest first, one element each: older points thinned
+                       to the first of each UTC hour, the later ones of the hour merged into it.
+    \0x (player hash)  the index of both lists, newest first: `{"f":[[id,version,elements,bytes],
+                       ...],"c":[...]}`, so that trimming never reads a point to learn its size.
+  An element: a JSON header line `{"i":id,"v":version,"t":ms,"k":kind,"by":who,"keys":[...],
+  "lens":[...]}`, then the recorded stored entries back to back (lens: their byte lengths, -1
+  for a key that did not exist). Within a point the oldest record of a key wins.
+
+  Defines:
+    parseOpenPoint(text)         id, version, recorded keys (`\1k1\1k2\1`) of \0r, or nil
+    isRecorded(recorded, key)    whether the open point has a record of key
+    loadIndex(P, H, xText)       the index (decoded \0x; built once from an older H), and the
+                                 bytes it read to build it
+    pushRecords(...)             adds records to the open point, then thins and trims (below)
+]]
+local HOUR_MS = 3600000
+
+local function parseOpenPoint(text)
+  if not text then return nil end
+  local id, version, recorded = string.match(text, '^(%d+)|(%d+)(\1.*)$')
+  return tonumber(id), tonumber(version), recorded
+end
+
+local function isRecorded(recorded, key)
+  return string.find(recorded, '\1' .. key .. '\1', 1, true) ~= nil
+end
+
+-- An element's header (older elements: v was the version their write made, the point is v - 1,
+-- and their id is their time) and its records { key, stored entry or false }.
+local function parseElement(element)
+  local nl = string.find(element, '\n', 1, true)
+  local h = cjson.decode(string.sub(element, 1, nl - 1))
+  if h.i == nil then
+    h.i = h.t
+    h.v = h.v - 1
+  end
+  local records, at = {}, nl + 1
+  for j = 1, #h.keys do
+    local len = h.lens[j]
+    if len < 0 then
+      records[j] = { h.keys[j], false }
+    else
+      records[j] = { h.keys[j], string.sub(element, at, at + len - 1) }
+      at = at + len
+    end
+  end
+  return h, records
+end
+
+local function buildElement(h, records)
+  local keys, lens, parts = {}, {}, {}
+  for j, record in ipairs(records) do
+    keys[j] = record[1]
+    if record[2] then
+      lens[j] = #record[2]
+      parts[#parts + 1] = record[2]
+    else
+      lens[j] = -1
+    end
+  end
+  return cjson.encode({ i = h.i, v = h.v, t = h.t, k = h.k, by = h.by, keys = keys, lens = lens }) .. '\n' .. table.concat(parts)
+end
+
+local function loadIndex(P, H, xText)
+  if xText then return cjson.decode(xText), 0 end
+  local index, read = { f = {}, c = {} }, 0
+  for _, element in ipairs(redis.call('LRANGE', H, 0, -1)) do
+    local nl = string.find(element, '\n', 1, true)
+    local h = cjson.decode(string.sub(element, 1, nl - 1))
+    local id, version = h.i, h.v
+    if id == nil then id, version = h.t, h.v - 1 end
+    index.f[#index.f + 1] = { id, version, 1, #element }
+    read = read + #element
+  end
+  return index, read
+end
+
+-- One element out of elements given oldest first: each key's oldest record, the oldest header.
+local function consolidate(elements)
+  local header, records, seen = nil, {}, {}
+  for _, element in ipairs(elements) do
+    local h, recs = parseElement(element)
+    header = header or h
+    for _, record in ipairs(recs) do
+      if not seen[record[1]] then
+        seen[record[1]] = true
+        records[#records + 1] = record
+      end
+    end
+  end
+  return buildElement(header, records)
+end
+
+-- Moves the fine points older than cutoff (never the newest) to the coarse list, merging each
+-- into the coarse head when both fall in the same UTC hour. Answers the change in bytes and the
+-- bytes read and written.
+local function thin(index, H, HC, cutoff)
+  local delta, work = 0, 0
+  while #index.f > 1 and index.f[#index.f][1] < cutoff do
+    local point = table.remove(index.f)
+    -- RPOP with a count answers the tail first: the point's oldest element first.
+    local elements = redis.call('RPOP', H, point[3])
+    local head = index.c[1]
+    local merged
+    if head and math.floor(head[1] / HOUR_MS) == math.floor(point[1] / HOUR_MS) then
+      local older = redis.call('LPOP', HC)
+      table.insert(elements, 1, older)
+      merged = consolidate(elements)
+      delta = delta + #merged - point[4] - head[4]
+      work = work + head[4]
+      head[4] = #merged
+    else
+      merged = consolidate(elements)
+      table.insert(index.c, 1, { point[1], point[2], 1, #merged })
+      delta = delta + #merged - point[4]
+    end
+    redis.call('LPUSH', HC, merged)
+    work = work + point[4] + #merged
+  end
+  return delta, work
+end
+
+-- Drops whole points, oldest first, while there are more than maxPoints, more than maxBytes
+-- (hBytes: the history's bytes now) or the oldest is older than oldestAllowed; the newest point
+-- always stays. Nothing is read: the index knows each point's elements and bytes.
+local function trim(index, H, HC, hBytes, maxPoints, maxBytes, oldestAllowed)
+  local dropped = 0
+  while #index.f + #index.c > 1 do
+    local list, points = HC, index.c
+    if #points == 0 then list, points = H, index.f end
+    local oldest = points[#points]
+    if not (#index.f + #index.c > maxPoints or hBytes - dropped > maxBytes or oldest[1] < oldestAllowed) then break end
+    table.remove(points)
+    redis.call('LTRIM', list, 0, -oldest[3] - 1)
+    dropped = dropped + oldest[4]
+  end
+  return dropped
+end
+
+--[[
+  pushRecords(H, HC, index, point, records, header, limits, hBytes): adds one element holding
+  records to the point (a new one when point.new), then thins (on a new point) and trims.
+  point = { id, version, new }; header = { t, k, by }; limits = { fineMs, maxPoints, maxBytes,
+  maxAgeMs, now }; hBytes: the history's bytes before. Answers the change in the history's
+  bytes, and the bytes read and written.
+]]
+local function pushRecords(H, HC, index, point, records, header, limits, hBytes)
+  local element = buildElement({ i = point.id, v = point.version, t = header.t, k = header.k, by = header.by }, records)
+  redis.call('LPUSH', H, element)
+  local delta, work = #element, #element
+  local head = index.f[1]
+  if point.new or head == nil or head[1] ~= point.id then
+    table.insert(index.f, 1, { point.id, point.version, 1, #element })
+  else
+    head[3] = head[3] + 1
+    head[4] = head[4] + #element
+  end
+  if point.new then
+    local thinned, thinWork = thin(index, H, HC, limits.now - limits.fineMs)
+    delta, work = delta + thinned, work + thinWork
+  end
+  delta = delta - trim(index, H, HC, hBytes + delta, limits.maxPoints, limits.maxBytes, limits.now - limits.maxAgeMs)
+  return delta, work
+end
