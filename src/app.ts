@@ -72,12 +72,13 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   const callerOf = (ctx: Koa.Context) =>
     callerKey(resolveClientAddress(ctx.req.socket.remoteAddress, ctx.req.headers['x-forwarded-for'], trust));
   // One byte budget for the instance (http/byte-budget.ts): a large body is charged to its
-  // workspace once authenticated and counted, before it is read; large answers in the routes.
+  // workspace once authenticated and counted, before it is read or as it decodes; large
+  // answers when they are sent (http/json.ts), scripts' copies once they are made.
   const budget = new ByteBudget(config.limits.workspaceBytesPerSecond, config.limits.maxPlayerBytes);
-  const guard = chain(authenticate(deps.authenticator, deps.lastUsed, callerOf), rateLimit(deps.limiter, config), budget.bodies(config.limits.maxBodyBytes));
+  const guard = chain(authenticate(deps.authenticator, deps.lastUsed, callerOf), rateLimit(deps.limiter, config), budget.requests(config.limits.maxBodyBytes));
   pingRoutes(api, guard, deps.workspaces);
   const recheck = recheckKey(deps.authenticator);
-  dataRoutes(api, { guard, recheck, players: deps.players, writes: deps.writes, config, budget });
+  dataRoutes(api, { guard, recheck, players: deps.players, writes: deps.writes, config });
   batchRoutes(api, { guard, recheck, writes: deps.writes, config });
   sessionRoutes(api, { guard, recheck, players: deps.players, writes: deps.writes, config });
 

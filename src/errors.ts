@@ -99,7 +99,7 @@ export class AppError extends Error {
 export const byteBudgetExceeded = (bytesPerSecond: number, retryAfterSeconds: number) =>
   new AppError(
     ErrorCode.RATE_LIMITED,
-    `This workspace's byte budget for large answers and bodies on this instance (${bytesPerSecond} bytes a second, WORKSPACE_BYTES_PER_SECOND) is spent; this is not the plan's request limit: retry in ${retryAfterSeconds} s`,
+    `This workspace's byte budget on this instance (large bodies, answers and what its writes copy inside Redis: ${bytesPerSecond} bytes a second, WORKSPACE_BYTES_PER_SECOND) is spent; this is not the plan's request limit: retry in ${retryAfterSeconds} s`,
     { headers: { 'Retry-After': String(retryAfterSeconds) } },
   );
 

@@ -1,15 +1,23 @@
-// A per-workspace byte-rate budget on each instance for large answers and large request bodies
-// (issue 17, noisy neighbour): a token bucket per workspace in memory, refilled at
-// WORKSPACE_BYTES_PER_SECOND up to a burst of one max-size player (MAX_PLAYER_BYTES). Moving a
-// 4 MiB answer or a 1 MB body costs this single-threaded process tens of milliseconds of CPU,
-// which every other workspace's requests wait behind; the plan's request limit counts requests,
-// not bytes, so it cannot bound that. Past the budget: 429 RATE_LIMITED with Retry-After.
-// Only large transfers (over LARGE_BYTES) are charged, so ordinary traffic never touches it.
+// A per-workspace byte-rate budget on each instance for everything large a workspace moves:
+// request bodies as they decode (plain, chunked or compressed), answers, and the bytes Redis
+// copies for it inside a script (history, a delete of everything). A token bucket per
+// workspace in memory, refilled at WORKSPACE_BYTES_PER_SECOND up to a burst of one max-size
+// player (MAX_PLAYER_BYTES). Moving a 4 MiB answer or a 1 MB body costs this single-threaded
+// process, and copying a megabyte costs the single-threaded Redis, tens of milliseconds that
+// every other workspace's requests wait behind; the plan's request limit counts requests, not
+// bytes, so it cannot bound that. Past the budget: 429 RATE_LIMITED with Retry-After.
+//
+// Two ways to pay: `charge` before the work when its size is known (a declared body length, a
+// large player's size before it is read, each chunk of a streamed body), refused when the
+// bucket lacks it; `debit` after the work when its size is only known then (an answer, a
+// script's copies), which may leave the bucket in debt, and a workspace in debt is refused
+// every request until it has paid (`refuseInDebt`), so work paid afterwards is still bounded.
+// Only transfers over LARGE_BYTES are charged, so ordinary traffic never touches the bucket.
 import type { Middleware } from 'koa';
 import { byteBudgetExceeded } from '../errors.js';
 import type { AppState } from './state.js';
 
-/** Answers and bodies up to this size are not charged (READ_INLINE_BYTES of the store). */
+/** Answers, bodies and script copies up to this size are not charged (READ_INLINE_BYTES of the store). */
 export const LARGE_BYTES = 64 * 1024;
 /** Buckets idle this long are full again, so they are dropped. */
 const IDLE_SWEEP = 10_000;
@@ -25,7 +33,7 @@ export class ByteBudget {
   constructor(
     /** Bytes a second per workspace; 0 turns the budget off. */
     readonly bytesPerSecond: number,
-    /** Most bytes saved up (one max-size player). */
+    /** Most bytes saved up (one max-size player); also the deepest debt. */
     readonly burstBytes: number,
     private readonly now: () => number = Date.now,
   ) {}
@@ -36,36 +44,93 @@ export class ByteBudget {
    * leaves it in debt, so it is never refused for ever.
    */
   charge(workspaceId: string, bytes: number): void {
+    if (bytes > LARGE_BYTES) this.chargePart(workspaceId, bytes);
+  }
+
+  /**
+   * charge() for a part of a large transfer (a chunk of a streamed body, once the body has
+   * passed LARGE_BYTES): charged whatever its own size.
+   */
+  chargePart(workspaceId: string, bytes: number): void {
+    if (this.bytesPerSecond <= 0) return;
+    const bucket = this.refilled(workspaceId);
+    const needed = Math.min(bytes, this.burstBytes);
+    if (bucket.tokens < needed) throw byteBudgetExceeded(this.bytesPerSecond, this.secondsUntil(bucket, needed));
+    bucket.tokens -= bytes;
+  }
+
+  /**
+   * Pays for work already done (an answer, a script's copies): never refused, but the bucket
+   * may go into debt, down to one burst, and the workspace then waits (refuseInDebt).
+   */
+  debit(workspaceId: string, bytes: number): void {
     if (this.bytesPerSecond <= 0 || bytes <= LARGE_BYTES) return;
+    const bucket = this.refilled(workspaceId);
+    bucket.tokens = Math.max(-this.burstBytes, bucket.tokens - bytes);
+  }
+
+  /** Throws 429 while the workspace owes more than it has (a debit left it in debt). */
+  refuseInDebt(workspaceId: string): void {
+    if (this.bytesPerSecond <= 0 || this.buckets.size === 0) return;
+    const bucket = this.buckets.get(workspaceId);
+    if (bucket === undefined) return;
+    this.refill(bucket, this.now());
+    if (bucket.tokens < 0) throw byteBudgetExceeded(this.bytesPerSecond, this.secondsUntil(bucket, 0));
+  }
+
+  /**
+   * The budget in the guard chain (app.ts), once the request is authenticated: a workspace in
+   * debt is refused; a plain body is charged by its declared length before it is read (a body
+   * over `maxBodyBytes` is not: the body reader refuses it with 413 unread); a chunked or
+   * compressed body is charged as it decodes (middleware/json-body.ts), and answers and
+   * scripts' copies afterwards, through ctx.state.byteBudget.
+   */
+  requests(maxBodyBytes: number): Middleware<AppState> {
+    return async (ctx, next) => {
+      const principal = ctx.state.principal;
+      if (principal && this.bytesPerSecond > 0) {
+        const workspaceId = principal.workspace.id;
+        this.refuseInDebt(workspaceId);
+        const headers = ctx.req.headers;
+        const encoding = headers['content-encoding'];
+        const declared =
+          (encoding === undefined || encoding === 'identity') &&
+          headers['transfer-encoding'] === undefined &&
+          headers['content-length'] !== undefined;
+        if (declared) {
+          const length = Number(headers['content-length']);
+          if (length > LARGE_BYTES && length <= maxBodyBytes) this.charge(workspaceId, length);
+        } else {
+          // Chunked or compressed: what it decodes to is only known as it arrives.
+          ctx.state.chargeBodyWhileRead = true;
+        }
+        ctx.state.byteBudget = this;
+      }
+      await next();
+    };
+  }
+
+  private refilled(workspaceId: string): Bucket {
     const nowMs = this.now();
     let bucket = this.buckets.get(workspaceId);
     if (!bucket) {
       if (this.buckets.size >= IDLE_SWEEP) this.sweep(nowMs);
       bucket = { tokens: this.burstBytes, atMs: nowMs };
       this.buckets.set(workspaceId, bucket);
+      return bucket;
     }
-    bucket.tokens = Math.min(this.burstBytes, bucket.tokens + ((nowMs - bucket.atMs) * this.bytesPerSecond) / 1000);
-    bucket.atMs = nowMs;
-    const needed = Math.min(bytes, this.burstBytes);
-    if (bucket.tokens < needed) {
-      const retryAfter = Math.max(1, Math.ceil((needed - bucket.tokens) / this.bytesPerSecond));
-      throw byteBudgetExceeded(this.bytesPerSecond, retryAfter);
-    }
-    bucket.tokens -= bytes;
+    this.refill(bucket, nowMs);
+    return bucket;
   }
 
-  /**
-   * Charges a request body by its declared length, before it is read (after authentication).
-   * A body over `maxBodyBytes` is not charged: the body reader refuses it with 413 unread.
-   */
-  bodies(maxBodyBytes: number): Middleware<AppState> {
-    return async (ctx, next) => {
-      const length = Number(ctx.get('content-length'));
-      if (Number.isFinite(length) && length > LARGE_BYTES && length <= maxBodyBytes && ctx.state.principal) {
-        this.charge(ctx.state.principal.workspace.id, length);
-      }
-      await next();
-    };
+  private refill(bucket: Bucket, nowMs: number): void {
+    bucket.tokens = Math.min(this.burstBytes, bucket.tokens + ((nowMs - bucket.atMs) * this.bytesPerSecond) / 1000);
+    bucket.atMs = nowMs;
+  }
+
+  /** Whole seconds until the bucket holds `needed` tokens (at least 1). */
+  private secondsUntil(bucket: Bucket, needed: number): number {
+    return Math.max(1, Math.ceil((needed - bucket.tokens) / this.bytesPerSecond));
   }
 
   /** Drops buckets that have refilled completely (they would start full anyway). */
@@ -74,4 +139,21 @@ export class ByteBudget {
       if (bucket.tokens + ((nowMs - bucket.atMs) * this.bytesPerSecond) / 1000 >= this.burstBytes) this.buckets.delete(id);
     }
   }
+}
+
+/** Debits a large answer (or a script's copies) to the request's workspace, after the fact. */
+export function debitTransfer(ctx: { state: AppState }, bytes: number): void {
+  const budget = ctx.state.byteBudget;
+  if (budget !== undefined && bytes > LARGE_BYTES) budget.debit(ctx.state.principal!.workspace.id, bytes);
+}
+
+/**
+ * Charges a large read before it is made (its size known from the player's meta), refusing it
+ * past the budget; its answer is then not debited again.
+ */
+export function chargeRead(ctx: { state: AppState }, bytes: number): void {
+  const budget = ctx.state.byteBudget;
+  if (budget === undefined || bytes <= LARGE_BYTES) return;
+  budget.charge(ctx.state.principal!.workspace.id, bytes);
+  ctx.state.answerCharged = true;
 }

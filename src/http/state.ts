@@ -1,6 +1,7 @@
 // What the middleware chain leaves on ctx.state for the next link.
 import type { Principal } from '../auth/authenticator.js';
 import type { RateLimitResult } from '../store/workspaces/rate-limiter.js';
+import type { ByteBudget } from './byte-budget.js';
 
 export interface AppState {
   requestId: string;
@@ -10,4 +11,10 @@ export interface AppState {
   bodyWaited?: boolean;
   principal?: Principal;
   rateLimit?: RateLimitResult;
+  /** The workspace's byte budget (byte-budget.ts), for what is charged after the guard: answers, scripts' copies. */
+  byteBudget?: ByteBudget;
+  /** A chunked or compressed body: charged to the byte budget as it decodes (middleware/json-body.ts). */
+  chargeBodyWhileRead?: boolean;
+  /** The answer's size was charged before the work (a large player read): not debited again when sent. */
+  answerCharged?: boolean;
 }

@@ -22,6 +22,8 @@ export interface WriteOrigin {
   /** The request's path and parsed body: the idempotency key's fingerprint. */
   readonly path: string;
   readonly body: unknown;
+  /** Pays for the bytes a write's script read or copied inside Redis (the byte budget), after the fact. */
+  readonly chargeWork?: (bytes: number) => void;
 }
 
 export interface PlayerWriteRequest {
@@ -84,7 +86,10 @@ export class PlayerWrites {
       actor: origin.actor,
       idempotency: claim,
     });
-    if (reply.reply.applied && !reply.replayed) this.quota.record(origin.workspaceId, reply.reply.storage);
+    if (reply.reply.applied && !reply.replayed) {
+      this.quota.record(origin.workspaceId, reply.reply.storage);
+      origin.chargeWork?.(reply.reply.workBytes);
+    }
     return reply;
   }
 

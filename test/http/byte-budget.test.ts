@@ -1,16 +1,63 @@
-// The per-workspace byte budget (http/byte-budget.ts): large whole-player answers and large
-// bodies are charged to their workspace; past the budget 429 RATE_LIMITED with Retry-After,
-// and another workspace's budget is its own. Real Redis, the real HTTP server.
+// The per-workspace byte budget (http/byte-budget.ts): everything large a workspace moves is
+// charged to it, on every path: plain, chunked and compressed bodies (as they decode), answers,
+// whole-player reads and acquires with load, and the bytes a write's script copies inside Redis.
+// Past the budget 429 RATE_LIMITED with Retry-After, and another workspace's budget is its own.
+// Real Redis, the real HTTP server.
+import { randomBytes } from 'node:crypto';
+import { request } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { expect } from 'chai';
 import { ByteBudget, LARGE_BYTES } from '../../src/http/byte-budget.js';
 import { AppError } from '../../src/errors.js';
 import { keys } from '../../src/store/keys.js';
-import { client, newWorkspace, useService } from '../support/service.js';
+import { recordResponse } from '../support/response-recorder.js';
+import { client, newWorkspace, useService, type ApiResponse } from '../support/service.js';
 
 const RATE = 100_000;
 const BURST = 200_000;
 const VALUE = 'v'.repeat(150_000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function refusal(fn: () => void): AppError | undefined {
+  try {
+    fn();
+  } catch (err) {
+    return err as AppError;
+  }
+  return undefined;
+}
+
+/** Sends a body in chunks without a Content-Length (Transfer-Encoding: chunked); answers the response and whether the socket was closed. */
+function chunked(baseUrl: string, path: string, apiKey: string, body: Buffer, headers: Record<string, string> = {}): Promise<ApiResponse & { closed: boolean }> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(baseUrl + path);
+    const req = request(
+      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': apiKey, ...headers } },
+      (res) => {
+        const parts: Buffer[] = [];
+        res.on('data', (c: Buffer) => parts.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(parts).toString();
+          const fetchLike = new Response(text, { status: res.statusCode!, headers: res.headers as Record<string, string> });
+          recordResponse(url.toString(), 'POST', fetchLike, text);
+          resolve({ status: res.statusCode!, headers: fetchLike.headers, body: JSON.parse(text), text, closed: res.headers.connection === 'close' });
+        });
+      },
+    );
+    req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' || err.code === 'ECONNRESET' ? undefined : reject(err)));
+    // 16 KiB at a time, each its own chunk.
+    let at = 0;
+    const pump = () => {
+      while (at < body.length) {
+        const more = req.write(body.subarray(at, at + 16_384));
+        at += 16_384;
+        if (!more) return void req.once('drain', pump);
+      }
+      req.end();
+    };
+    pump();
+  });
+}
 
 describe('the byte budget per workspace', () => {
   describe('ByteBudget', () => {
@@ -19,15 +66,10 @@ describe('the byte budget per workspace', () => {
       const budget = new ByteBudget(RATE, BURST, () => now);
       budget.charge('a', LARGE_BYTES); // not charged
       budget.charge('a', 150_000);
-      let refused: unknown;
-      try {
-        budget.charge('a', 150_000);
-      } catch (err) {
-        refused = err;
-      }
+      const refused = refusal(() => budget.charge('a', 150_000));
       expect(refused).to.be.instanceOf(AppError);
-      expect((refused as AppError).status).to.equal(429);
-      expect((refused as AppError).headers['Retry-After']).to.equal('1');
+      expect(refused!.status).to.equal(429);
+      expect(refused!.headers['Retry-After']).to.equal('1');
       budget.charge('b', 150_000); // its own bucket
       now += 1000;
       budget.charge('a', 150_000);
@@ -37,17 +79,39 @@ describe('the byte budget per workspace', () => {
       expect(() => budget.charge('a', 100_000)).to.throw(AppError);
       expect(() => new ByteBudget(0, BURST, () => now).charge('a', 10_000_000)).not.to.throw();
     });
+
+    it('debits work already done, into a debt of at most one burst, and refuses every request of a workspace in debt until it is paid', () => {
+      let now = 0;
+      const budget = new ByteBudget(RATE, BURST, () => now);
+      budget.debit('a', LARGE_BYTES); // not charged
+      budget.refuseInDebt('a');
+      budget.debit('a', 5_000_000); // a huge copy: the debt stops at one burst
+      const refused = refusal(() => budget.refuseInDebt('a'));
+      expect(refused?.status).to.equal(429);
+      // From -BURST, back to zero takes BURST / RATE = 2 s.
+      expect(refused!.headers['Retry-After']).to.equal('2');
+      budget.refuseInDebt('b');
+      now += 1999;
+      expect(() => budget.refuseInDebt('a')).to.throw(AppError);
+      now += 1;
+      budget.refuseInDebt('a');
+    });
   });
 
   describe('over HTTP', () => {
     const t = useService({ WORKSPACE_BYTES_PER_SECOND: String(RATE), MAX_PLAYER_BYTES: String(BURST) });
+    const budgetFull = () => sleep(((2 * BURST) / RATE) * 1000 + 100); // from the deepest debt
 
     it('answers A 429 with Retry-After past its budget while B is served, and B has a budget of its own', async () => {
       const [a, b] = [await newWorkspace(t.redis), await newWorkspace(t.redis)];
       const [apiA, apiB] = [client(t.service, a.apiKey), client(t.service, b.apiKey)];
+      expect((await apiA.post('/data/set', { userId: 'big', key: 's', value: 1 })).status).to.equal(200);
       expect((await apiA.post('/data/set', { userId: 'big', key: 'k', value: VALUE })).status).to.equal(200);
+      // Its 150 KB body and the answer echoing it: 300 KB, past the burst. A workspace in debt
+      // waits, whatever it sends.
+      expect((await apiA.post('/data/set', { userId: 'big', key: 's', value: 2 })).status).to.equal(429);
       expect((await apiB.post('/data/set', { userId: 'big', key: 'k', value: VALUE })).status).to.equal(200);
-      await sleep(1700); // both buckets full again
+      await budgetFull();
 
       expect((await apiA.get('/data?userId=big')).status).to.equal(200);
       const refused = await apiA.get('/data?userId=big');
@@ -56,7 +120,7 @@ describe('the byte budget per workspace', () => {
       expect((refused.body as { error: string }).error).to.match(/byte budget/).and.match(/not the plan's request limit/);
       expect(Number(refused.headers.get('retry-after'))).to.be.within(1, 2);
       // A's small reads are not charged.
-      expect((await apiA.get('/data?userId=big&key=k')).status).to.equal(200);
+      expect((await apiA.get('/data?userId=big&key=s')).status).to.equal(200);
       // A large body is refused before it is read, and writes nothing.
       const write = await apiA.post('/data/set', { userId: 'big', key: 'k2', value: VALUE });
       expect(write.status).to.equal(429);
@@ -68,6 +132,63 @@ describe('the byte budget per workspace', () => {
 
       await sleep(Number(refused.headers.get('retry-after')) * 1000 + 100);
       expect((await apiA.get('/data?userId=big')).status).to.equal(200);
+    });
+
+    it('charges a compressed body by what it decodes to, and a chunked one as it arrives: cut off mid-stream, nothing written', async () => {
+      const ws = await newWorkspace(t.redis);
+      const api = client(t.service, ws.apiKey);
+      // Each body to a player of its own: two would not fit in one (MAX_PLAYER_BYTES).
+      const body = (key: string) => Buffer.from(JSON.stringify({ userId: key, key, value: VALUE }));
+      // 150 KB of JSON compress to a few hundred bytes: the declared length says nothing.
+      const gz = (key: string) => gzipSync(body(key));
+      expect(gz('g1').length).to.be.below(2000);
+      const send = (key: string) => api.post('/data/set', undefined, { rawBody: gz(key), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+      expect((await send('g1')).status).to.equal(200);
+      // The answer echoes the value: another 150 KB debited. The bucket is now in debt.
+      const refused = await send('g2');
+      expect(refused.status, refused.text).to.equal(429);
+      expect(refused.body.code).to.equal('RATE_LIMITED');
+      await budgetFull();
+      // A chunked body of 150 KB: charged as its chunks arrive. One passes within the burst...
+      expect((await chunked(t.service.baseUrl, '/data/set', ws.apiKey, body('c1'))).status).to.equal(200);
+      // ...the next, with the bucket in debt from the first and its answer, is refused.
+      const cut = await chunked(t.service.baseUrl, '/data/set', ws.apiKey, body('c2'));
+      expect(cut.status).to.equal(429);
+      const stored = async (userId: string) => (await t.redis.hkeys(keys.player(ws.workspaceId, userId))).filter((f) => !f.startsWith('\0'));
+      expect([await stored('g1'), await stored('g2'), await stored('c1'), await stored('c2')]).to.deep.equal([['g1'], [], ['c1'], []]);
+
+      await budgetFull();
+      // Mid-stream: a gzip body decoding to 3 bursts (random text, so it stays large compressed)
+      // is cut off while it streams, the socket closed rather than the rest read.
+      const huge = gzipSync(Buffer.from(JSON.stringify({ userId: 'g3', key: 'g3', value: randomBytes(3 * BURST).toString('base64').slice(0, 3 * BURST) })));
+      const streamed = await chunked(t.service.baseUrl, '/data/set', ws.apiKey, huge, { 'content-encoding': 'gzip' });
+      expect(streamed.status).to.be.oneOf([413, 429]);
+      expect(streamed.closed, `${streamed.status} ${JSON.stringify([...streamed.headers])}`).to.equal(true);
+      expect(await t.redis.exists(keys.player(ws.workspaceId, 'g3'))).to.equal(0);
+    });
+
+    it('charges an acquire with load by the player it reads, and a delete of everything by what its script copies', async () => {
+      const ws = await newWorkspace(t.redis);
+      const api = client(t.service, ws.apiKey);
+      await api.post('/data/set', { userId: 'p', key: 'k', value: VALUE });
+      await budgetFull();
+      const first = await api.post('/sessions/acquire', { userId: 'p', owner: 'job-1', load: true, steal: true });
+      expect(first.status, first.text).to.equal(200);
+      expect(first.body.data.values.k).to.have.length(VALUE.length);
+      const second = await api.post('/sessions/acquire', { userId: 'p', owner: 'job-2', load: true, steal: true });
+      expect(second.status).to.equal(429);
+      expect(second.body.error).to.match(/byte budget/);
+
+      // A small request whose script reads 150 KB inside Redis: paid after the fact, so the
+      // workspace's next large body waits. (Another player: job-2's acquire holds p, its answer refused.)
+      await budgetFull();
+      expect((await api.post('/data/set', { userId: 'q', key: 'k', value: VALUE })).status).to.equal(200);
+      await budgetFull();
+      const deleted = await api.post('/data/delete', { userId: 'q' });
+      expect(deleted.status, deleted.text).to.equal(200);
+      expect((await api.post('/data/set', { userId: 'q', key: 'small', value: 1 })).status).to.equal(200);
+      const waits = await api.post('/data/batch', { userId: 'q2', ops: [{ op: 'set', key: 'k', value: VALUE }] });
+      expect(waits.status).to.equal(429);
     });
   });
 });

@@ -1,20 +1,23 @@
-// Reads a JSON request body within the size limit. A body in another media type is 415; a
-// missing body is left undefined for the schema to reject with 400.
+// Reads a JSON request body within the size limit, counting what it decodes to: plain, chunked
+// or compressed (gzip, deflate, br), one reader charges it to the workspace's byte budget as it
+// arrives (byte-budget.ts). A body in another media type is 415; a missing body is left
+// undefined for the schema to reject with 400. Hand-written rather than co-body or raw-body:
+// neither can count and refuse a body while it decodes, only once it is read whole.
 // Only for its typing of ctx.request.body.
 import type {} from '@koa/bodyparser';
 import type { IncomingMessage } from 'node:http';
-import coBody from 'co-body';
+import type { Readable, Transform } from 'node:stream';
+import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Middleware } from 'koa';
 import { AppError, ErrorCode } from '../../errors.js';
+import { LARGE_BYTES } from '../byte-budget.js';
 import type { AppState } from '../state.js';
 
 /** The Content-Types clients send almost always; anything else goes through koa's type-is. */
 const PLAIN_JSON = new Set(['application/json', 'application/json; charset=utf-8']);
-/** co-body's strict mode: the body must be an object or an array. */
+/** Strict JSON, as co-body's strict mode had it: the body must be an object or an array. */
 const STRICT_JSON = /^[\x20\x09\x0a\x0d]*[[{]/;
 
-/** What inflation (behind co-body) decodes; anything else is 415. */
-const ENCODINGS = new Set(['gzip', 'deflate', 'br']);
 
 /**
  * The declared Content-Length as a number, or NaN when it is not one. Not `~~`: that wraps a
@@ -30,7 +33,7 @@ function httpError(status: number, message: string, type: string): Error {
   return Object.assign(new Error(message), { status, type, expose: true });
 }
 
-/** The body's JSON, as co-body parsed it in strict mode; a 400 error when it is not JSON. */
+/** The body's JSON, parsed in strict mode; a 400 error when it is not JSON. */
 function parseJson(body: Buffer): unknown {
   let text = body.toString('utf8');
   // iconv-lite, behind raw-body, dropped a leading byte order mark.
@@ -58,27 +61,51 @@ function bufferedBody(req: IncomingMessage, length: number): Buffer | undefined 
   return Buffer.isBuffer(body) && body.length === length ? body : undefined;
 }
 
+/** What a body is charged while it is read: the byte budget's charge for its workspace, or nothing. */
+type ChargeBytes = ((bytes: number) => void) | undefined;
+
+const DECODERS: Readonly<Record<string, () => Transform>> = {
+  gzip: () => createGunzip(),
+  deflate: () => createInflate(),
+  br: () => createBrotliDecompress(),
+};
+
 /**
- * What co-body did for an uncompressed body, without its per-request cost (raw-body, the
- * iconv decoder, option cloning): Buffers up to the limit, then one utf-8 decode and
- * JSON.parse. Same outcomes: 413 on a declared or received length over the limit, 400 on an
- * aborted or short body and on anything that is not a JSON object or array. JSON.parse keeps
- * a "__proto__" member as a plain own property, as co-body with onProtoPoisoning 'ignore' did.
+ * Reads a body, decoding it when it is compressed, within `limit` bytes of what it decodes to
+ * (and of what arrives): 413 past it, 400 on an aborted or short body, on data the decoder
+ * refuses and on anything that is not a JSON object or array. Every chunk is counted as it
+ * decodes, and once the body passes LARGE_BYTES charged (`charge` may throw 429), so a
+ * compressed or chunked body that passes the byte budget is cut off while it streams, never
+ * read whole first. JSON.parse keeps a "__proto__" member as a plain own property.
  */
-function readJson(req: IncomingMessage, limit: number, length: number | null): Promise<unknown> {
+function readJson(
+  req: IncomingMessage,
+  options: { limit: number; length: number | null; encoding: string | undefined; charge: ChargeBytes },
+): Promise<unknown> {
+  const { limit, length, encoding, charge } = options;
   if (length !== null && length > limit) {
     req.pause();
     return Promise.reject(httpError(413, 'request entity too large', 'entity.too.large'));
   }
+  const decoder = encoding === undefined ? undefined : DECODERS[encoding]!();
+  const source: Readable = decoder ?? req;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
+    let decoded = 0;
+    let charged = 0;
     const finish = (err: Error | null, value?: unknown) => {
       req.removeListener('aborted', onAborted);
       req.removeListener('close', onClose);
-      req.removeListener('data', onData);
-      req.removeListener('end', onEnd);
       req.removeListener('error', onError);
+      if (decoder) {
+        req.removeListener('data', onRaw);
+        req.unpipe(decoder);
+        decoder.removeListener('error', onDecodeError);
+        decoder.destroy();
+      }
+      source.removeListener('data', onData);
+      source.removeListener('end', onEnd);
       if (err) {
         req.pause();
         reject(err);
@@ -88,37 +115,55 @@ function readJson(req: IncomingMessage, limit: number, length: number | null): P
     };
     const onAborted = () => finish(httpError(400, 'request aborted', 'request.aborted'));
     // raw-body waits forever when the stream closes without 'aborted' or 'end'; never hang.
-    const onClose = () => finish(httpError(400, 'request aborted', 'request.aborted'));
+    const onClose = () => {
+      if (!req.complete) finish(httpError(400, 'request aborted', 'request.aborted'));
+    };
     const onError = (err: Error) => finish(err);
-    const onData = (chunk: Buffer) => {
+    const onDecodeError = (err: Error) =>
+      finish(new AppError(ErrorCode.INVALID_REQUEST, `Request body is not valid ${encoding} data`, { cause: err }));
+    // A compressed body's own bytes are bounded too: what arrives may not exceed the limit either.
+    const onRaw = (chunk: Buffer) => {
       received += chunk.length;
-      if (received > limit) return finish(httpError(413, 'request entity too large', 'entity.too.large'));
+      if (received > limit) finish(httpError(413, 'request entity too large', 'entity.too.large'));
+    };
+    const onData = (chunk: Buffer) => {
+      decoded += chunk.length;
+      if (!decoder) received = decoded;
+      if (decoded > limit) return finish(httpError(413, 'request entity too large', 'entity.too.large'));
+      if (charge !== undefined && decoded > LARGE_BYTES) {
+        try {
+          charge(decoded - charged);
+        } catch (err) {
+          return finish(err as Error);
+        }
+        charged = decoded;
+      }
       chunks.push(chunk);
     };
     const onEnd = () => {
-      if (length !== null && received !== length) {
+      if (!decoder && length !== null && received !== length) {
         return finish(httpError(400, 'request size did not match content length', 'request.size.invalid'));
       }
       try {
-        finish(null, parseJson(Buffer.concat(chunks, received)));
+        finish(null, parseJson(Buffer.concat(chunks, decoded)));
       } catch (err) {
         finish(err as Error);
       }
     };
     req.on('aborted', onAborted);
     req.on('close', onClose);
-    req.on('data', onData);
-    req.on('end', onEnd);
     req.on('error', onError);
+    if (decoder) {
+      decoder.on('error', onDecodeError);
+      req.on('data', onRaw);
+      req.pipe(decoder);
+    }
+    source.on('data', onData);
+    source.on('end', onEnd);
   });
 }
 
 export function jsonBody(maxBodyBytes: number): Middleware<AppState> {
-  // co-body rather than @koa/bodyparser for a compressed body, which does not pass
-  // onProtoPoisoning on: its default refuses any body with a "__proto__" member, so a player
-  // value holding that name could not be stored. Nothing here merges parsed objects, and the
-  // schemas refuse unknown top-level fields.
-  const options = { limit: maxBodyBytes, strict: true, encoding: 'utf-8', onProtoPoisoning: 'ignore' } as coBody.Options;
   return async function readJsonBody(ctx, next) {
     const { headers } = ctx.req;
     const declared = headers['content-length'];
@@ -148,13 +193,8 @@ export function jsonBody(maxBodyBytes: number): Middleware<AppState> {
       }
       return next();
     }
-    const encoding = headers['content-encoding'];
-    if (encoding !== undefined && encoding !== 'identity') {
-      ctx.state.bodyWaited = true;
-      ctx.request.body = await readCompressed(ctx, options, encoding);
-      return next();
-    }
-    if (length !== null && headers['transfer-encoding'] === undefined) {
+    const encoding = contentEncodingOf(headers['content-encoding']);
+    if (encoding === undefined && length !== null && headers['transfer-encoding'] === undefined) {
       if (length > 0) {
         // Runs inside node's header callback, before the parser reads on: let it push the body.
         await undefined;
@@ -166,28 +206,34 @@ export function jsonBody(maxBodyBytes: number): Middleware<AppState> {
       }
     }
     ctx.state.bodyWaited = true;
-    ctx.request.body = await readJson(ctx.req, maxBodyBytes, headers['transfer-encoding'] === undefined ? length : null);
+    const budget = ctx.state.chargeBodyWhileRead ? ctx.state.byteBudget : undefined;
+    const workspaceId = ctx.state.principal?.workspace.id;
+    try {
+      ctx.request.body = await readJson(ctx.req, {
+        limit: maxBodyBytes,
+        length: headers['transfer-encoding'] === undefined ? length : null,
+        encoding,
+        charge: budget && workspaceId !== undefined ? (bytes) => budget.chargePart(workspaceId, bytes) : undefined,
+      });
+    } catch (err) {
+      // Refused before the body was all read: the rest is not worth reading, nor the socket keeping.
+      if (!ctx.req.complete) ctx.res.setHeader('Connection', 'close');
+      throw err;
+    }
     await next();
   };
 }
 
-/**
- * A compressed body through co-body. An encoding it does not know is 415; a body that does
- * not decode (zlib's Z_DATA_ERROR, a truncated stream) is the caller's mistake, 400, where it
- * used to surface as a 500.
- */
-async function readCompressed(ctx: Parameters<typeof coBody.json>[0], options: coBody.Options, encoding: string): Promise<unknown> {
-  const name = encoding.trim().toLowerCase();
-  if (!ENCODINGS.has(name)) {
+/** The body's Content-Encoding: undefined for none, else a decoder's name; anything else is 415. */
+function contentEncodingOf(header: string | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const name = header.trim().toLowerCase();
+  if (name === 'identity' || name === '') return undefined;
+  if (!Object.hasOwn(DECODERS, name)) {
     throw new AppError(
       ErrorCode.UNSUPPORTED_MEDIA_TYPE,
-      `Content-Encoding "${encoding.slice(0, 40)}" is not supported: send gzip, deflate, br or none`,
+      `Content-Encoding "${header.slice(0, 40)}" is not supported: send gzip, deflate, br or none`,
     );
   }
-  try {
-    return await coBody.json(ctx, options);
-  } catch (err) {
-    if (typeof (err as { status?: unknown }).status === 'number') throw err;
-    throw new AppError(ErrorCode.INVALID_REQUEST, `Request body is not valid ${name} data`, { cause: err });
-  }
+  return name;
 }

@@ -18,7 +18,7 @@ import { chain } from '../chain.js';
 import { sendJson, sendJsonBytes } from '../json.js';
 import { jsonBody } from '../middleware/json-body.js';
 import type { AppState } from '../state.js';
-import type { ByteBudget } from '../byte-budget.js';
+import { chargeRead } from '../byte-budget.js';
 import { compile } from '../validate.js';
 import { markReplayed, writeOrigin } from '../write-origin.js';
 
@@ -53,11 +53,9 @@ export interface DataRouteDeps {
   readonly players: PlayerDataStore;
   readonly writes: PlayerWrites;
   readonly config: Pick<Config, 'limits'>;
-  /** Charges large whole-player answers to their workspace (http/byte-budget.ts). */
-  readonly budget?: ByteBudget;
 }
 
-export function dataRoutes(router: Router<AppState>, { guard, recheck, players, writes, config, budget }: DataRouteDeps): void {
+export function dataRoutes(router: Router<AppState>, { guard, recheck, players, writes, config }: DataRouteDeps): void {
   const body = chain(jsonBody(config.limits.maxBodyBytes), recheck);
   const maxDepth = config.limits.maxValueDepth;
 
@@ -69,7 +67,7 @@ export function dataRoutes(router: Router<AppState>, { guard, recheck, players, 
     const userId = userIdOf(query.userId);
 
     if (query.key === undefined) {
-      const all = await players.readAllParts(workspaceId, userId, undefined, budget && ((bytes) => budget.charge(workspaceId, bytes)));
+      const all = await players.readAllParts(workspaceId, userId, undefined, (bytes) => chargeRead(ctx, bytes));
       if (!all.complete) {
         throw new AppError(
           ErrorCode.PLAYER_TOO_LARGE,

@@ -13,6 +13,7 @@ import { acquireBody, releaseBody, renewBody } from '../../schemas/data.js';
 import type { PlayerDataStore, ReadAllResult } from '../../store/players/player-data.js';
 import type { LiveSession } from '../../store/players/script-protocol.js';
 import { requireWriteScope } from '../middleware/authenticate.js';
+import { chargeRead } from '../byte-budget.js';
 import { chain } from '../chain.js';
 import { sendJson } from '../json.js';
 import { jsonBody } from '../middleware/json-body.js';
@@ -75,7 +76,9 @@ export function sessionRoutes(router: Router<AppState>, { guard, recheck, player
     });
     // Sent in the same turn as the acquire, so both leave in one write: a join costs one round
     // trip. Read after the lock is taken, so no other session's write can come between.
-    const loaded = input.load === true ? players.readAll(origin.workspaceId, userId) : undefined;
+    // A large player is charged to the byte budget before it is read (429 past it: the session
+    // is held all the same, and a retry by the same owner replaces it).
+    const loaded = input.load === true ? players.readAll(origin.workspaceId, userId, undefined, (bytes) => chargeRead(ctx, bytes)) : undefined;
     const [session, all] = await Promise.allSettled([acquired, loaded]);
     if (session.status === 'rejected') throw session.reason;
     const held = heldOrThrow(session.value, context);

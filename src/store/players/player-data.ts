@@ -120,7 +120,13 @@ export class PlayerDataStore {
    * `maxBytes`. A small player takes one script call; a larger one (over READ_INLINE_BYTES) a
    * second call, a plain HGETALL on the bulk connection, in turn (bulk-reads.ts).
    */
-  async readAll(workspaceId: string, userId: string, maxBytes = this.limits.maxPlayerBytes): Promise<ReadAllResult> {
+  async readAll(
+    workspaceId: string,
+    userId: string,
+    maxBytes = this.limits.maxPlayerBytes,
+    /** Called with a large player's size before it is read (the byte budget; throws to refuse). */
+    admit?: (bytes: number) => void,
+  ): Promise<ReadAllResult> {
     const hash = keys.player(workspaceId, userId);
     const reply = decodeReadReply(await this.redis.readPlayer(hash, String(READ_INLINE_BYTES)));
     const { version } = reply;
@@ -133,6 +139,7 @@ export class PlayerDataStore {
       return { complete: true, version, entries };
     }
     if (reply.bytes > maxBytes) return { complete: false, version, keys: reply.keys, bytes: reply.bytes };
+    admit?.(reply.bytes);
     // HGETALL holds the meta too, so data and version are read in one step here as well.
     const all = await this.bulkReads.run(workspaceId, () => this.bulk.hgetall(hash));
     const entries: Array<[string, StoredEntry]> = [];
