@@ -119,11 +119,13 @@ describe('safe saves: idempotent writes', () => {
   describe('round trips and the in-flight repeat', () => {
     it('claims the key, then writes: two round trips; a repeat while the first waits on Redis is 409', async () => {
       const port = Number(new URL(testRedisUrl()).port);
+      const direct = new Redis(testRedisUrl());
+      // Made before the service subscribes, so that its creation events (which drop the key
+      // from the cache) can never arrive after the warm-up below has cached the key.
+      const ws = await newWorkspace(direct);
       const proxy = await startRedisProxy(port);
       const service = await startTestService({ REDIS_URL: proxy.url });
-      const direct = new Redis(testRedisUrl());
       try {
-        const ws = await newWorkspace(direct);
         const c = client(service, ws.apiKey);
         // Warm the key cache and take a lease, so the write below needs Redis for itself only.
         for (let i = 0; i < 3; i++) await c.get('/ping');
