@@ -116,6 +116,33 @@ describe('safe saves: idempotent writes', () => {
     expect(ttl).to.be.within(86_000, 86_400);
   });
 
+  describe('with IDEMPOTENCY_TTL_SECONDS set', () => {
+    const TTL = 7200;
+    const s = useService({ IDEMPOTENCY_TTL_SECONDS: String(TTL) });
+    /** Remaining seconds of each key matching `pattern`: one key expected. */
+    const ttlOf = async (pattern: string) => {
+      const found = await s.redis.keys(pattern);
+      expect(found, pattern).to.have.length(1);
+      return s.redis.ttl(found[0]!);
+    };
+
+    it("keeps the workspace's claim of the key and a write's answer for that long", async () => {
+      const ws = await newWorkspace(s.redis);
+      const res = await client(s.service, ws.apiKey).post('/data/set', { userId: 1, key: 'k', value: 1 }, withKey('ttl-write'));
+      expect(res.status).to.equal(200);
+      expect(await ttlOf(`${keys.idempotencyClaim(ws.workspaceId, '*')}`)).to.be.within(TTL - 60, TTL);
+      expect(await ttlOf(`${keys.player(ws.workspaceId, '1')}:i:*`)).to.be.within(TTL - 60, TTL);
+    });
+
+    it("keeps a session call's answer for that long", async () => {
+      const ws = await newWorkspace(s.redis);
+      const res = await client(s.service, ws.apiKey).post('/sessions/acquire', { userId: 2, owner: 'job-A' }, withKey('ttl-session'));
+      expect(res.status).to.equal(200);
+      expect(await ttlOf(`${keys.player(ws.workspaceId, '2')}:i:*`)).to.be.within(TTL - 60, TTL);
+      expect(await ttlOf(`${keys.idempotencyClaim(ws.workspaceId, '*')}`)).to.be.within(TTL - 60, TTL);
+    });
+  });
+
   describe('round trips and the in-flight repeat', () => {
     it('claims the key, then writes: two round trips; a repeat while the first waits on Redis is 409', async () => {
       const port = Number(new URL(testRedisUrl()).port);
