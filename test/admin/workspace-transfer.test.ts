@@ -82,6 +82,27 @@ function transferTests(redisOf: () => RedisClient) {
     expect(totals.bytes).to.equal(bytes);
   });
 
+  it('carries data keys and user ids that start with "__" (even __proto__) both ways', async () => {
+    const id = (await ops.createWorkspace({ name: 'dunder' })).workspaceId;
+    const players = ['__bot', '__proto__', '7'];
+    const dataKeys = ['__proto__', '__meta', 'constructor', 'plain'];
+    for (const userId of players) {
+      for (const [i, key] of dataKeys.entries()) await ops.setPlayerValue(id, userId, key, { i, userId });
+    }
+    const text = await exportText(ops, id);
+    const lines = text.trimEnd().split('\n').map((l) => JSON.parse(l) as { userId: string; data: Record<string, unknown> });
+    expect(lines.map((l) => l.userId).sort()).to.deep.equal([...players].sort());
+    for (const line of lines) expect(Object.keys(line.data), line.userId).to.deep.equal(dataKeys);
+
+    const target = (await ops.createWorkspace({ name: 'dunder-target' })).workspaceId;
+    expect(await ops.importWorkspace(target, stream(text))).to.deep.include({ imported: 3, failed: 0 });
+    for (const userId of players) {
+      const copied = await ops.exportPlayer(target, userId);
+      expect(Object.keys(copied.data), userId).to.deep.equal(dataKeys);
+      expect(copied.data, userId).to.deep.equal((await ops.exportPlayer(id, userId)).data);
+    }
+  });
+
   it('reports bad lines by number and writes nothing of them; the good ones are written', async () => {
     const target = (await ops.createWorkspace({ name: 'target' })).workspaceId;
     const good = (u: string) => JSON.stringify({ userId: u, version: 2, data: { a: { value: 1, updated_at: '2026-01-01T00:00:00.000Z' } } });
