@@ -146,6 +146,24 @@ function transferTests(redisOf: () => RedisClient) {
     expect((await readStorageTotals(redisOf(), target)).players).to.equal(19);
   });
 
+  it('skip leaves an existing player that holds other data exactly as it was', async () => {
+    const id = await populated(3);
+    const text = await exportText(ops, id);
+    const target = (await ops.createWorkspace({ name: 'target' })).workspaceId;
+    await ops.setPlayerValue(target, '0', 'coins', 7);
+    await ops.setPlayerValue(target, '0', 'mine', 'kept');
+    const before = await ops.exportPlayer(target, '0');
+    const totals = await readStorageTotals(redisOf(), target);
+    expect(before.data).to.not.deep.equal((await ops.exportPlayer(id, '0')).data);
+    const summary = await ops.importWorkspace(target, stream(text), { mode: 'skip' });
+    expect(summary).to.deep.include({ skipped: 1, imported: 2, replaced: 0 });
+    const after = await ops.exportPlayer(target, '0');
+    expect(after.data).to.deep.equal(before.data);
+    expect(after.version).to.equal(before.version);
+    // Player 1 was exported without data (deleted): only player 2 adds a player with data.
+    expect((await readStorageTotals(redisOf(), target)).players).to.equal(totals.players + 1);
+  });
+
   it('overwrite replaces existing players with a version past theirs, and a re-run changes nothing', async () => {
     const id = await populated(5);
     const text = await exportText(ops, id);
