@@ -5,8 +5,8 @@
 // and SHA-256: a folder without it is an unfinished backup, and an import checks every file
 // against it before it writes anything. docs/backups.md describes the layout.
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -26,6 +26,7 @@ import {
   type WorkspaceRecordRaw,
 } from '../store/installation/installation-records.js';
 import type { AdminContext } from './context.js';
+import { createNewFileStream, writeWhole } from './new-files.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { exportWorkspace, importWorkspace, parseImportMode, type ImportSummary } from './workspace-transfer.js';
 
@@ -72,8 +73,8 @@ async function writeCounted(dir: string, name: string, lines: AsyncIterable<stri
       yield buf;
     }
   }
-  const path = join(dir, name);
-  await pipeline(Readable.from(counted()), createWriteStream(path));
+  // Created new: a link planted in the folder since it was found empty is refused, not followed.
+  await pipeline(Readable.from(counted()), await createNewFileStream(join(dir, name)));
   return { name, lines: count, bytes, sha256: hash.digest('hex') };
 }
 
@@ -129,8 +130,7 @@ export async function exportInstallation(
     files,
   };
   // Last, and whole or not at all: its presence says the backup is complete.
-  await writeFile(join(dir, `${MANIFEST}.partial`), `${JSON.stringify(manifest, null, 2)}\n`);
-  await rename(join(dir, `${MANIFEST}.partial`), join(dir, MANIFEST));
+  await writeWhole(join(dir, MANIFEST), (out) => pipeline(Readable.from([`${JSON.stringify(manifest, null, 2)}\n`]), out));
   await ctx.audit('installation.export', 'installation', { details: { workspaces: workspaces.length, players } });
   return { ...manifest, dir, ms: Date.now() - started };
 }

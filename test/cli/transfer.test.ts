@@ -2,7 +2,7 @@
 // file or stdout/stdin, the summary on stderr (stdout carries the data), per-line errors with
 // their numbers and a failing exit code, and --json summaries for scripts.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -71,6 +71,23 @@ describe('cli: workspace export and import', function () {
     expect(piped.code, piped.stderr).to.equal(0);
     expect(piped.stdout).to.match(/imported into workspace .* \(mode fail\) in [\d.]+ s: 12 lines, 12 new, 0 replaced, 0 unchanged, 0 skipped, 0 failed/);
     expect((await ops.exportPlayer(fromStdin, '11')).data).to.deep.equal((await ops.exportPlayer(source, '11')).data);
+  });
+
+  it('export --out never writes through a symbolic link planted where its temporary file goes', async () => {
+    const ops = testOps(redis);
+    const source = (await ops.createWorkspace({ name: 'linked' })).workspaceId;
+    await ops.setPlayerValue(source, '1', 'coins', 1);
+    const file = join(dir, 'linked.ndjson');
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'precious\n');
+    // What another local user could plant where the export used to write (FILE.partial).
+    symlinkSync(victim, `${file}.partial`);
+    const res = await cli(['workspace', 'export', source, '--out', file]);
+    expect(res.code, res.stderr).to.equal(0);
+    expect(readFileSync(victim, 'utf8')).to.equal('precious\n');
+    expect(readFileSync(file, 'utf8')).to.match(/^\{"userId":"1"/);
+    expect(lstatSync(`${file}.partial`).isSymbolicLink()).to.equal(true);
+    expect(readdirSync(dir).filter((f) => f.startsWith('linked.ndjson.') && f !== 'linked.ndjson.partial')).to.deep.equal([]);
   });
 
   it('names each bad line and exits 1; an unknown mode is refused before anything is read', async () => {
