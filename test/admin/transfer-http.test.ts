@@ -9,7 +9,7 @@ import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/server.js';
 import { ADMIN_TOKEN, adminCall, testOps } from '../support/admin.js';
 import { LogCapture } from '../support/log-capture.js';
-import { fetchRecorded, startTestService, testConfig, testRedis } from '../support/service.js';
+import { call, fetchRecorded, startTestService, testConfig, testRedis } from '../support/service.js';
 
 describe('admin API: workspace export and import', () => {
   let service: RunningService;
@@ -47,6 +47,36 @@ describe('admin API: workspace export and import', () => {
 
     const again = await upload(target, res.text, '?mode=fail');
     expect(again.body.data).to.deep.include({ complete: false, imported: 0, failed: 25 });
+  });
+
+  it('refuses what the public API could not have written, naming the line, the player and the field', async () => {
+    const ops = testOps(redis);
+    const ws = await ops.createWorkspace({ name: 'strict' });
+    const at = '2026-11-23T10:00:00.000Z';
+    const line = (userId: unknown, version: number, data: Record<string, unknown>) => JSON.stringify({ userId, version, data });
+    const top = 2 ** 52;
+    const body = [
+      line('empty-key', 1, { '': { value: 1, updated_at: at } }),
+      line('top', Number.MAX_SAFE_INTEGER, { a: { value: 1, updated_at: at } }),
+      line('past', top + 1, {}),
+      line('highest', top, { a: { value: 1, updated_at: at } }),
+      line('wide', 1, { ['\u{1F600}'.repeat(100)]: { value: 1, updated_at: at } }),
+    ].join('\n');
+    const res = await upload(ws.workspaceId, body);
+    expect(res.status).to.equal(200);
+    expect(res.body.data).to.deep.include({ imported: 2, failed: 3 });
+    expect(res.body.data.errors).to.deep.equal([
+      { line: 1, userId: 'empty-key', code: 'INVALID_REQUEST', error: 'data[""]: a key is 1-128 characters without control characters' },
+      { line: 2, userId: 'top', code: 'INVALID_REQUEST', error: `version must be a whole number from 0 to ${top} (2^52; beyond, ifVersion could not match it for long)` },
+      { line: 3, userId: 'past', code: 'INVALID_REQUEST', error: `version must be a whole number from 0 to ${top} (2^52; beyond, ifVersion could not match it for long)` },
+    ]);
+    // The highest version imported is read back exactly, and ifVersion matches it.
+    const api = (path: string, body?: unknown) => call(service, body === undefined ? 'GET' : 'POST', path, { key: ws.apiKey, body });
+    expect((await api('/data?userId=highest')).body.version).to.equal(top);
+    const written = await api('/data/set', { userId: 'highest', key: 'a', value: 2, ifVersion: top });
+    expect([written.status, written.body.version]).to.deep.equal([200, top + 1]);
+    expect((await api('/data/set', { userId: 'highest', key: 'a', value: 3, ifVersion: top + 1 })).status).to.equal(200);
+    expect((await api(`/data?userId=wide&key=${encodeURIComponent('\u{1F600}'.repeat(100))}`)).body.data.value).to.equal(1);
   });
 
   it('refuses an upload that is not NDJSON, an unknown mode and an unknown workspace', async () => {
