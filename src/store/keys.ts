@@ -88,6 +88,11 @@ export const keys = {
   consoleSession: (idHash: string) => `${PREFIX}console:s:${idHash}`,
   /** Wrong admin tokens given to the console's sign-in from one address; TTL = the window. */
   consoleSignInFailures: (address: string) => `${PREFIX}console:fail:${address}`,
+  /**
+   * Wrong bearer tokens sent to the admin API from one address (an IPv6 address by its /64);
+   * TTL = ADMIN_AUTH_WINDOW_SECONDS.
+   */
+  adminAuthFailures: (subject: string) => `${PREFIX}admin:fail:${subject}`,
 
   /** Pub/sub channel that tells every instance to drop cached keys, workspaces and bans. */
   eventsChannel: () => `${PREFIX}events`,

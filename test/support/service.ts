@@ -15,6 +15,8 @@ import { recordResponse } from './response-recorder.js';
  * it: test/security/abuse-findings.test.ts tests it.
  */
 export const TEST_AUTH_FAILURES_PER_MINUTE = '1000000';
+/** The same for wrong admin tokens (ADMIN_AUTH_FAILURES), counted in the shared test Redis: test/admin/admin-auth-limit.test.ts tests it. */
+export const TEST_ADMIN_AUTH_FAILURES = '1000000';
 
 export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({
@@ -24,6 +26,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
     ADMIN_PORT: '0',
     LOG_LEVEL: 'silent',
     AUTH_FAILURES_PER_MINUTE: TEST_AUTH_FAILURES_PER_MINUTE,
+    ADMIN_AUTH_FAILURES: TEST_ADMIN_AUTH_FAILURES,
     ...env,
   });
 }

@@ -3,6 +3,7 @@
 // token. A fixed window: the counter is made with its TTL, then incremented, in one
 // transaction; a counter that lost its TTL (PTTL -1) is given one again, so it can never block
 // an address for ever.
+import { keys } from '../keys.js';
 import type { RedisClient } from '../redis/redis.js';
 
 export interface FailureCount {
@@ -29,4 +30,26 @@ export async function countFailure(redis: RedisClient, key: string, windowMs: nu
 export async function readFailures(redis: RedisClient, key: string): Promise<FailureCount> {
   const [count, ttl] = await Promise.all([redis.get(key), redis.pttl(key)]);
   return { count: Number(count ?? 0), resetMs: Math.max(ttl, 0) };
+}
+
+/** The failures of each caller under one kind of credential, in windows of `windowMs`. */
+export class FailureCounter {
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly keyOf: (subject: string) => string,
+    private readonly windowMs: number,
+  ) {}
+
+  count(subject: string): Promise<FailureCount> {
+    return countFailure(this.redis, this.keyOf(subject), this.windowMs);
+  }
+
+  read(subject: string): Promise<FailureCount> {
+    return readFailures(this.redis, this.keyOf(subject));
+  }
+}
+
+/** Wrong bearer tokens sent to the admin API, by caller (keys.adminAuthFailures). */
+export function adminAuthFailures(redis: RedisClient, windowMs: number): FailureCounter {
+  return new FailureCounter(redis, keys.adminAuthFailures, windowMs);
 }
