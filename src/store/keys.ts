@@ -79,6 +79,11 @@ export const keys = {
    * instance together; expires after two minutes.
    */
   banRate: (minute: number) => `${PREFIX}ban-rate:${minute}`,
+  /**
+   * Counter of one network's automatic bans in one minute (`network`: an IPv4 /24 or an IPv6 /48,
+   * domain/address.ts banNetwork), on every instance together; expires after two minutes.
+   */
+  banRateNetwork: (minute: number, network: string) => `${PREFIX}ban-rate:${minute}:${network}`,
   /** List of recent gate violations, newest first, capped. */
   violations: () => `${PREFIX}violations`,
   /** List of audit entries (JSON), newest first, trimmed to a bounded length. */
