@@ -227,10 +227,14 @@ export class Gate {
     // The network's share first: past it, the network takes nothing from the minute's budget.
     const share = Math.max(1, Math.floor(max * NETWORK_BAN_SHARE));
     const takenByNetwork = await this.deps.store.takeNetworkBanSlot(now, network).catch(() => Infinity);
-    const taken = takenByNetwork > share ? takenByNetwork : await this.deps.store.takeBanSlot(now).catch(() => Infinity);
-    if (takenByNetwork > share || taken > max) {
-      if (takenByNetwork > share && takenByNetwork !== Infinity) this.networksFull.set(network, minuteEnd);
-      else if (taken !== Infinity) this.bansFullUntil = minuteEnd;
+    if (takenByNetwork > share) {
+      if (takenByNetwork !== Infinity) this.networksFull.set(network, minuteEnd);
+      this.bans.dropLocal(address);
+      return 'limited';
+    }
+    const taken = await this.deps.store.takeBanSlot(now).catch(() => Infinity);
+    if (taken > max) {
+      if (taken !== Infinity) this.bansFullUntil = minuteEnd;
       this.bans.dropLocal(address);
       return 'limited';
     }
