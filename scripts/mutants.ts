@@ -116,6 +116,79 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '',
     tests: ['test/lua/scripts.test.ts', 'test/saves/idempotency.test.ts'],
   },
+  // The survivors of issue 27's mutation pass, each now pinned by a test.
+  {
+    id: 'idempotency-claim-ttl',
+    bug: "the workspace's claim of an idempotency key lives 1 s instead of IDEMPOTENCY_TTL_SECONDS",
+    file: 'src/saves/idempotency.ts',
+    find: 'String(this.ttlSeconds)',
+    replace: "'1'",
+    tests: ['test/saves/idempotency.test.ts'],
+  },
+  {
+    id: 'session-answer-ttl',
+    bug: "a session call's kept answer lives 1 s instead of IDEMPOTENCY_TTL_SECONDS",
+    file: 'lua/player-session.lua',
+    find: "cjson.encode(reply), 'EX', ARGV[7])",
+    replace: "cjson.encode(reply), 'EX', 1)",
+    tests: ['test/saves/idempotency.test.ts'],
+  },
+  {
+    id: 'quota-at-limit',
+    bug: 'a workspace at exactly its storage quota may still add data',
+    file: 'src/saves/storage-quota.ts',
+    find: 'if (totals.bytes >= quota) {',
+    replace: 'if (totals.bytes > quota) {',
+    tests: ['test/saves/storage-quota.test.ts'],
+  },
+  {
+    id: 'export-skips-dunder-keys',
+    bug: 'workspace export leaves out data keys starting with __',
+    file: 'src/admin/player-lines.ts',
+    find: '    const entry = decodeEntry(fields[i + 1]!);',
+    replace: "    if (field.startsWith('__')) continue;\n    const entry = decodeEntry(fields[i + 1]!);",
+    tests: ['test/admin/workspace-transfer.test.ts'],
+  },
+  {
+    id: 'export-skips-dunder-players',
+    bug: 'workspace export leaves out players whose user id starts with __',
+    file: 'src/admin/workspace-transfer.ts',
+    find: 'if (keys === 0 && version === 0) continue;',
+    replace: "if ((keys === 0 && version === 0) || player.userId.startsWith('__')) continue;",
+    tests: ['test/admin/workspace-transfer.test.ts'],
+  },
+  {
+    id: 'import-skips-dunder-keys',
+    bug: 'workspace import drops data keys starting with __',
+    file: 'src/admin/player-lines.ts',
+    find: '    const key = member.key;',
+    replace: "    const key = member.key;\n    if (key.startsWith('__')) continue;",
+    tests: ['test/admin/workspace-transfer.test.ts'],
+  },
+  {
+    id: 'import-skips-dunder-players',
+    bug: 'workspace import drops players whose user id starts with __',
+    file: 'src/admin/workspace-transfer.ts',
+    find: '    const reply = await importPlayer(',
+    replace: "    if (player.userId.startsWith('__')) return;\n    const reply = await importPlayer(",
+    tests: ['test/admin/workspace-transfer.test.ts'],
+  },
+  {
+    id: 'import-skip-overwrites',
+    bug: 'workspace import --mode skip replaces an existing player that holds other data',
+    file: 'lua/import-player.lua',
+    find: "  if mode ~= 'overwrite' then return { 0, version, 0, 0, 0 } end\n",
+    replace: '',
+    tests: ['test/admin/workspace-transfer.test.ts'],
+  },
+  {
+    id: 'ping-deleted-workspace',
+    bug: '/ping for a workspace deleted after its key was cached answers UNAUTHORIZED instead of KEY_REVOKED',
+    file: 'src/http/routes/ping.ts',
+    find: "unauthorized('API key has been revoked', ErrorCode.KEY_REVOKED)",
+    replace: "unauthorized('API key has been revoked')",
+    tests: ['test/http/ping.test.ts'],
+  },
 ];
 
 type Outcome = 'caught' | 'SURVIVED' | 'stale';
@@ -202,7 +275,7 @@ async function main(): Promise<number> {
     }
     const seconds = Math.round((Date.now() - t0) / 100) / 10;
     results.push({ mutant, outcome, seconds });
-    process.stdout.write(`${outcome.padEnd(8)} ${mutant.id.padEnd(24)} ${String(seconds).padStart(6)} s  ${mutant.bug}\n`);
+    process.stdout.write(`${outcome.padEnd(8)} ${mutant.id.padEnd(28)} ${String(seconds).padStart(6)} s  ${mutant.bug}\n`);
   }
   const count = (o: Outcome) => results.filter((r) => r.outcome === o).length;
   process.stdout.write(

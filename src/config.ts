@@ -89,6 +89,9 @@ export interface Config {
     readonly token: string | undefined;
     readonly port: number;
     readonly host: string;
+    /** Wrong bearer tokens one address (an IPv6 /64) may send per window before the admin API answers it 429. */
+    readonly authFailures: number;
+    readonly authWindowMs: number;
   };
   readonly http: {
     /** A request whose headers have not all arrived by then is cut off (408). */
@@ -352,6 +355,8 @@ export function loadConfig(env: Env = process.env): Config {
       token: adminToken(env),
       port: int(env, 'ADMIN_PORT', 8081, 0, 65535),
       host: str(env, 'ADMIN_HOST', '127.0.0.1'),
+      authFailures: int(env, 'ADMIN_AUTH_FAILURES', 20, 1, 1_000_000),
+      authWindowMs: int(env, 'ADMIN_AUTH_WINDOW_SECONDS', 300, 1, 86_400) * 1000,
     },
     http: {
       headersTimeoutMs: int(env, 'HTTP_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),

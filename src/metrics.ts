@@ -163,7 +163,7 @@ export class ServiceMetrics {
     );
     single(
       'pds_gate_bans_rate_limited_total',
-      'Enforce-mode violations refused without a ban because GATE_BAN_MAX_PER_MINUTE was reached.',
+      "Enforce-mode violations refused without a ban because GATE_BAN_MAX_PER_MINUTE, or the violator's network's share of it, was reached.",
       (t) => t.bansRateLimited,
     );
     single('pds_gate_editor_dev_passed_total', 'Editor play-test requests let through with a development key.', (t) => t.editorDevPassed);

@@ -76,6 +76,7 @@ describe('abuse run: issue 17 findings 3-5, as an attacker', function () {
       RATE_LIMIT_PRO: '1000000000',
       // The service's own default, not the tests' out-of-reach budget (see testConfig).
       AUTH_FAILURES_PER_MINUTE: String(loadConfig({}).authFailuresPerMinute),
+      GATE_BAN_MAX_PER_MINUTE: String(loadConfig({}).gate.banMaxPerMinute),
     });
     service = await startService(config, createLogger(config, logs));
   });

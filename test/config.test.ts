@@ -16,7 +16,7 @@ describe('config', () => {
       workspaceBytesPerSecond: 8388608,
     });
     expect(c.rateLimit).to.deep.equal({ windowMs: 10000, plans: { free: 60, pro: 300 }, leaseAhead: 32, usageFlushMs: 5000 });
-    expect(c.admin).to.deep.equal({ token: undefined, port: 8081, host: '127.0.0.1' });
+    expect(c.admin).to.deep.equal({ token: undefined, port: 8081, host: '127.0.0.1', authFailures: 20, authWindowMs: 300_000 });
   });
 
   it('reads every variable', () => {
@@ -36,6 +36,8 @@ describe('config', () => {
       USAGE_FLUSH_MS: '250',
       ADMIN_TOKEN: 'a-very-long-admin-token',
       ADMIN_PORT: '9001',
+      ADMIN_AUTH_FAILURES: '3',
+      ADMIN_AUTH_WINDOW_SECONDS: '60',
     });
     expect(c.port).to.equal(9000);
     expect(c.redisUrl).to.equal('redis://redis:6379/2');
@@ -50,6 +52,7 @@ describe('config', () => {
     expect(c.rateLimit).to.deep.equal({ windowMs: 1000, plans: { free: 5, pro: 50 }, leaseAhead: 0, usageFlushMs: 250 });
     expect(c.admin.token).to.equal('a-very-long-admin-token');
     expect(c.admin.port).to.equal(9001);
+    expect([c.admin.authFailures, c.admin.authWindowMs]).to.deep.equal([3, 60_000]);
   });
 
   it('is frozen', () => {

@@ -5,13 +5,13 @@
 // and SHA-256: a folder without it is an unfinished backup, and an import checks every file
 // against it before it writes anything. docs/backups.md describes the layout.
 import { createHash } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { isWorkspaceId } from '../domain/ids.js';
-import { AppError, badRequest, ErrorCode } from '../errors.js';
+import { AppError, badRequest, conflict, ErrorCode } from '../errors.js';
 import { publishEvent } from '../store/redis/events.js';
 import {
   readApiKeysRaw,
@@ -25,7 +25,9 @@ import {
   type GateList,
   type WorkspaceRecordRaw,
 } from '../store/installation/installation-records.js';
+import { parseCollisionOption, planRestore, type RestorePlan } from './backup-collisions.js';
 import type { AdminContext } from './context.js';
+import { createNewFileStream, writeWhole } from './new-files.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { exportWorkspace, importWorkspace, parseImportMode, type ImportSummary } from './workspace-transfer.js';
 
@@ -72,8 +74,8 @@ async function writeCounted(dir: string, name: string, lines: AsyncIterable<stri
       yield buf;
     }
   }
-  const path = join(dir, name);
-  await pipeline(Readable.from(counted()), createWriteStream(path));
+  // Created new: a link planted in the folder since it was found empty is refused, not followed.
+  await pipeline(Readable.from(counted()), await createNewFileStream(join(dir, name)));
   return { name, lines: count, bytes, sha256: hash.digest('hex') };
 }
 
@@ -129,8 +131,7 @@ export async function exportInstallation(
     files,
   };
   // Last, and whole or not at all: its presence says the backup is complete.
-  await writeFile(join(dir, `${MANIFEST}.partial`), `${JSON.stringify(manifest, null, 2)}\n`);
-  await rename(join(dir, `${MANIFEST}.partial`), join(dir, MANIFEST));
+  await writeWhole(join(dir, MANIFEST), (out) => pipeline(Readable.from([`${JSON.stringify(manifest, null, 2)}\n`]), out));
   await ctx.audit('installation.export', 'installation', { details: { workspaces: workspaces.length, players } });
   return { ...manifest, dir, ms: Date.now() - started };
 }
@@ -195,6 +196,10 @@ async function* records<T>(dir: string, name: string): AsyncGenerator<T> {
 export interface InstallationImport {
   readonly dir: string;
   readonly workspaces: { created: number; existing: number };
+  /** The backup's workspaces restored under a new id: their id was another workspace's here. */
+  readonly renamed: RestorePlan['renamed'];
+  /** The backup's workspaces left out for the same reason (on-collision skip). */
+  readonly skipped: string[];
   readonly apiKeys: { created: number; existing: number };
   readonly bans: { created: number; existing: number };
   readonly allowEntries: { created: number; existing: number };
@@ -204,23 +209,28 @@ export interface InstallationImport {
 
 /**
  * Loads a backup into this installation's Redis (empty, or not: records that exist are kept,
- * players follow `mode`). Every file is checked against the manifest first; then workspaces,
- * keys, bans and allow-list, then each workspace's players. Safe to run again after an
- * interruption: what was written is found and kept.
+ * players follow `mode`). Every file is checked against the manifest first, and where each
+ * workspace goes is decided before anything is written (admin/backup-collisions.ts: a workspace
+ * id that holds another workspace here refuses the import, unless `onCollision` says rename or
+ * skip); then workspaces, keys, bans and allow-list, then each workspace's players. Safe to run
+ * again after an interruption: what was written is found and kept.
  */
 export async function importInstallation(
   ctx: AdminContext,
   dir: string,
-  options: { mode?: string | undefined; onProgress?: (p: BackupProgress) => void } = {},
+  options: { mode?: string | undefined; onCollision?: string | undefined; onProgress?: (p: BackupProgress) => void } = {},
 ): Promise<InstallationImport> {
   const started = Date.now();
   const mode = parseImportMode(options.mode);
+  const onCollision = parseCollisionOption(options.onCollision);
   const manifest = await readManifest(dir);
   await verify(dir, manifest);
 
   const result = {
     dir,
     workspaces: { created: 0, existing: 0 },
+    renamed: [] as RestorePlan['renamed'],
+    skipped: [] as string[],
     apiKeys: { created: 0, existing: 0 },
     bans: { created: 0, existing: 0 },
     allowEntries: { created: 0, existing: 0 },
@@ -237,12 +247,15 @@ export async function importInstallation(
     workspaces.push(record);
   }
   const apiKeys: ApiKeyRecordRaw[] = [];
+  const backupIds = new Set(workspaces.map((w) => w.id));
   for await (const record of records<ApiKeyRecordRaw>(dir, API_KEYS)) {
     if (typeof record.keyHash !== 'string' || !/^[0-9a-f]{64}$/.test(record.keyHash)) throw invalid(`${API_KEYS} holds a key hash that is not a SHA-256`);
     const owner = record.fields?.['workspaceId'];
     if (typeof owner !== 'string' || !isWorkspaceId(owner) || typeof record.fields['keyId'] !== 'string') {
       throw invalid(`${API_KEYS} holds a key without a valid keyId and workspaceId`);
     }
+    // Restored, it would open whatever workspace has that id here.
+    if (!backupIds.has(owner)) throw invalid(`${API_KEYS} holds key ${record.fields['keyId']} of workspace ${owner}, which is not in ${WORKSPACES}`);
     apiKeys.push(record);
   }
   const gateEntries: Array<{ list: GateList; subject: string; record: string }> = [];
@@ -253,29 +266,48 @@ export async function importInstallation(
     }
   }
 
-  const ids: string[] = [];
+  const plan = await planRestore(ctx.redis, workspaces, apiKeys, onCollision);
+  result.renamed = plan.renamed;
+  result.skipped = plan.skipped;
+  const restored: Array<{ from: string; to: string }> = [];
   for (const record of workspaces) {
-    tally(result.workspaces, await restoreWorkspaceRaw(ctx.redis, record));
-    await publishEvent(ctx.redis, { type: 'workspace', workspaceId: record.id });
-    ids.push(record.id);
+    const to = plan.targets.get(record.id);
+    if (to === undefined) continue;
+    const created = await restoreWorkspaceRaw(ctx.redis, { id: to, fields: { ...record.fields, id: to } });
+    // Made by somebody else since the plan was checked: its keys must not be attached to it.
+    if (!created && (await readWorkspaceRaw(ctx.redis, to))?.fields['createdAt'] !== record.fields['createdAt']) {
+      throw conflict(`Workspace ${to} was created by another operation during the restore: stopped before restoring its keys; run the import again`);
+    }
+    tally(result.workspaces, created);
+    await publishEvent(ctx.redis, { type: 'workspace', workspaceId: to });
+    restored.push({ from: record.id, to });
   }
   for (const record of apiKeys) {
-    tally(result.apiKeys, await restoreApiKeyRaw(ctx.redis, record));
+    const to = plan.targets.get(record.fields['workspaceId']!);
+    if (to === undefined) continue;
+    tally(result.apiKeys, await restoreApiKeyRaw(ctx.redis, { keyHash: record.keyHash, fields: { ...record.fields, workspaceId: to } }));
     await publishEvent(ctx.redis, { type: 'key', keyHash: record.keyHash });
   }
   for (const entry of gateEntries) {
     tally(entry.list === 'bans' ? result.bans : result.allowEntries, await restoreGateEntry(ctx.redis, entry.list, entry.subject, entry.record));
   }
   await publishEvent(ctx.redis, { type: 'ban' });
-  for (const id of ids) {
-    const name = playersFile(id);
+  for (const { from, to } of restored) {
+    const name = playersFile(from);
     if (!manifest.files.some((f) => f.name === name)) continue;
-    options.onProgress?.({ workspaceId: id, players: 0 });
-    result.players.push(await importWorkspace(ctx, id, { path: join(dir, name) }, { mode }));
+    options.onProgress?.({ workspaceId: to, players: 0 });
+    result.players.push(await importWorkspace(ctx, to, { path: join(dir, name) }, { mode }));
   }
   result.ms = Date.now() - started;
   await ctx.audit('installation.import', 'installation', {
-    details: { workspaces: result.workspaces.created, apiKeys: result.apiKeys.created, players: result.players.reduce((n, s) => n + s.imported + s.replaced, 0) },
+    details: {
+      workspaces: result.workspaces.created,
+      apiKeys: result.apiKeys.created,
+      players: result.players.reduce((n, s) => n + s.imported + s.replaced, 0),
+      onCollision,
+      renamed: result.renamed.map((r) => `${r.from}->${r.to}`).join(' '),
+      skipped: result.skipped.join(' '),
+    },
   });
   return result;
 }

@@ -206,7 +206,10 @@ export class AdminOperations implements AdminContext {
   }
 
   /** A backup folder into this installation, every file checked against its manifest first. */
-  importInstallation(dir: string, options?: { mode?: string | undefined; onProgress?: (p: backup.BackupProgress) => void }) {
+  importInstallation(
+    dir: string,
+    options?: { mode?: string | undefined; onCollision?: string | undefined; onProgress?: (p: backup.BackupProgress) => void },
+  ) {
     return backup.importInstallation(this, dir, options);
   }
 

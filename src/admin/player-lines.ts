@@ -7,11 +7,10 @@ import { decodeEntry, encodeEntry, isoTime } from '../domain/entry.js';
 import { normalizeUserId } from '../domain/ids.js';
 import { checkValue } from '../domain/value.js';
 import { AppError, ErrorCode } from '../errors.js';
-import { KEY_MAX_LENGTH } from '../schemas/data.js';
+import { isDataKey, KEY_MAX_LENGTH, MAX_IMPORTED_VERSION } from '../schemas/data.js';
 import { members } from './json-members.js';
 
 const META = 0; // meta fields of the player hash start with a NUL byte
-const CONTROL = /[\u0000-\u001f\u007f]/;
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /** Fields of a line besides userId, version and data that are accepted and ignored: the one-player export's. */
 const IGNORED = new Set(['workspaceId', 'exportedAt']);
@@ -96,6 +95,14 @@ export function parsePlayerLine(line: string, limits: LineLimits): ImportedPlaye
   if (typeof version !== 'number' || !Number.isSafeInteger(version) || version < 0) {
     throw new LineError('version must be a non-negative integer', ErrorCode.INVALID_REQUEST, userId);
   }
+  // Larger, its version (or the next ones) would read back rounded: no ifVersion could match it.
+  if (version > MAX_IMPORTED_VERSION) {
+    throw new LineError(
+      `version must be a whole number from 0 to ${MAX_IMPORTED_VERSION} (2^52; beyond, ifVersion could not match it for long)`,
+      ErrorCode.INVALID_REQUEST,
+      userId,
+    );
+  }
   const data = parsed['data'];
   if (!isObject(data)) throw new LineError('data must be an object of {"value","updated_at"} by key', ErrorCode.INVALID_REQUEST, userId);
   const names = Object.keys(data);
@@ -113,8 +120,9 @@ export function parsePlayerLine(line: string, limits: LineLimits): ImportedPlaye
   let bytes = 0;
   for (const member of written) {
     const key = member.key;
-    if (key.length > KEY_MAX_LENGTH || CONTROL.test(key)) {
-      throw new LineError(`key ${JSON.stringify(key.slice(0, 40))}: a key is 1-${KEY_MAX_LENGTH} characters without control characters`, ErrorCode.INVALID_REQUEST, userId);
+    // As the API's keySchema judges it: a key the API cannot address must not be stored.
+    if (!isDataKey(key)) {
+      throw new LineError(`data[${JSON.stringify(key.slice(0, 40))}]: a key is 1-${KEY_MAX_LENGTH} characters without control characters`, ErrorCode.INVALID_REQUEST, userId);
     }
     const entry = data[key];
     const where = `data[${JSON.stringify(key)}]`;

@@ -2,7 +2,7 @@
 // such a file into a workspace, the same or another. Both stream: the export pulls players from
 // Redis only as fast as its reader takes lines; the import reads one line at a time and keeps at
 // most IMPORT_IN_FLIGHT players on their way to Redis. Used by the CLI and the admin API alike.
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,7 @@ import { addToStorageTotals, readStorageTotals } from '../store/workspaces/stora
 import { storedBytesOf } from '../store/players/script-protocol.js';
 import type { AdminContext } from './context.js';
 import { ndjsonLines } from './ndjson-lines.js';
+import { createNewFileStream } from './new-files.js';
 import { exportLine, LineError, parsePlayerLine, type ImportedPlayer, type LineLimits } from './player-lines.js';
 
 export const IMPORT_MODES = ['skip', 'overwrite', 'fail'] as const;
@@ -263,7 +264,7 @@ export async function importWorkspace(ctx: AdminContext, workspaceId: string, so
       // received within the HTTP request timeout, however slowly its players are written.
       spool = await mkdtemp(join(tmpdir(), 'pds-import-'));
       path = join(spool, 'players.ndjson');
-      await pipeline(source.stream, createWriteStream(path));
+      await pipeline(source.stream, await createNewFileStream(path));
     }
     if (mode === 'fail') {
       await checkNoneExist(ctx, workspaceId, path!, options, summary);

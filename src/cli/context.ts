@@ -23,7 +23,8 @@ function fail(options: OutputOptions, err: unknown): void {
   const message = err instanceof Error ? err.message : String(err);
   if (options.json) {
     const code = err instanceof AppError ? err.code : ErrorCode.INTERNAL;
-    process.stderr.write(`${JSON.stringify(errorBody(message, code))}\n`);
+    // The extras (a refused restore's collisions, a conflict's version) as the admin API sends them.
+    process.stderr.write(`${JSON.stringify(errorBody(message, code, err instanceof AppError ? err.extras : {}))}\n`);
   }
   else process.stderr.write(`error: ${message}\n`);
   process.exitCode = err instanceof AppError && err.status < 500 ? 2 : 1;

@@ -1,7 +1,8 @@
 // Sign-in, sessions and sign-out of the operator console: the admin token is exchanged once for
-// a random session id (the cookie) and a CSRF token (kept by the page in memory). Wrong tokens
-// are counted per address; past CONSOLE_SIGNIN_ATTEMPTS in a window, sign-in answers 429 even
-// for the right token, so guessing costs a window per few tries.
+// a random session id (the cookie) and a CSRF token (kept by the page in memory). Sign-ins are
+// counted per address before the token is looked at, and one past CONSOLE_SIGNIN_ATTEMPTS in a
+// window is answered 429 without it, even for the right token: guessing costs a window per few
+// tries, however many guesses are sent at once. A right token clears its address's count.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ConsoleConfig } from '../config.js';
 import { AppError, ErrorCode, unauthorized } from '../errors.js';
@@ -31,17 +32,18 @@ export class ConsoleSessions {
   }
 
   async signIn(token: string, address: string): Promise<SignedIn> {
-    const before = await this.store.failures(address);
-    if (before.count >= this.config.signInAttempts) {
-      const seconds = Math.max(1, Math.ceil(before.resetMs / 1000));
+    // Counted first, in one atomic step, then judged by the count it made: checking the count,
+    // then comparing, then counting let 64 of 100 concurrent wrong tokens through a limit of 5.
+    const attempt = await this.store.countSignIn(address, this.config.signInWindowMs);
+    if (attempt.count > this.config.signInAttempts) {
+      const seconds = Math.max(1, Math.ceil(attempt.resetMs / 1000));
       throw new AppError(ErrorCode.RATE_LIMITED, `Too many wrong admin tokens from this address: try again in ${seconds} s`, {
         headers: { 'Retry-After': String(seconds) },
       });
     }
     // Digests compared, so neither the length nor the content of the token leaks through timing.
     if (!token || !timingSafeEqual(sha256(token), this.expected)) {
-      const count = await this.store.addFailure(address, this.config.signInWindowMs);
-      const left = Math.max(0, this.config.signInAttempts - count);
+      const left = this.config.signInAttempts - attempt.count;
       throw unauthorized(`Wrong admin token (${left} ${left === 1 ? 'try' : 'tries'} left before sign-in pauses for this address)`);
     }
     await this.store.clearFailures(address);

@@ -141,6 +141,18 @@ export function banSubject(ip: Ip): string {
 }
 
 /**
+ * The network an address's automatic bans are shared within (gate/gate.ts): an IPv4 address's
+ * /24, an IPv6 address's /48 (a site's usual allocation, RFC 6177), written `network/bits`.
+ */
+export const IPV4_NETWORK_PREFIX = 24;
+export const IPV6_NETWORK_PREFIX = 48;
+
+export function banNetwork(ip: Ip): string {
+  const bits = ip.kind() === 'ipv4' ? IPV4_NETWORK_PREFIX : IPV6_NETWORK_PREFIX;
+  return `${formatIp(networkOf(ip, bits))}/${bits}`;
+}
+
+/**
  * An operator's ban target: an address (an IPv6 one stands for its /64) or an IPv6 `/64`
  * range as listed. Undefined when it is neither.
  */

@@ -35,6 +35,12 @@ export function looksLikeApiKey(raw: string): boolean {
 }
 
 const API_KEY_ANYWHERE = /pds_[0-9A-Za-z]{32,128}/g;
+const API_KEY_INSIDE = /pds_[0-9A-Za-z]{32}/;
+
+/** Whether anything in `text` has the shape of an API key (a key may be cut anywhere past 32 characters). */
+export function holdsApiKey(text: string): boolean {
+  return API_KEY_INSIDE.test(text);
+}
 const PERCENT_BYTE = /%([0-9A-Fa-f]{2})/g;
 /** Rounds of percent-decoding tried on a segment: a key encoded twice (`%254D`) is found too. */
 const DECODE_ROUNDS = 3;

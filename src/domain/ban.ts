@@ -81,6 +81,6 @@ export interface GateStatsSnapshot {
   readonly refusedNotBanned: number;
   /** Editor play-test requests let through with a development key. */
   readonly editorDevPassed: number;
-  /** Enforce-mode violations refused without a ban because GATE_BAN_MAX_PER_MINUTE was reached. */
+  /** Enforce-mode violations refused without a ban because GATE_BAN_MAX_PER_MINUTE, or the network's share of it, was reached. */
   readonly bansRateLimited: number;
 }

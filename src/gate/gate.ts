@@ -16,7 +16,7 @@ import { AppError, forbidden } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { BanStore } from '../store/installation/bans.js';
 import type { EventSubscriber } from '../store/redis/events.js';
-import { banSubject, CidrList } from '../domain/address.js';
+import { banNetwork, banSubject, CidrList } from '../domain/address.js';
 import { BanList } from './ban-list.js';
 import { failedChecks, isEditorRequest, notBannable, PLATFORM_ID_HEADER } from './checks.js';
 import { callerKey, proxyTrustOf, resolveClientAddress, type ClientAddress, type ProxyTrust } from './client-address.js';
@@ -25,6 +25,14 @@ import { GateStats, type GateStatsSnapshot, type ViolationReason } from './stats
 
 /** A flood of violations from one address writes one record a minute, not one per request. */
 const RECORD_INTERVAL_MS = 60_000;
+/**
+ * The part of a minute's automatic bans (GATE_BAN_MAX_PER_MINUTE) one network (an IPv4 /24, an
+ * IPv6 /48) may take, at least one: so that one network rotating its addresses cannot use up
+ * every ban of the minute and leave the violators of every other network unbanned.
+ */
+export const NETWORK_BAN_SHARE = 0.25;
+/** Networks whose share of the minute is known to be spent: no Redis call for them until it ends. */
+const FULL_NETWORKS_TRACKED = 10_000;
 const RECORD_TRACKED_ADDRESSES = 10_000;
 const EVIDENCE_HEADERS = ['user-agent', 'roblox-id', 'x-forwarded-for', 'forwarded', 'via', 'x-real-ip', 'host', 'origin'];
 // Evidence is bounded whatever the request holds: 8 header values, the path, user agent and
@@ -84,6 +92,8 @@ export class Gate {
   private readonly logSampler: LogSampler;
   /** Set when the minute's automatic bans are used up: no Redis call until it has passed. */
   private bansFullUntil = 0;
+  /** Network -> end of the minute in which it took its share of the automatic bans. */
+  private readonly networksFull = new LRUCache<string, number>({ max: FULL_NETWORKS_TRACKED });
 
   constructor(private readonly deps: GateDeps) {
     const { config } = deps;
@@ -155,7 +165,7 @@ export class Gate {
     this.stats.refusal('violation');
     if (outcome === 'limited') {
       this.stats.banLimited();
-      this.record(request, address, reasons, 'refused', 'GATE_BAN_MAX_PER_MINUTE reached: refused without a ban');
+      this.record(request, address, reasons, 'refused', "GATE_BAN_MAX_PER_MINUTE (or this network's share of it) reached: refused without a ban");
       throw forbidden(`Access denied: this API may only be called from the game platform's servers (${describe(reasons)})`);
     }
     throw forbidden(bannedMessage(banSubject(address.ip)));
@@ -195,9 +205,10 @@ export class Gate {
   }
 
   /**
-   * Bans the address (an IPv6 address by its /64), unless the minute's automatic bans are used
-   * up (`limited`), or Redis says it was allow-listed a moment ago (`allowed`: the event has not
-   * arrived yet). The two extra round trips are paid once per banned subject, never per request.
+   * Bans the address (an IPv6 address by its /64), unless its network has taken its share of
+   * the minute's automatic bans or the minute's bans are used up (`limited`), or Redis says it
+   * was allow-listed a moment ago (`allowed`: the event has not arrived yet). The extra round
+   * trips are paid once per banned subject, never per request.
    */
   private async ban(
     request: GateRequest,
@@ -205,14 +216,25 @@ export class Gate {
     reasons: readonly ViolationReason[],
   ): Promise<'banned' | 'allowed' | 'limited'> {
     const address = banSubject(client.ip);
-    if (this.clock() < this.bansFullUntil) return 'limited';
+    const network = banNetwork(client.ip);
+    const now = this.clock();
+    if (now < this.bansFullUntil || now < (this.networksFull.get(network) ?? 0)) return 'limited';
     // Applied here first, so that this instance refuses the subject's next request at once
     // (and a burst from one /64 takes one slot of the minute, not one each).
     this.bans.addLocal(address);
-    const now = this.clock();
+    const minuteEnd = (Math.floor(now / 60_000) + 1) * 60_000;
+    const max = this.deps.config.banMaxPerMinute;
+    // The network's share first: past it, the network takes nothing from the minute's budget.
+    const share = Math.max(1, Math.floor(max * NETWORK_BAN_SHARE));
+    const takenByNetwork = await this.deps.store.takeNetworkBanSlot(now, network).catch(() => Infinity);
+    if (takenByNetwork > share) {
+      if (takenByNetwork !== Infinity) this.networksFull.set(network, minuteEnd);
+      this.bans.dropLocal(address);
+      return 'limited';
+    }
     const taken = await this.deps.store.takeBanSlot(now).catch(() => Infinity);
-    if (taken > this.deps.config.banMaxPerMinute) {
-      if (taken !== Infinity) this.bansFullUntil = (Math.floor(now / 60_000) + 1) * 60_000;
+    if (taken > max) {
+      if (taken !== Infinity) this.bansFullUntil = minuteEnd;
       this.bans.dropLocal(address);
       return 'limited';
     }

@@ -75,7 +75,7 @@ function parameters(route: RouteSpec): Json[] {
 /** Every answer of both listeners carries it (http/middleware/request-log.ts). */
 const REQUEST_ID_HEADER = {
   'X-Request-Id': {
-    description: "The request's id: the caller's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 _ . : / = + -, a new UUID otherwise.",
+    description: "The request's id: the caller's X-Request-Id when it is 1-128 characters of A-Z a-z 0-9 _ . : / = + - holding nothing shaped like an API key, a new UUID otherwise.",
     required: true,
     schema: { type: 'string', pattern: '^[\\w.:/=+-]{1,128}$' },
   },

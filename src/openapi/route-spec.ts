@@ -165,10 +165,13 @@ export function dataEnvelope(data: JsonSchema): JsonSchema {
 const CONSOLE_WRITE_REFUSED =
   'A write made with a console session (cookie) but without its X-CSRF-Token, or from another site (docs/console.md).';
 
+const ADMIN_TOKEN_LIMITED =
+  'Too many wrong admin tokens from this address (ADMIN_AUTH_FAILURES in ADMIN_AUTH_WINDOW_SECONDS), answered even to the right token until the window ends; retry after Retry-After seconds.';
+
 /** A route of the admin API under /admin/v1 on the ops listener, behind the admin token. */
 export function adminRoute(method: HttpMethod, path: string, summary: string, options: RouteOptions): RouteSpec {
   // 403: a console session's write without its CSRF token, or from another site.
-  const shared = [401, 500, 503, ...(method === 'get' ? [] : [403]), ...(options.body ? BODY_ERRORS : []), ...(options.errors ?? [])];
+  const shared = [401, 429, 500, 503, ...(method === 'get' ? [] : [403]), ...(options.body ? BODY_ERRORS : []), ...(options.errors ?? [])];
   return {
     method,
     path: `/admin/v1${path}`,
@@ -180,7 +183,9 @@ export function adminRoute(method: HttpMethod, path: string, summary: string, op
       [options.okStatus ?? 200]: options.contentType
         ? { description: options.okDescription ?? 'Success.', schema: options.ok, contentType: options.contentType }
         : { description: options.okDescription ?? 'Success.', schema: dataEnvelope(options.ok) },
-      ...errorsFor(shared, { ...options, errorText: { 403: CONSOLE_WRITE_REFUSED, ...options.errorText } }),
+      ...errorsFor(shared, { ...options, errorText: { 403: CONSOLE_WRITE_REFUSED, 429: ADMIN_TOKEN_LIMITED, ...options.errorText } }, (status) =>
+        status === 429 ? { 'Retry-After': integerHeader('Seconds until the address may try again.', true) } : undefined,
+      ),
     },
   };
 }

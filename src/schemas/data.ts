@@ -4,6 +4,28 @@ import { USER_ID_PATTERN_SOURCE } from '../domain/ids.js';
 
 export const KEY_MAX_LENGTH = 128;
 
+/**
+ * The largest version an import may give a player. ifVersion takes any safe integer, but only
+ * versions up to 2^53 - 49 are read back exactly (above, ioredis decodes an integer reply as
+ * n * 10 + digit, which rounds: 2^53 - 1 reads as 2^53, which no ifVersion can name). Writes
+ * raise a version by one, so only an import can put a player up there; at most 2^52, the player
+ * it writes can take 2^52 writes more, every one read back and matched by ifVersion.
+ */
+export const MAX_IMPORTED_VERSION = 2 ** 52;
+
+const KEY_CONTROL = /[\u0000-\u001f\u007f]/;
+
+/**
+ * keySchema's test, for keys that do not come through ajv (an import's lines): 1-128
+ * characters counted as ajv counts them (a surrogate pair is one), none a control character.
+ */
+export function isDataKey(key: string): boolean {
+  if (key === '' || KEY_CONTROL.test(key)) return false;
+  let length = 0;
+  for (const _ of key) if (++length > KEY_MAX_LENGTH) return false;
+  return true;
+}
+
 /** ifVersion and sessionId, which every write takes (defined below with the batch schemas). */
 function writeGuardsOf() {
   return {

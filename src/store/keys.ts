@@ -86,6 +86,11 @@ export const keys = {
    * instance together; expires after two minutes.
    */
   banRate: (minute: number) => `${PREFIX}ban-rate:${minute}`,
+  /**
+   * Counter of one network's automatic bans in one minute (`network`: an IPv4 /24 or an IPv6 /48,
+   * domain/address.ts banNetwork), on every instance together; expires after two minutes.
+   */
+  banRateNetwork: (minute: number, network: string) => `${PREFIX}ban-rate:${minute}:${network}`,
   /** List of recent gate violations, newest first, capped. */
   violations: () => `${PREFIX}violations`,
   /** List of audit entries (JSON), newest first, trimmed to a bounded length. */
@@ -95,6 +100,11 @@ export const keys = {
   consoleSession: (idHash: string) => `${PREFIX}console:s:${idHash}`,
   /** Wrong admin tokens given to the console's sign-in from one address; TTL = the window. */
   consoleSignInFailures: (address: string) => `${PREFIX}console:fail:${address}`,
+  /**
+   * Wrong bearer tokens sent to the admin API from one address (an IPv6 address by its /64);
+   * TTL = ADMIN_AUTH_WINDOW_SECONDS.
+   */
+  adminAuthFailures: (subject: string) => `${PREFIX}admin:fail:${subject}`,
 
   /** Pub/sub channel that tells every instance to drop cached keys, workspaces and bans. */
   eventsChannel: () => `${PREFIX}events`,

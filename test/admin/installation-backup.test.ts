@@ -13,6 +13,7 @@ import { expect } from 'chai';
 import { AdminOperations } from '../../src/admin/operations.js';
 import { startLocalRedis, type LocalRedis } from '../../src/dev/local-redis.js';
 import type { RunningService } from '../../src/server.js';
+import { restoreApiKeyRaw, type ApiKeyRecordRaw } from '../../src/store/installation/installation-records.js';
 import { connectRedis, createRedis, type RedisClient } from '../../src/store/redis/redis.js';
 import { ADMIN_TOKEN, adminCall } from '../support/admin.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
@@ -168,6 +169,109 @@ describe('export --all and import --all', function () {
       redis?.disconnect();
       await cluster?.stop();
     }
+  });
+
+  describe('into an installation where a workspace id of the backup belongs to another workspace', () => {
+    let target: LocalRedis;
+    let redis: RedisClient;
+    let alphaId: string;
+    let other: { workspaceId: string; apiKey: string };
+    const alphaKeys = () => source.keys.slice(0, 3);
+    /** The target's own studio, whose id the backup's "alpha" also has: its data must stay its own. */
+    async function otherStudioIntact(service: RunningService): Promise<void> {
+      const mine = await call(service, 'GET', '/data?userId=1', { key: other.apiKey });
+      expect(mine.body).to.deep.include({ success: true, data: { secret: 'target studio' } });
+      for (const key of alphaKeys()) {
+        const res = await call(service, 'GET', '/data?userId=1', { key });
+        expect(res.text, 'a backup key must not open the target studio').to.not.include('target studio');
+      }
+    }
+
+    beforeEach(async () => {
+      target = await startLocalRedis({ dataDir: join(dir, `collide-${Math.random().toString(36).slice(2)}`) });
+      redis = createRedis({ url: target.url, commandTimeoutMs: 5000, connectTimeoutMs: 5000 });
+      await connectRedis(redis, 5000);
+      const ids = readFileSync(join(backup, 'workspaces.ndjson'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { id: string; fields: { name: string } });
+      alphaId = ids.find((w) => w.fields.name === 'alpha')!.id;
+      const made = await opsOn(redis).createWorkspace({ id: alphaId, name: 'another studio' });
+      other = { workspaceId: made.workspaceId, apiKey: made.apiKey };
+      await opsOn(redis).setPlayerValue(alphaId, '1', 'secret', 'target studio');
+    });
+    afterEach(async () => {
+      redis.disconnect();
+      await target.stop();
+    });
+
+    it('refuses by default, naming each colliding id, and writes nothing', async () => {
+      const before = await redis.dbsize();
+      let refused: unknown;
+      await opsOn(redis).importInstallation(backup).catch((err: unknown) => (refused = err));
+      expect(refused).to.have.property('code', 'CONFLICT');
+      expect(refused).to.have.property('status', 409);
+      expect((refused as Error).message).to.include(alphaId).and.match(/nothing written/).and.match(/--on-collision rename/);
+      expect((refused as { extras: { data: unknown } }).extras.data).to.deep.equal({
+        collisions: [{ workspaceId: alphaId, name: 'alpha', existingName: 'another studio' }],
+      });
+      expect(await redis.dbsize()).to.equal(before);
+    });
+
+    it('with rename, restores the colliding workspace under a new id with its keys, and leaves the other studio alone', async () => {
+      const result = await opsOn(redis).importInstallation(backup, { onCollision: 'rename' });
+      expect(result.workspaces).to.deep.equal({ created: 3, existing: 0 });
+      expect(result.renamed).to.have.length(1);
+      const [renamed] = result.renamed;
+      expect(renamed!.from).to.equal(alphaId);
+      expect(renamed!.to).to.match(/^[A-Za-z0-9_-]{1,64}$/);
+      expect(renamed!.to).to.not.equal(alphaId);
+      expect(result.players.map((p) => [p.workspaceId, p.imported])).to.deep.include([renamed!.to, 5]);
+      const again = await opsOn(redis).importInstallation(backup, { onCollision: 'rename' });
+      expect(again.workspaces).to.deep.equal({ created: 0, existing: 3 });
+      expect(again.renamed).to.deep.equal(result.renamed);
+      const service = await serviceOn({ REDIS_URL: target.url });
+      try {
+        await otherStudioIntact(service);
+        // The backup's alpha keys answer what they answered at the source, from the renamed workspace.
+        const after = await answers(service, source);
+        for (const [i, line] of after.entries()) {
+          expect(line).to.equal(line.startsWith('ping 200') ? expected[i]!.replace(alphaId, renamed!.to) : expected[i]);
+        }
+      } finally {
+        await service.close();
+      }
+    });
+
+    it('refuses, whatever the option, a backup key that already opens another workspace here', async () => {
+      const [beta] = readFileSync(join(backup, 'api-keys.ndjson'), 'utf8')
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as ApiKeyRecordRaw)
+        .filter((k) => k.fields['workspaceId'] !== alphaId);
+      await restoreApiKeyRaw(redis, { keyHash: beta!.keyHash, fields: { ...beta!.fields, workspaceId: other.workspaceId } });
+      const before = await redis.dbsize();
+      for (const onCollision of ['refuse', 'rename', 'skip']) {
+        let refused: unknown;
+        await opsOn(redis).importInstallation(backup, { onCollision }).catch((err: unknown) => (refused = err));
+        expect(refused, onCollision).to.have.property('code', 'CONFLICT');
+        if (onCollision !== 'refuse') expect((refused as Error).message).to.include(beta!.fields['keyId']!);
+      }
+      expect(await redis.dbsize()).to.equal(before);
+    });
+
+    it('with skip, restores every other workspace and neither the colliding one nor its keys', async () => {
+      const result = await opsOn(redis).importInstallation(backup, { onCollision: 'skip' });
+      expect(result.workspaces).to.deep.equal({ created: 2, existing: 0 });
+      expect(result.apiKeys).to.deep.equal({ created: 6, existing: 0 });
+      expect(result.skipped).to.deep.equal([alphaId]);
+      expect(result.players.map((p) => p.workspaceId)).to.not.include(alphaId);
+      const service = await serviceOn({ REDIS_URL: target.url });
+      try {
+        await otherStudioIntact(service);
+        for (const key of alphaKeys()) expect((await call(service, 'GET', '/ping', { key })).status).to.equal(401);
+        expect((await call(service, 'GET', '/ping', { key: source.keys[3] })).status).to.equal(200);
+      } finally {
+        await service.close();
+      }
+    });
   });
 
   it('refuses a backup whose file does not match its manifest, before writing anything', async () => {

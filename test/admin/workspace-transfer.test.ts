@@ -82,6 +82,27 @@ function transferTests(redisOf: () => RedisClient) {
     expect(totals.bytes).to.equal(bytes);
   });
 
+  it('carries data keys and user ids that start with "__" (even __proto__) both ways', async () => {
+    const id = (await ops.createWorkspace({ name: 'dunder' })).workspaceId;
+    const players = ['__bot', '__proto__', '7'];
+    const dataKeys = ['__proto__', '__meta', 'constructor', 'plain'];
+    for (const userId of players) {
+      for (const [i, key] of dataKeys.entries()) await ops.setPlayerValue(id, userId, key, { i, userId });
+    }
+    const text = await exportText(ops, id);
+    const lines = text.trimEnd().split('\n').map((l) => JSON.parse(l) as { userId: string; data: Record<string, unknown> });
+    expect(lines.map((l) => l.userId).sort()).to.deep.equal([...players].sort());
+    for (const line of lines) expect(Object.keys(line.data), line.userId).to.deep.equal(dataKeys);
+
+    const target = (await ops.createWorkspace({ name: 'dunder-target' })).workspaceId;
+    expect(await ops.importWorkspace(target, stream(text))).to.deep.include({ imported: 3, failed: 0 });
+    for (const userId of players) {
+      const copied = await ops.exportPlayer(target, userId);
+      expect(Object.keys(copied.data), userId).to.deep.equal(dataKeys);
+      expect(copied.data, userId).to.deep.equal((await ops.exportPlayer(id, userId)).data);
+    }
+  });
+
   it('reports bad lines by number and writes nothing of them; the good ones are written', async () => {
     const target = (await ops.createWorkspace({ name: 'target' })).workspaceId;
     const good = (u: string) => JSON.stringify({ userId: u, version: 2, data: { a: { value: 1, updated_at: '2026-01-01T00:00:00.000Z' } } });
@@ -123,6 +144,24 @@ function transferTests(redisOf: () => RedisClient) {
     expect(again).to.deep.include({ imported: 12, failed: 0 });
     expect(again.skipped + again.unchanged).to.equal(8);
     expect((await readStorageTotals(redisOf(), target)).players).to.equal(19);
+  });
+
+  it('skip leaves an existing player that holds other data exactly as it was', async () => {
+    const id = await populated(3);
+    const text = await exportText(ops, id);
+    const target = (await ops.createWorkspace({ name: 'target' })).workspaceId;
+    await ops.setPlayerValue(target, '0', 'coins', 7);
+    await ops.setPlayerValue(target, '0', 'mine', 'kept');
+    const before = await ops.exportPlayer(target, '0');
+    const totals = await readStorageTotals(redisOf(), target);
+    expect(before.data).to.not.deep.equal((await ops.exportPlayer(id, '0')).data);
+    const summary = await ops.importWorkspace(target, stream(text), { mode: 'skip' });
+    expect(summary).to.deep.include({ skipped: 1, imported: 2, replaced: 0 });
+    const after = await ops.exportPlayer(target, '0');
+    expect(after.data).to.deep.equal(before.data);
+    expect(after.version).to.equal(before.version);
+    // Player 1 was exported without data (deleted): only player 2 adds a player with data.
+    expect((await readStorageTotals(redisOf(), target)).players).to.equal(totals.players + 1);
   });
 
   it('overwrite replaces existing players with a version past theirs, and a re-run changes nothing', async () => {

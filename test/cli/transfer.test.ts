@@ -2,7 +2,7 @@
 // file or stdout/stdin, the summary on stderr (stdout carries the data), per-line errors with
 // their numbers and a failing exit code, and --json summaries for scripts.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,6 +73,23 @@ describe('cli: workspace export and import', function () {
     expect((await ops.exportPlayer(fromStdin, '11')).data).to.deep.equal((await ops.exportPlayer(source, '11')).data);
   });
 
+  it('export --out never writes through a symbolic link planted where its temporary file goes', async () => {
+    const ops = testOps(redis);
+    const source = (await ops.createWorkspace({ name: 'linked' })).workspaceId;
+    await ops.setPlayerValue(source, '1', 'coins', 1);
+    const file = join(dir, 'linked.ndjson');
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'precious\n');
+    // What another local user could plant where the export used to write (FILE.partial).
+    symlinkSync(victim, `${file}.partial`);
+    const res = await cli(['workspace', 'export', source, '--out', file]);
+    expect(res.code, res.stderr).to.equal(0);
+    expect(readFileSync(victim, 'utf8')).to.equal('precious\n');
+    expect(readFileSync(file, 'utf8')).to.match(/^\{"userId":"1"/);
+    expect(lstatSync(`${file}.partial`).isSymbolicLink()).to.equal(true);
+    expect(readdirSync(dir).filter((f) => f.startsWith('linked.ndjson.') && f !== 'linked.ndjson.partial')).to.deep.equal([]);
+  });
+
   it('names each bad line and exits 1; an unknown mode is refused before anything is read', async () => {
     const ops = testOps(redis);
     const id = (await ops.createWorkspace({ name: 'w' })).workspaceId;
@@ -112,6 +129,31 @@ describe('cli: workspace export and import', function () {
       const restored = new AdminOperations(copy, { actor: 'test' });
       expect((await restored.exportPlayer(id, '1')).data).to.deep.equal((await ops.exportPlayer(id, '1')).data);
       expect((await restored.getWorkspace(id)).plan).to.equal('pro');
+
+      // Into an installation where the backup's workspace id belongs to another workspace.
+      const third = await startLocalRedis({ dataDir: join(dir, 'third') });
+      const thirdRedis = createRedis({ url: third.url, commandTimeoutMs: 5000, connectTimeoutMs: 5000 });
+      try {
+        await connectRedis(thirdRedis, 5000);
+        await new AdminOperations(thirdRedis, { actor: 'test' }).createWorkspace({ id, name: 'someone else' });
+        const refusedImport = await cli(['import', '--all', '--in', folder], { REDIS_URL: third.url });
+        expect(refusedImport.code).to.equal(2);
+        expect(refusedImport.stderr).to.include(`${id} ("w" in the backup, "someone else" here)`).and.match(/--on-collision rename/);
+        const asJson = await cli(['import', '--all', '--in', folder, '--json'], { REDIS_URL: third.url });
+        expect(JSON.parse(asJson.stderr)).to.deep.include({ code: 'CONFLICT', data: { collisions: [{ workspaceId: id, name: 'w', existingName: 'someone else' }] } });
+        const renamed = await cli(['import', '--all', '--in', folder, '--on-collision', 'rename'], { REDIS_URL: third.url });
+        expect(renamed.code, renamed.stderr).to.equal(0);
+        const to = new RegExp(`workspace ${id} restored as (\\S+): its id is another workspace's here`).exec(renamed.stdout)?.[1];
+        expect(to, renamed.stdout).to.be.a('string');
+        const moved = new AdminOperations(thirdRedis, { actor: 'test' });
+        expect((await moved.exportPlayer(to!, '1')).data).to.deep.equal((await ops.exportPlayer(id, '1')).data);
+        expect((await moved.getWorkspace(id)).name).to.equal('someone else');
+        const badOption = await cli(['import', '--all', '--in', folder, '--on-collision', 'merge'], { REDIS_URL: third.url });
+        expect([badOption.code, badOption.stderr]).to.deep.equal([2, 'error: on-collision must be one of refuse, rename, skip\n']);
+      } finally {
+        thirdRedis.disconnect();
+        await third.stop();
+      }
     } finally {
       redis.disconnect();
       copy.disconnect();

@@ -5,9 +5,12 @@ import { expect } from 'chai';
 import { createLogger } from '../../src/logger.js';
 import { startService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
+import { fetchFrom, randomLoopback } from '../support/from-address.js';
+import { testRedisUrl } from '../support/hooks.js';
+import { startRedisProxy } from '../support/redis-proxy.js';
 import { LogCapture } from '../support/log-capture.js';
 import { ADMIN_TOKEN, adminCall } from '../support/admin.js';
-import { fetchRecorded, testConfig, useService, type ApiResponse } from '../support/service.js';
+import { fetchRecorded, startTestService, testConfig, useService, type ApiResponse } from '../support/service.js';
 import { ensureConsoleBuilt } from './support.js';
 
 interface Signed {
@@ -198,5 +201,39 @@ describe('console sign-in in the logs', () => {
     }
     expect(log.text).to.include('/console/session');
     expect(log.text).to.not.include(ADMIN_TOKEN);
+  });
+});
+
+describe('console sign-in under concurrent wrong tokens', () => {
+  it('checks at most CONSOLE_SIGNIN_ATTEMPTS of 100 wrong tokens sent at once; the rest, and then the right token, get 429', async () => {
+    // Redis's replies held until every sign-in has sent its first command, as a Redis a network
+    // away would have them: all 100 are in flight together.
+    const proxy = await startRedisProxy(Number(new URL(testRedisUrl()).port));
+    const service = await startTestService({ REDIS_URL: proxy.url, ADMIN_TOKEN, CONSOLE_SIGNIN_ATTEMPTS: '5' });
+    const from = randomLoopback();
+    const signIn = (token: string, address = from) =>
+      fetchFrom(address, `${service.opsUrl}/console/session`, 'POST', { 'content-type': 'application/json' }, JSON.stringify({ token }));
+    try {
+      proxy.reset();
+      proxy.hold();
+      const pending = Promise.all(Array.from({ length: 100 }, (_, i) => signIn(`wrong-token-${i}`)));
+      for (let i = 0; (proxy.sent().match(/console:fail:/g) ?? []).length < 100; i++) {
+        expect(i, 'every sign-in reaches Redis').to.be.lessThan(2000);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      proxy.release();
+      const statuses = (await pending).map((a) => a.status);
+      expect(statuses.filter((s) => s === 401), statuses.join(' ')).to.have.length(5);
+      expect(statuses.filter((s) => s === 429)).to.have.length(95);
+      const limited = await signIn(ADMIN_TOKEN);
+      expect(limited.status).to.equal(429);
+      expect(Number(limited.headers.get('retry-after'))).to.be.within(1, 300);
+      // Another address is not held back by this one's failures.
+      expect((await signIn(ADMIN_TOKEN, randomLoopback())).status).to.equal(200);
+    } finally {
+      proxy.release();
+      await service.close();
+      await proxy.close();
+    }
   });
 });

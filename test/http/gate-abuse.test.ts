@@ -2,6 +2,7 @@
 // instance together, IPv6 violators banned by their /64, evidence bounded, violation log
 // lines sampled, the ban list paged; and the warning when proxy trust meets an open listener
 // (finding 4).
+import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { BanOperations } from '../../src/admin/bans.js';
@@ -71,6 +72,28 @@ describe('platform-only access: bans that cannot be abused', () => {
     const spared = addresses.find((x) => !banned.includes(x))!;
     expect((await ping(a, via(spared, PLATFORM))).status).to.equal(200);
     for (const address of banned) await bans.removeBan(address);
+  });
+
+  it("shares the minute's automatic bans between networks: one /24 or /48 takes at most a quarter of them", async function () {
+    this.timeout(90_000);
+    await awayFromMinuteEdge();
+    const service = await start({ ...ENFORCE, GATE_BAN_MAX_PER_MINUTE: '100' });
+    const violate = async (address: string) => expect((await ping(service, via(address, { 'user-agent': CURL_UA }))).status).to.equal(403);
+    const isBanned = async (address: string) => (await redis.hexists(keys.bans(), banSubject(parseIp(address)!))) === 1;
+    const oneSlash24 = Array.from({ length: 30 }, (_, i) => `192.0.2.${i + 10}`);
+    const slash48 = `2001:db8:${randomBytes(2).toString('hex')}`;
+    const oneSlash48 = Array.from({ length: 30 }, () => freshIPv6(slash48));
+    for (const address of [...oneSlash24, ...oneSlash48]) await violate(address);
+    const bannedOf = async (addresses: string[]) => (await Promise.all(addresses.map(isBanned))).filter(Boolean).length;
+    // A quarter of GATE_BAN_MAX_PER_MINUTE (100) each; the rest refused and counted, not banned.
+    expect(await bannedOf(oneSlash24), '192.0.2.0/24').to.equal(25);
+    expect(await bannedOf(oneSlash48), 'one /48').to.equal(25);
+    expect(service.gate.counters.bansRateLimited).to.equal(10);
+    // Other networks still get their bans in the same minute.
+    const elsewhere = freshIPv4();
+    await violate(elsewhere);
+    expect(await isBanned(elsewhere)).to.equal(true);
+    for (const address of [...oneSlash24, ...oneSlash48, elsewhere]) if (await isBanned(address)) await bans.removeBan(address);
   });
 
   it('bans an IPv6 violator by its /64: one record however many of its addresses are used, and any of them is refused', async () => {

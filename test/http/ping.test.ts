@@ -1,5 +1,7 @@
 import { expect } from 'chai';
-import { call, newWorkspace, useService } from '../support/service.js';
+import { testOps } from '../support/admin.js';
+import { keys } from '../../src/store/keys.js';
+import { call, newWorkspace, startTestService, testRedis, useService } from '../support/service.js';
 
 describe('GET /api/v1/ping', () => {
   const t = useService();
@@ -17,6 +19,35 @@ describe('GET /api/v1/ping', () => {
       expect(res.status, String(key)).to.equal(401);
       expect(res.body.success).to.equal(false);
       expect(res.body.error).to.be.a('string').and.not.be.empty;
+    }
+  });
+});
+
+describe('GET /api/v1/ping for a workspace deleted after its key was cached', () => {
+  it('is 401 KEY_REVOKED while the cache still holds the key, then 401 UNAUTHORIZED once the deletion has reached it', async () => {
+    const redis = testRedis();
+    // Made before the service subscribes, so that no creation event drops the cached key.
+    const ws = await newWorkspace(redis);
+    const service = await startTestService();
+    try {
+      expect((await call(service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(200);
+      // The deletion's last steps (records, then the invalidations) as seen by an instance
+      // whose invalidation has not arrived: the record is gone, the key still cached.
+      await redis.unlink(keys.workspace(ws.workspaceId));
+      const cached = await call(service, 'GET', '/ping', { key: ws.apiKey });
+      expect([cached.status, cached.body.code, cached.body.error]).to.deep.equal([401, 'KEY_REVOKED', 'API key has been revoked']);
+
+      await testOps(redis).deleteWorkspace(ws.workspaceId);
+      let res = cached;
+      for (let i = 0; res.body.code === 'KEY_REVOKED'; i++) {
+        expect(i, 'the invalidation reaches the service').to.be.lessThan(200);
+        await new Promise((r) => setTimeout(r, 10));
+        res = await call(service, 'GET', '/ping', { key: ws.apiKey });
+      }
+      expect([res.status, res.body.code]).to.deep.equal([401, 'UNAUTHORIZED']);
+    } finally {
+      await service.close();
+      redis.disconnect();
     }
   });
 });

@@ -16,12 +16,12 @@ import { call, newWorkspace, startTestService, testRedis } from '../support/serv
 function useProxiedService(env: Record<string, string>, warm: (t: ProxiedService) => Promise<void>): ProxiedService {
   const t = {} as ProxiedService;
   before(async () => {
+    t.redis = testRedis();
+    // Made before the service subscribes: the key's creation events (which drop it from the
+    // cache) then never reach the service, so the lookup the warm-up caches stays cached.
+    t.apiKey = (await newWorkspace(t.redis, 'pro')).apiKey;
     t.proxy = await startRedisProxy(Number(new URL(testRedisUrl()).port || 6379));
     t.service = await startTestService({ REDIS_URL: t.proxy.url, ...env });
-    t.redis = testRedis();
-    t.apiKey = (await newWorkspace(t.redis, 'pro')).apiKey;
-    // Let the key's own creation event pass before warming the cache, so the lookup stays cached.
-    await new Promise((r) => setTimeout(r, 200));
     await warm(t);
   });
   after(async () => {

@@ -55,6 +55,26 @@ describe('request log', () => {
     }
   });
 
+  it('neither echoes nor logs an X-Request-Id that holds something shaped like an API key', async () => {
+    const ws = await newWorkspace(redis);
+    const madeUp = `pds_${'Ab3'.repeat(14)}`;
+    const before = log.lines.length;
+    const ids: string[] = [];
+    for (const [listener, key] of [[service, ws.apiKey], [{ baseUrl: service.opsUrl }, undefined]] as const) {
+      for (const header of [ws.apiKey, madeUp, `trace-${ws.apiKey}`, `${madeUp}.1`]) {
+        const res = await call(listener, 'GET', key ? '/ping' : '/healthz', { key, headers: { 'x-request-id': header } });
+        expect(res.status).to.equal(200);
+        const id = res.headers.get('x-request-id')!;
+        expect(id, header).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        ids.push(id);
+      }
+    }
+    expect(new Set(ids).size).to.equal(ids.length);
+    const written = log.lines.slice(before).join('');
+    expect(log.requests().some((l) => l['requestId'] === ids[0])).to.equal(true);
+    for (const secret of [ws.apiKey, madeUp]) expect(written).not.to.include(secret.slice(4));
+  });
+
   it('writes one line per request with route, status, latency and workspace id', async () => {
     const ws = await newWorkspace(redis);
     const before = log.requests().length;

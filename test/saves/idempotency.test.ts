@@ -116,14 +116,43 @@ describe('safe saves: idempotent writes', () => {
     expect(ttl).to.be.within(86_000, 86_400);
   });
 
+  describe('with IDEMPOTENCY_TTL_SECONDS set', () => {
+    const TTL = 7200;
+    const s = useService({ IDEMPOTENCY_TTL_SECONDS: String(TTL) });
+    /** Remaining seconds of each key matching `pattern`: one key expected. */
+    const ttlOf = async (pattern: string) => {
+      const found = await s.redis.keys(pattern);
+      expect(found, pattern).to.have.length(1);
+      return s.redis.ttl(found[0]!);
+    };
+
+    it("keeps the workspace's claim of the key and a write's answer for that long", async () => {
+      const ws = await newWorkspace(s.redis);
+      const res = await client(s.service, ws.apiKey).post('/data/set', { userId: 1, key: 'k', value: 1 }, withKey('ttl-write'));
+      expect(res.status).to.equal(200);
+      expect(await ttlOf(`${keys.idempotencyClaim(ws.workspaceId, '*')}`)).to.be.within(TTL - 60, TTL);
+      expect(await ttlOf(`${keys.player(ws.workspaceId, '1')}:i:*`)).to.be.within(TTL - 60, TTL);
+    });
+
+    it("keeps a session call's answer for that long", async () => {
+      const ws = await newWorkspace(s.redis);
+      const res = await client(s.service, ws.apiKey).post('/sessions/acquire', { userId: 2, owner: 'job-A' }, withKey('ttl-session'));
+      expect(res.status).to.equal(200);
+      expect(await ttlOf(`${keys.player(ws.workspaceId, '2')}:i:*`)).to.be.within(TTL - 60, TTL);
+      expect(await ttlOf(`${keys.idempotencyClaim(ws.workspaceId, '*')}`)).to.be.within(TTL - 60, TTL);
+    });
+  });
+
   describe('round trips and the in-flight repeat', () => {
     it('claims the key, then writes: two round trips; a repeat while the first waits on Redis is 409', async () => {
       const port = Number(new URL(testRedisUrl()).port);
+      const direct = new Redis(testRedisUrl());
+      // Made before the service subscribes, so that its creation events (which drop the key
+      // from the cache) can never arrive after the warm-up below has cached the key.
+      const ws = await newWorkspace(direct);
       const proxy = await startRedisProxy(port);
       const service = await startTestService({ REDIS_URL: proxy.url });
-      const direct = new Redis(testRedisUrl());
       try {
-        const ws = await newWorkspace(direct);
         const c = client(service, ws.apiKey);
         // Warm the key cache and take a lease, so the write below needs Redis for itself only.
         for (let i = 0; i < 3; i++) await c.get('/ping');

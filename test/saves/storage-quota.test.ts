@@ -68,6 +68,26 @@ describe('safe saves: storage quota per workspace', () => {
     expect(shown.storage).to.deep.equal({ bytes: await heldBytes(ws.workspaceId, users), players: users.length - 2, quotaBytes: QUOTA });
   });
 
+  it('refuses a write that adds data at exactly the quota, and takes one a byte below it', async () => {
+    /** Fills a new workspace to `target` bytes with two players, checked against what they hold. */
+    async function filledTo(target: number) {
+      const ws = await newWorkspace(redis, 'free');
+      const api = client(services[0]!, ws.apiKey);
+      expect((await api.post('/data/set', { userId: 'a', key: 'save', value: 'x'.repeat(900) })).status).to.equal(200);
+      // A stored entry is `[<13-digit ms>,"<value>"]`: 18 bytes around the value, with the key's 4.
+      const rest = target - (await heldBytes(ws.workspaceId, ['a'])) - 4 - 18;
+      expect((await api.post('/data/set', { userId: 'b', key: 'save', value: 'y'.repeat(rest) })).status).to.equal(200);
+      expect(await heldBytes(ws.workspaceId, ['a', 'b'])).to.equal(target);
+      return api;
+    }
+    const full = await filledTo(QUOTA);
+    const refused = await full.post('/data/set', { userId: 'c', key: 'k', value: 1 });
+    expect([refused.status, refused.body.code]).to.deep.equal([403, 'STORAGE_QUOTA_EXCEEDED']);
+    expect(refused.body.error).to.include(`stores ${QUOTA} bytes`);
+    const below = await filledTo(QUOTA - 1);
+    expect((await below.post('/data/set', { userId: 'c', key: 'k', value: 1 })).status).to.equal(200);
+  });
+
   it('applies a plan change at once', async () => {
     const ws = await newWorkspace(redis, 'free');
     const api = client(services[0]!, ws.apiKey);

@@ -21,6 +21,10 @@ export async function startRedisProxy(upstreamPort: number): Promise<RedisProxy>
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
     const upstream = connect(upstreamPort, '127.0.0.1');
+    // Without it, Nagle's algorithm holds a small write (a pub/sub event) while an earlier one
+    // waits for its ACK: the proxy would reorder what the service sees against a direct Redis.
+    client.setNoDelay(true);
+    upstream.setNoDelay(true);
     sockets.add(client).add(upstream);
     client.on('data', (chunk) => {
       log += chunk.toString('latin1');

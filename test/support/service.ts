@@ -15,6 +15,14 @@ import { recordResponse } from './response-recorder.js';
  * it: test/security/abuse-findings.test.ts tests it.
  */
 export const TEST_AUTH_FAILURES_PER_MINUTE = '1000000';
+/** The same for wrong admin tokens (ADMIN_AUTH_FAILURES), counted in the shared test Redis: test/admin/admin-auth-limit.test.ts tests it. */
+export const TEST_ADMIN_AUTH_FAILURES = '1000000';
+/**
+ * Automatic bans a minute: the gate tests ban many addresses of the same two documentation
+ * /24s, and a network takes at most a quarter of the minute's bans, counted in the shared test
+ * Redis: out of reach unless a test sets it (test/http/gate-abuse.test.ts tests it).
+ */
+export const TEST_GATE_BAN_MAX_PER_MINUTE = '100000';
 
 export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({
@@ -24,6 +32,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
     ADMIN_PORT: '0',
     LOG_LEVEL: 'silent',
     AUTH_FAILURES_PER_MINUTE: TEST_AUTH_FAILURES_PER_MINUTE,
+    ADMIN_AUTH_FAILURES: TEST_ADMIN_AUTH_FAILURES,
+    GATE_BAN_MAX_PER_MINUTE: TEST_GATE_BAN_MAX_PER_MINUTE,
     ...env,
   });
 }

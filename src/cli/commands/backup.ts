@@ -4,6 +4,7 @@
 // `workspace export`/`import` stay the commands for one workspace.
 import type { Command } from 'commander';
 import { badRequest } from '../../errors.js';
+import { COLLISION_OPTIONS, DEFAULT_COLLISION_OPTION, parseCollisionOption } from '../../admin/backup-collisions.js';
 import { DEFAULT_IMPORT_MODE, IMPORT_MODES } from '../../admin/workspace-transfer.js';
 import { run, type OutputOptions } from '../context.js';
 import { progressBar } from '../progress.js';
@@ -52,8 +53,13 @@ export function backupCommands(program: Command): void {
     .option('--all', 'the whole installation (required)')
     .requiredOption('--in <dir>', 'the backup folder')
     .option('--mode <mode>', `existing players: ${IMPORT_MODES.join(', ')}`, DEFAULT_IMPORT_MODE)
+    .option(
+      '--on-collision <what>',
+      `a workspace id of the backup that is another workspace here: ${COLLISION_OPTIONS.join(', ')} (refuse writes nothing and lists them)`,
+      DEFAULT_COLLISION_OPTION,
+    )
     .option('--json', 'print the summary as one line of JSON')
-    .action(async (opts: OutputOptions & { all?: boolean; in: string; mode: string }) => {
+    .action(async (opts: OutputOptions & { all?: boolean; in: string; mode: string; onCollision: string }) => {
       let failed = false;
       await run(
         opts,
@@ -61,7 +67,11 @@ export function backupCommands(program: Command): void {
           const bar = progressBar('import', 'workspaces');
           let workspaces = 0;
           try {
-            const result = await ops.importInstallation(opts.in, { mode: opts.mode, onProgress: () => bar.update(++workspaces) });
+            const result = await ops.importInstallation(opts.in, {
+              mode: opts.mode,
+              onCollision: opts.onCollision,
+              onProgress: () => bar.update(++workspaces),
+            });
             failed = result.players.some((s) => !s.complete || s.failed > 0);
             return result;
           } finally {
@@ -72,9 +82,14 @@ export function backupCommands(program: Command): void {
           [
             `imported ${r.dir} in ${seconds(r.ms)}: workspaces ${r.workspaces.created} new, ${r.workspaces.existing} existing; ` +
               `API keys ${r.apiKeys.created} new, ${r.apiKeys.existing} existing; bans ${r.bans.created} new; allow-list ${r.allowEntries.created} new`,
+            ...r.renamed.map((w) => `workspace ${w.from} restored as ${w.to}: its id is another workspace's here (its keys open ${w.to})`),
+            ...r.skipped.map((id) => `workspace ${id} skipped: its id is another workspace's here (neither it nor its keys restored)`),
             ...r.players.map(importHuman),
           ].join('\n'),
-        () => requireAll(opts, 'import'),
+        () => {
+          requireAll(opts, 'import');
+          parseCollisionOption(opts.onCollision);
+        },
       );
       if (failed && !process.exitCode) process.exitCode = 1;
     });

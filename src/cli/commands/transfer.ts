@@ -1,11 +1,11 @@
 // `workspace export` and `workspace import`: a workspace's players as NDJSON
 // (admin/workspace-transfer.ts), with a progress bar on a terminal and a summary at the end.
-import { createWriteStream } from 'node:fs';
-import { rename, rm, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import type { ImportSummary } from '../../admin/operations.js';
+import { writeWhole } from '../../admin/new-files.js';
 import { DEFAULT_IMPORT_MODE, IMPORT_MODES, type WorkspaceExport } from '../../admin/workspace-transfer.js';
 import { run, type OutputOptions } from '../context.js';
 import { progressBar } from '../progress.js';
@@ -22,8 +22,9 @@ export interface ExportResult {
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /**
- * Writes an export to a file (through `<file>.partial`, renamed once complete, so that a file
- * under its own name is always whole) or to a stream left open (stdout).
+ * Writes an export to a file (through a new temporary file beside it, renamed once complete, so
+ * that a file under its own name is always whole: admin/new-files.ts) or to a stream left open
+ * (stdout).
  */
 export async function writeExport(exported: WorkspaceExport, out: string | NodeJS.WritableStream, showProgress: boolean): Promise<ExportResult> {
   const started = Date.now();
@@ -36,14 +37,7 @@ export async function writeExport(exported: WorkspaceExport, out: string | NodeJ
   }
   try {
     if (typeof out === 'string') {
-      const partial = `${out}.partial`;
-      try {
-        await pipeline(Readable.from(lines()), createWriteStream(partial));
-        await rename(partial, out);
-      } catch (err) {
-        await rm(partial, { force: true });
-        throw err;
-      }
+      await writeWhole(out, (file) => pipeline(Readable.from(lines()), file));
     } else {
       await pipeline(Readable.from(lines()), out, { end: false });
     }

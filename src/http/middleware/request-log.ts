@@ -1,13 +1,20 @@
-// Gives every request an id (the caller's X-Request-Id when it is sane, a new UUID otherwise),
-// echoes it back, and writes one log line per request. The line never holds the API key.
+// Gives every request an id (the caller's X-Request-Id when it is of a safe shape, a new UUID
+// otherwise), echoes it back, and writes one log line per request. The line never holds the API
+// key: an id holding anything shaped like one (a caller who pasted the key in the wrong header)
+// is replaced like any other unsafe id, so it is neither logged nor sent back.
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
-import { redactApiKeys } from '../../domain/api-key.js';
+import { holdsApiKey, redactApiKeys } from '../../domain/api-key.js';
 import type { Logger } from '../../logger.js';
 import { routeOf } from '../route-of.js';
 import type { AppState } from '../state.js';
 
+/** Printable, no spaces or quotes, at most 128 characters: safe in a log line and a header. */
 const REQUEST_ID = /^[\w.:/=+-]{1,128}$/;
+
+function requestIdOf(given: string | string[] | undefined): string {
+  return typeof given === 'string' && REQUEST_ID.test(given) && !holdsApiKey(given) ? given : randomUUID();
+}
 
 export interface RequestLogOptions {
   /** Routes whose successes are logged at debug rather than info: probes and scrapes. */
@@ -23,7 +30,7 @@ export function requestLog(
   return async function logRequest(ctx, next) {
     // The raw header rather than ctx.get(), which lower-cases the name on every call.
     const given = ctx.req.headers['x-request-id'];
-    ctx.state.requestId = typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+    ctx.state.requestId = requestIdOf(given);
     ctx.state.startedAt = now();
     ctx.res.setHeader('X-Request-Id', ctx.state.requestId);
     try {

@@ -78,8 +78,16 @@ export class BanStore {
    * in Redis, so the window comes from one place). Returns how many the minute has taken,
    * this one included: above the maximum, the caller must not ban.
    */
-  async takeBanSlot(nowMs: number): Promise<number> {
-    const key = keys.banRate(Math.floor(nowMs / 60_000));
+  takeBanSlot(nowMs: number): Promise<number> {
+    return this.count(keys.banRate(Math.floor(nowMs / 60_000)));
+  }
+
+  /** The same, counted for one network (an IPv4 /24 or IPv6 /48) alone: its share of the minute. */
+  takeNetworkBanSlot(nowMs: number, network: string): Promise<number> {
+    return this.count(keys.banRateNetwork(Math.floor(nowMs / 60_000), network));
+  }
+
+  private async count(key: string): Promise<number> {
     const results = await this.redis.multi().incr(key).expire(key, BAN_RATE_TTL_S).exec();
     const [err, count] = results?.[0] ?? [new Error('the ban-rate transaction was discarded'), 0];
     if (err) throw err;

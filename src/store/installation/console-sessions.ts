@@ -3,6 +3,7 @@
 // under the SHA-256 of its id, so a copy of the database holds no usable cookie.
 import { keys } from '../keys.js';
 import type { RedisClient } from '../redis/redis.js';
+import { countFailure, type FailureCount } from './auth-failures.js';
 
 export interface ConsoleSessionRecord {
   /** The token a state-changing request must echo in X-CSRF-Token. */
@@ -33,23 +34,12 @@ export class ConsoleSessionStore {
     return (await this.redis.del(keys.consoleSession(idHash))) === 1;
   }
 
-  /** Wrong tokens from `address` in the current window, and the ms left of that window. */
-  async failures(address: string): Promise<{ count: number; resetMs: number }> {
-    const key = keys.consoleSignInFailures(address);
-    const [count, ttl] = await Promise.all([this.redis.get(key), this.redis.pttl(key)]);
-    return { count: Number(count ?? 0), resetMs: Math.max(ttl, 0) };
-  }
-
   /**
-   * Counts one wrong token. A fixed window: the counter is made with its TTL; one that lost its
-   * TTL (PTTL -1) is given one again, so a counter can never block an address for ever.
+   * Counts one sign-in attempt from `address` (sign-in counts before it looks at the token) and
+   * answers the window's count, this one included, and the ms left of the window.
    */
-  async addFailure(address: string, windowMs: number): Promise<number> {
-    const key = keys.consoleSignInFailures(address);
-    const replies = await this.redis.multi().set(key, '0', 'PX', windowMs, 'NX').incr(key).pttl(key).exec();
-    const count = Number(replies?.[1]?.[1] ?? 0);
-    if (replies?.[2]?.[1] === -1) await this.redis.pexpire(key, windowMs);
-    return count;
+  countSignIn(address: string, windowMs: number): Promise<FailureCount> {
+    return countFailure(this.redis, keys.consoleSignInFailures(address), windowMs);
   }
 
   async clearFailures(address: string): Promise<void> {

@@ -37,6 +37,22 @@ export async function readApiKeysRaw(redis: RedisClient, workspaceId: string): P
   return out;
 }
 
+/** The record of the key with this hash, as stored, or undefined. */
+export async function readApiKeyRaw(redis: RedisClient, keyHash: string): Promise<ApiKeyRecordRaw | undefined> {
+  const fields = await redis.hgetall(keys.apiKey(keyHash));
+  return Object.keys(fields).length === 0 ? undefined : { keyHash, fields };
+}
+
+/** The hash a key id names in this installation, or null. */
+export function keyHashOfId(redis: RedisClient, keyId: string): Promise<string | null> {
+  return redis.get(keys.apiKeyId(keyId));
+}
+
+/** Whether the workspace index lists the id (a workspace can be listed with its record gone). */
+export async function isWorkspaceListed(redis: RedisClient, id: string): Promise<boolean> {
+  return (await redis.sismember(keys.workspaceIndex(), id)) === 1;
+}
+
 /** Creates the workspace unless it exists; false when it did. */
 export async function restoreWorkspaceRaw(redis: RedisClient, record: WorkspaceRecordRaw): Promise<boolean> {
   if ((await redis.exists(keys.workspace(record.id))) === 1) return false;

@@ -27,6 +27,15 @@ export function transferAdminRoutes(router: Router<AppState>, ops: AdminOperatio
     if (!ctx.is(NDJSON) || (ctx.get('content-encoding') || 'identity') !== 'identity') {
       throw new AppError(ErrorCode.UNSUPPORTED_MEDIA_TYPE, `Send the export as ${NDJSON}, uncompressed`);
     }
-    ctx.body = { success: true, data: await ops.importWorkspace(ctx.params['id']!, { stream: ctx.req, spool: true }, { mode }) };
+    try {
+      ctx.body = { success: true, data: await ops.importWorkspace(ctx.params['id']!, { stream: ctx.req, spool: true }, { mode }) };
+    } catch (err) {
+      // The client went away (or its link dropped) mid-upload: its request's failure, not ours,
+      // so a 4xx in the log and the metrics rather than a 500 and an error line.
+      if (!(err instanceof AppError) && ctx.req.readableAborted) {
+        throw new AppError(ErrorCode.INVALID_REQUEST, 'request aborted: the upload did not arrive whole', { cause: err });
+      }
+      throw err;
+    }
   });
 }

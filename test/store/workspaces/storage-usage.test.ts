@@ -1,0 +1,44 @@
+// What an instance knows of a workspace's storage total: what Redis last said plus its own
+// writes since, including the writes whose flush to Redis is still on its way. Seen through a
+// proxy that holds Redis's replies, so the flush is caught in flight.
+import { expect } from 'chai';
+import { Redis } from 'ioredis';
+import { readStorageTotals, StorageUsage } from '../../../src/store/workspaces/storage-usage.js';
+import { testRedisUrl } from '../../support/hooks.js';
+import { startRedisProxy } from '../../support/redis-proxy.js';
+import { randomId } from '../../support/random.js';
+
+describe('storage totals of an instance', () => {
+  it('counts its own writes while their flush is in flight, and once it has landed, exactly once', async () => {
+    const proxy = await startRedisProxy(Number(new URL(testRedisUrl()).port));
+    const redis = new Redis(proxy.url);
+    const direct = new Redis(testRedisUrl());
+    const usage = new StorageUsage(redis, 60_000);
+    const workspaceId = randomId('ws');
+    try {
+      expect(await usage.current(workspaceId, Date.now())).to.deep.equal({ bytes: 0, players: 0 });
+      usage.record(workspaceId, 5000, 2);
+      expect(usage.current(workspaceId, Date.now())).to.deep.equal({ bytes: 5000, players: 2 });
+
+      proxy.hold();
+      const flushed = usage.flush();
+      // The flush has taken the deltas and sent them; Redis's answer is held.
+      for (let i = 0; !proxy.sent().includes('HINCRBY') && !proxy.sent().includes('hincrby'); i++) {
+        expect(i, 'the flush reaches Redis').to.be.lessThan(1000);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      expect(usage.current(workspaceId, Date.now()), 'while the flush is in flight').to.deep.equal({ bytes: 5000, players: 2 });
+      usage.record(workspaceId, 100, 0);
+      expect(usage.current(workspaceId, Date.now())).to.deep.equal({ bytes: 5100, players: 2 });
+      proxy.release();
+      await flushed;
+      expect(usage.current(workspaceId, Date.now()), 'once it has landed').to.deep.equal({ bytes: 5100, players: 2 });
+      expect(await readStorageTotals(direct, workspaceId)).to.deep.equal({ bytes: 5000, players: 2 });
+    } finally {
+      proxy.release();
+      redis.disconnect();
+      direct.disconnect();
+      await proxy.close();
+    }
+  });
+});
