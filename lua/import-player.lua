@@ -21,6 +21,7 @@
     KEYS[1] the player hash
     KEYS[2] the player's fine restore points (list, same slot)
     KEYS[3] the player's coarse restore points (list, same slot)
+    KEYS[4] the restore points' own meta (hash, same slot)
     ARGV[1] mode: 'skip' or 'overwrite'
     ARGV[2] the imported version (a non-negative integer)
     ARGV[3] most data keys a player may have
@@ -37,13 +38,13 @@
     { -7, version, bytes }             PLAYER_TOO_LARGE: the import's size in bytes
     { -5, version, owner, expiresAtMs } SESSION_LOCKED: a live session holds the player
 ]]
-local P, H, HC = KEYS[1], KEYS[2], KEYS[3]
+local P, H, HC, HM = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local mode = ARGV[1]
 local imported = tonumber(ARGV[2])
 --- @include "includes/player-meta.lua"
 --- @include "includes/session.lua"
 
-local meta = redis.call('HMGET', P, '\0v', '\0n', '\0b', '\0h', '\0s')
+local meta = redis.call('HMGET', P, '\0v', '\0n', '\0b', '\0h', '\0s', '\0r')
 local version, nKeys, nBytes, hBytes
 if meta[1] then
   version, nKeys, nBytes, hBytes = tonumber(meta[1]), tonumber(meta[2]), tonumber(meta[3]), tonumber(meta[4] or '0')
@@ -91,15 +92,15 @@ if version > 0 and newVersion <= version then newVersion = version + 1 end
 
 -- Every data field goes (HGETALL only when there is data to find), then the new ones and the
 -- meta in one HSET; an expired session and the history meta go too.
-local toDelete = { '\0h', '\0t', '\0s', '\0r', '\0x' }
-if nKeys > 0 then
-  local all = redis.call('HKEYS', P)
-  for _, field in ipairs(all) do
-    if string.byte(field, 1) ~= 0 then toDelete[#toDelete + 1] = field end
+local toDelete = { '\0h', '\0t', '\0s' }
+-- The restore points' marks (\0r, \0r<key>) go with the history they index.
+if nKeys > 0 or meta[6] then
+  for _, field in ipairs(redis.call('HKEYS', P)) do
+    if string.byte(field, 1) ~= 0 or string.sub(field, 1, 2) == '\0r' then toDelete[#toDelete + 1] = field end
   end
 end
 redis.call('HDEL', P, unpack(toDelete))
-redis.call('UNLINK', H, HC)
+redis.call('UNLINK', H, HC, HM)
 
 local toSet = { '\0v', newVersion, '\0n', newKeys, '\0b', newBytes }
 for i = 5, #ARGV do toSet[#toSet + 1] = ARGV[i] end

@@ -9,7 +9,8 @@
   field names that start with a NUL byte (data keys cannot hold control characters), its meta:
     \0v version    \0n data keys    \0b bytes of data (key names + stored entries)
     \0h bytes of history            \0s session: `<id>|<expires ms>|<ttl ms>|<owner>`
-    \0r the open restore point      \0x the history's index (includes/restore-points.lua)
+    \0r the open restore point, and \0r<key> the point each key was last recorded in
+       (includes/restore-points.lua)
   A hash without \0v was written before versions existed: version 1 (0 when empty), and its
   counts are computed here once (includes/player-meta.lua).
 
@@ -17,9 +18,10 @@
     KEYS[1] the player hash
     KEYS[2] the player's fine restore points (list, newest first)
     KEYS[3] the player's coarse restore points (list, newest first)
-    KEYS[4] the player's idempotency record for this request (read and written only when
+    KEYS[4] the restore points' index (hash field `x`; read only when a point is written)
+    KEYS[5] the player's idempotency record for this request (read and written only when
             ARGV[4] is not empty)
-    KEYS[5] the player's waiting messages (not used yet by this script)
+    KEYS[6] the player's waiting messages (not used yet by this script)
     ARGV[1] now, ms since the epoch (updated_at of the entries written, the history's clock)
     ARGV[2] the limits, the same for every write of an instance (one argument, so a write
             carries few): `<most data keys> <most data bytes> <seconds an idempotency record
@@ -57,7 +59,7 @@
     { -8 }                     IDEMPOTENCY_KEY_REUSED (not recorded)
   Every answer but -8 is recorded under the idempotency key when there is one.
 ]]
-local P, H, HC, I = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local P, H, HC, HM, I = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local now = ARGV[1]
 local maxKeys, maxBytes, idemTtl, histInterval, histMaxPoints, histFineMs, histMaxAgeMs, histMaxBytes =
   string.match(ARGV[2], '^(%d+) (%d+) (%d+) (%d+) (%d+) (%d+) (%d+) (%d+)$')
@@ -76,7 +78,10 @@ local deleteAll = ARGV[7] == 'a'
 local fields = { '\0v', '\0n', '\0b', '\0h', '\0s', '\0r' }
 local FIRST_OP = 7
 if not deleteAll then
-  for i = FIRST_OP + 1, #ARGV, 3 do fields[#fields + 1] = ARGV[i] end
+  for i = FIRST_OP + 1, #ARGV, 3 do
+    fields[#fields + 1] = ARGV[i]
+    fields[#fields + 1] = '\0r' .. ARGV[i]
+  end
 end
 local meta = redis.call('HMGET', P, unpack(fields))
 local version, nKeys, nBytes, hBytes
@@ -108,7 +113,7 @@ end
 if ifVersion ~= '' and tonumber(ifVersion) ~= version then return answer({ -4, version }) end
 
 -- First pass: what each op would write, and every refusal, before anything is written.
-local changedKeys, previous, newEntries, results = {}, {}, {}, {}
+local changedKeys, previous, newEntries, marks, results = {}, {}, {}, {}, {}
 local addedKeys, removedKeys, byteDelta, work = 0, 0, 0, 0
 
 local function formatNumber(value)
@@ -124,12 +129,17 @@ end
 
 if deleteAll then
   local all = redis.call('HGETALL', P)
+  local marked = {}
+  for i = 1, #all, 2 do
+    if string.sub(all[i], 1, 2) == '\0r' then marked[string.sub(all[i], 3)] = all[i + 1] end
+  end
   for i = 1, #all, 2 do
     local field = all[i]
     if string.byte(field, 1) ~= 0 then
       changedKeys[#changedKeys + 1] = field
       previous[#previous + 1] = all[i + 1]
       newEntries[#newEntries + 1] = false
+      marks[#marks + 1] = marked[field] or false
       removedKeys = removedKeys + 1
       byteDelta = byteDelta - #field - #all[i + 1]
     end
@@ -140,7 +150,7 @@ else
   local index = 0
   for i = FIRST_OP, #ARGV, 3 do
     local kind, field, arg = ARGV[i], ARGV[i + 1], ARGV[i + 2]
-    local old = meta[7 + index]
+    local old = meta[7 + 2 * index]
     local entry = false
     if old then work = work + #old end
     if kind == 's' then
@@ -172,6 +182,7 @@ else
       changedKeys[#changedKeys + 1] = field
       previous[#previous + 1] = old or false
       newEntries[#newEntries + 1] = entry
+      marks[#marks + 1] = meta[8 + 2 * index] or false
       if entry and not old then addedKeys = addedKeys + 1 end
       if old and not entry then removedKeys = removedKeys + 1 end
       byteDelta = byteDelta + (entry and (#field + #entry) or 0) - (old and (#field + #old) or 0)
@@ -189,8 +200,9 @@ end
 -- Second pass: write. Nothing below can fail.
 local newVersion = version
 local historyDelta = 0
-local toSet = {}
 local dropOldMeta = false
+-- Fields that mark the keys this write recorded in the open point (and the point itself).
+local recordedMarks = {}
 local interval = tonumber(histInterval)
 if #changedKeys > 0 then
   newVersion = version + 1
@@ -198,39 +210,37 @@ if #changedKeys > 0 then
     -- The first write of the interval opens a point at the version before it; later writes
     -- record only the keys the point has no record of yet.
     local nowMs = tonumber(now)
-    local openId, openVersion, recorded = parseOpenPoint(meta[6])
+    local openId, openVersion = parseOpenPoint(meta[6])
     local pointId = nowMs - nowMs % interval
     local point = { id = pointId, version = version, new = true }
     -- An instance whose clock is behind never opens a point older than the open one.
-    if openId and pointId <= openId then
-      point = { id = openId, version = openVersion, new = false }
-    else
-      recorded = '\1'
-    end
+    if openId and pointId <= openId then point = { id = openId, version = openVersion, new = false } end
+    local open = tostring(point.id)
     local records = {}
     for k = 1, #changedKeys do
-      local key = changedKeys[k]
-      if point.new or not isRecorded(recorded, key) then
-        records[#records + 1] = { key, previous[k] }
-        recorded = recorded .. key .. '\1'
+      if point.new or marks[k] ~= open then
+        records[#records + 1] = { changedKeys[k], previous[k] }
+        recordedMarks[#recordedMarks + 1] = '\0r' .. changedKeys[k]
+        recordedMarks[#recordedMarks + 1] = open
       end
     end
     if #records > 0 then
-      local xText = redis.call('HGET', P, '\0x')
+      local xText = redis.call('HGET', HM, 'x')
       -- No index yet: the history is empty, or written before restore points (whose \0t the
       -- index replaces).
       if not xText then dropOldMeta = true end
-      local index, read = loadIndex(P, H, xText)
+      local index, read = loadIndex(H, xText)
       local kind, who = string.match(ARGV[5], '^(%S+) (.*)$')
       local delta, copied = pushRecords(H, HC, index, point, records, { t = nowMs, k = kind, by = who }, {
         now = nowMs, fineMs = tonumber(histFineMs), maxPoints = tonumber(histMaxPoints),
         maxBytes = tonumber(histMaxBytes), maxAgeMs = tonumber(histMaxAgeMs),
       }, hBytes)
       historyDelta, work = delta, work + read + copied
-      toSet[#toSet + 1] = '\0x'
-      toSet[#toSet + 1] = cjson.encode(index)
-      toSet[#toSet + 1] = '\0r'
-      toSet[#toSet + 1] = point.id .. '|' .. point.version .. recorded
+      redis.call('HSET', HM, 'x', cjson.encode(index))
+      if point.new then
+        recordedMarks[#recordedMarks + 1] = '\0r'
+        recordedMarks[#recordedMarks + 1] = point.id .. '|' .. point.version
+      end
     end
   end
 end
@@ -239,9 +249,8 @@ local newKeys = nKeys + addedKeys - removedKeys
 -- A write that changed nothing and holds no session leaves the hash as it was (a delete of
 -- what a player never had creates nothing). Data and meta go in one HSET.
 if #changedKeys > 0 or renewTo then
-  local base = { '\0v', newVersion, '\0n', newKeys, '\0b', nBytes + byteDelta, '\0h', hBytes + historyDelta }
-  for i = 1, #toSet do base[#base + 1] = toSet[i] end
-  toSet = base
+  local toSet = { '\0v', newVersion, '\0n', newKeys, '\0b', nBytes + byteDelta, '\0h', hBytes + historyDelta }
+  for i = 1, #recordedMarks do toSet[#toSet + 1] = recordedMarks[i] end
   local toDelete = {}
   if dropOldMeta then toDelete[1] = '\0t' end
   for k = 1, #changedKeys do

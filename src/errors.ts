@@ -33,6 +33,7 @@ export const ErrorCode = {
   RATE_LIMITED: 'RATE_LIMITED',
   INTERNAL: 'INTERNAL',
   STORAGE_UNAVAILABLE: 'STORAGE_UNAVAILABLE',
+  OUTCOME_UNKNOWN: 'OUTCOME_UNKNOWN',
 } as const;
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -66,6 +67,7 @@ export const STATUS_OF: Readonly<Record<ErrorCode, number>> = {
   RATE_LIMITED: 429,
   INTERNAL: 500,
   STORAGE_UNAVAILABLE: 503,
+  OUTCOME_UNKNOWN: 503,
 };
 
 /** Fields some errors carry beside the message: the player's `version`, the lock holder in `data`. */
@@ -89,7 +91,7 @@ export class AppError extends Error {
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.status = STATUS_OF[code];
-    this.expose = this.status < 500 || code === ErrorCode.STORAGE_UNAVAILABLE;
+    this.expose = this.status < 500 || code === ErrorCode.STORAGE_UNAVAILABLE || code === ErrorCode.OUTCOME_UNKNOWN;
     this.headers = options.headers ?? {};
     this.extras = options.extras ?? {};
   }
@@ -116,6 +118,17 @@ export const storageUnavailable = (cause?: unknown) =>
     cause,
     headers: { 'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS) },
   });
+/**
+ * A write sent to Redis whose answer never came (the command timed out, or the connection
+ * dropped after it left): it may have been applied or not. Only a retry with the same
+ * Idempotency-Key is safe: it is applied at most once.
+ */
+export const outcomeUnknown = (cause?: unknown) =>
+  new AppError(
+    ErrorCode.OUTCOME_UNKNOWN,
+    'The write was sent to storage but its outcome is unknown (no answer in time): it may or may not have been applied. Retry it with the same Idempotency-Key, which applies it at most once',
+    { cause, headers: { 'Retry-After': String(STORAGE_RETRY_AFTER_SECONDS) } },
+  );
 
 export interface ErrorBody extends ErrorExtras {
   readonly success: false;

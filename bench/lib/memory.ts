@@ -50,7 +50,7 @@ export async function measureMemory(redis: Redis, players = 100_000): Promise<Me
   const bare = await measure(redis, players, (p, key) => p.hset(key, FIELD, VALUE));
   const limits = playerLimitsOf(loadConfig({}));
   const args = writePlayerArgs(writeLimitsArg(limits), { ops: [{ op: 'set', key: FIELD, valueJson: VALUE }] }, { nowMs: now, kind: 'set', actor: 'bench' });
-  const service = await measure(redis, players, (p, key) => p.writePlayer(key, `${key}:h`, `${key}:hc`, `${key}:i:-`, `${key}:m`, ...args));
+  const service = await measure(redis, players, (p, key) => p.writePlayer(key, `${key}:h`, `${key}:hc`, `${key}:hm`, `${key}:i:-`, `${key}:m`, ...args));
   return {
     players,
     field: FIELD,

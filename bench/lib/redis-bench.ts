@@ -21,6 +21,8 @@ export interface WriteCommandOptions {
   readonly sha?: string;
   /** Keep history as the default configuration does (true), or none (HISTORY_MAX_VERSIONS=0). */
   readonly history?: boolean;
+  /** The write's clock (ms): its restore point's interval. Default now. */
+  readonly nowMs?: number;
 }
 
 /** One EVALSHA of lua/write-player.lua, as PlayerDataStore.write sends it. */
@@ -32,16 +34,22 @@ export function writeCommand(
 ): string[] {
   const defaults = playerLimitsOf(loadConfig({}));
   const limits = options.history === false ? { ...defaults, history: { ...defaults.history, maxVersions: 0 } } : defaults;
-  const args = writePlayerArgs(writeLimitsArg(limits), write, { nowMs: Date.now(), kind, actor: 'key:bench' });
-  return ['EVALSHA', options.sha ?? sha('writePlayer'), '5', player, `${player}:h`, `${player}:hc`, `${player}:i:-`, `${player}:m`, ...args];
+  const args = writePlayerArgs(writeLimitsArg(limits), write, { nowMs: options.nowMs ?? Date.now(), kind, actor: 'key:bench' });
+  return ['EVALSHA', options.sha ?? sha('writePlayer'), '6', player, `${player}:h`, `${player}:hc`, `${player}:hm`, `${player}:i:-`, `${player}:m`, ...args];
 }
+
+/** The bench's 1 KB set and hot-key increment, as writes. */
+export const BENCH_WRITES = {
+  set: { ops: [{ op: 'set', key: 'blob', valueJson: JSON.stringify('x'.repeat(1000)) }] },
+  increment: { ops: [{ op: 'increment', key: 'coins', amount: 1, defaultValue: 0 }] },
+} as const satisfies Record<string, Parameters<typeof writePlayerArgs>[1]>;
 
 /** The two writes the HTTP bench sends (set of a 1 KB value, increment of one hot key), on players named by `tag`. */
 export function writeCommands(tag: string, options: WriteCommandOptions = {}): { set: string[]; increment: string[] } {
   const player = `pds:p:{bench-__rand_int__:${tag}}`;
   return {
-    set: writeCommand(player, { ops: [{ op: 'set', key: 'blob', valueJson: JSON.stringify('x'.repeat(1000)) }] }, 'set', options),
-    increment: writeCommand(player, { ops: [{ op: 'increment', key: 'coins', amount: 1, defaultValue: 0 }] }, 'increment', options),
+    set: writeCommand(player, BENCH_WRITES.set, 'set', options),
+    increment: writeCommand(player, BENCH_WRITES.increment, 'increment', options),
   };
 }
 

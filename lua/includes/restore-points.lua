@@ -6,25 +6,30 @@
   nothing.
 
   Storage, all in the player's slot:
-    \0r (player hash)  the open point: `<id>|<version>` then `\1<key>` for every key it has
-                       recorded, then `\1` (`<id>|<version>\1` when none yet). id = the
-                       interval's start (ms), version = the player's version at that start.
+    \0r (player hash)  the open point: `<id>|<version>`; id = the interval's start (ms),
+                       version = the player's version at that start.
+    \0r<key> (player hash)  the id of the point this key was last recorded in: a key whose mark
+                       is the open point's id has its record; any other is recorded by its next
+                       change. Read in the write's own HMGET, so a repeat costs a comparison.
     H  (list)          the fine points, newest first: every point of the last
                        HISTORY_FINE_HOURS, one or more elements each (a key first changed later
                        in the interval adds an element). Elements written before restore points
                        existed (one per write) are points of their own.
     HC (list)          the coarse points, newest first, one element each: older points thinned
                        to the first of each UTC hour, the later ones of the hour merged into it.
-    \0x (player hash)  the index of both lists, newest first: `{"f":[[id,version,elements,bytes],
+    HM x (hash field)  the index of both lists, newest first: `{"f":[[id,version,elements,bytes],
                        ...],"c":[...]}`, so that trimming never reads a point to learn its size.
+  The index is a key of its own, read only when a point is written: it is often longer than
+  the 64 bytes a small hash keeps each value within (hash-max-listpack-value), and a player hash
+  holding it would lose its compact encoding. The player hash keeps the history's byte count
+  (\0h), which the storage totals read.
   An element: a JSON header line `{"i":id,"v":version,"t":ms,"k":kind,"by":who,"keys":[...],
   "lens":[...]}`, then the recorded stored entries back to back (lens: their byte lengths, -1
   for a key that did not exist). Within a point the oldest record of a key wins.
 
   Defines:
-    parseOpenPoint(text)         id, version, recorded keys (`\1k1\1k2\1`) of \0r, or nil
-    isRecorded(recorded, key)    whether the open point has a record of key
-    loadIndex(P, H, xText)       the index (decoded \0x; built once from an older H), and the
+    parseOpenPoint(text)         id, version of \0r, or nil
+    loadIndex(H, xText)          the index (decoded HM x; built once from an older H), and the
                                  bytes it read to build it
     pushRecords(...)             adds records to the open point, then thins and trims (below)
 ]]
@@ -32,12 +37,8 @@ local HOUR_MS = 3600000
 
 local function parseOpenPoint(text)
   if not text then return nil end
-  local id, version, recorded = string.match(text, '^(%d+)|(%d+)(\1.*)$')
-  return tonumber(id), tonumber(version), recorded
-end
-
-local function isRecorded(recorded, key)
-  return string.find(recorded, '\1' .. key .. '\1', 1, true) ~= nil
+  local id, version = string.match(text, '^(%d+)|(%d+)$')
+  return tonumber(id), tonumber(version)
 end
 
 -- An element's header (older elements: v was the version their write made, the point is v - 1,
@@ -76,7 +77,7 @@ local function buildElement(h, records)
   return cjson.encode({ i = h.i, v = h.v, t = h.t, k = h.k, by = h.by, keys = keys, lens = lens }) .. '\n' .. table.concat(parts)
 end
 
-local function loadIndex(P, H, xText)
+local function loadIndex(H, xText)
   if xText then return cjson.decode(xText), 0 end
   local index, read = { f = {}, c = {} }, 0
   for _, element in ipairs(redis.call('LRANGE', H, 0, -1)) do

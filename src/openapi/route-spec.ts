@@ -53,7 +53,7 @@ const ERROR_TEXT: Readonly<Record<number, string>> = {
   415: 'Request body is not JSON.',
   429: "The plan's rate limit exceeded (with the X-RateLimit headers), or too many requests with a missing or invalid API key from this address (AUTH_FAILURES_PER_MINUTE, before any key is looked up: no X-RateLimit headers), or the workspace's byte budget for large answers and bodies on this instance spent (WORKSPACE_BYTES_PER_SECOND; the message says so); retry after Retry-After seconds.",
   500: 'Internal error; the caller may retry.',
-  503: 'Storage unavailable; the caller may retry.',
+  503: 'STORAGE_UNAVAILABLE: storage unavailable, nothing written; the caller may retry. OUTCOME_UNKNOWN (writes): the write was sent but its answer never came, so it may have been applied; retry with the same Idempotency-Key.',
 };
 
 const integerHeader = (description: string, required: boolean): HeaderSpec => ({

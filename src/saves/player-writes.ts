@@ -3,9 +3,9 @@
 // players (each atomic on its own, in parallel), and the session calls all come through here,
 // so that the claim and the replay work the same for each.
 import type { Plan } from '../domain/types.js';
-import type { AppError } from '../errors.js';
+import { AppError, ErrorCode } from '../errors.js';
 import type { PlayerDataStore } from '../store/players/player-data.js';
-import type { PlayerWrite, Replayable, SessionReply, SessionRequest } from '../store/players/script-protocol.js';
+import type { PlayerWrite, Replayable, SessionReply, SessionRequest, WriteReply } from '../store/players/script-protocol.js';
 import type { ClaimedKey, IdempotencyClaims } from './idempotency.js';
 import { appliedOrThrow, type Applied, type RefusalContext } from './outcomes.js';
 import type { StorageQuota } from './storage-quota.js';
@@ -80,12 +80,20 @@ export class PlayerWrites {
 
   /** Runs the player's script, and counts what an applied (not replayed) write stored. */
   private async apply(origin: WriteOrigin, request: PlayerWriteRequest, claim: ClaimedKey | undefined) {
-    const reply = await this.store.write(origin.workspaceId, request.userId, request.write, {
-      nowMs: origin.nowMs,
-      kind: request.kind,
-      actor: origin.actor,
-      idempotency: claim,
-    });
+    let reply: Replayable<WriteReply>;
+    try {
+      reply = await this.store.write(origin.workspaceId, request.userId, request.write, {
+        nowMs: origin.nowMs,
+        kind: request.kind,
+        actor: origin.actor,
+        idempotency: claim,
+      });
+    } catch (err) {
+      if (err instanceof AppError && err.code === ErrorCode.OUTCOME_UNKNOWN) {
+        this.quota.unknownOutcome(origin.workspaceId, request.write, origin.nowMs);
+      }
+      throw err;
+    }
     if (reply.reply.applied && !reply.replayed) {
       this.quota.record(origin.workspaceId, reply.reply.storage);
       origin.chargeWork?.(reply.reply.workBytes);

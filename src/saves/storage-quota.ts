@@ -29,6 +29,18 @@ export class StorageQuota {
     this.usage.record(workspaceId, storedBytesOf(delta), delta.players);
   }
 
+  /**
+   * A write whose outcome is unknown (OUTCOME_UNKNOWN) may have stored what it sets: counted
+   * at once as if it had (so the quota holds meanwhile), and the workspace recounted from its
+   * players a few seconds later, which replaces the guess with what Redis holds.
+   */
+  unknownOutcome(workspaceId: string, write: PlayerWrite, nowMs: number): void {
+    let bytes = 0;
+    if (!write.deleteAll) for (const op of write.ops) if (op.op === 'set') bytes += op.key.length + op.valueJson.length;
+    this.usage.record(workspaceId, bytes, 0);
+    this.usage.scheduleRecount(workspaceId, nowMs);
+  }
+
   private judge(plan: Plan, totals: StorageTotals): void {
     const quota = this.quotaBytes[plan];
     if (totals.bytes >= quota) {

@@ -24,6 +24,8 @@ export const keys = {
   playerHistory: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}:h`,
   /** List of the player's coarse restore points (one an hour), newest first. Same slot. */
   playerHistoryCoarse: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}:hc`,
+  /** Hash of the restore points' own meta: `r` the open point, `x` the index of both lists. Same slot. */
+  playerHistoryMeta: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}:hm`,
   /** Hash of the player's waiting messages (issue 29). Same slot, so a save can acknowledge them in its own step. */
   playerInbox: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}:m`,
   /**

@@ -80,7 +80,7 @@ describe('lua/import-player.lua', () => {
     const reply = await imp('1', 1, f, 'overwrite');
     expect(reply).to.deep.equal(done('replaced', 3, bytesOf(f) - before.bytes, 0, -Number(hBytes)));
     expect(await redis.hkeys(keys.player(ws, '1'))).to.have.members(['\0v', '\0n', '\0b', 'b']);
-    expect(await redis.exists(keys.playerHistory(ws, '1'), keys.playerHistoryCoarse(ws, '1'))).to.equal(0);
+    expect(await redis.exists(keys.playerHistory(ws, '1'), keys.playerHistoryCoarse(ws, '1'), keys.playerHistoryMeta(ws, '1'))).to.equal(0);
     expect(await imp('1', 1, f, 'overwrite')).to.deep.equal(done('unchanged', 3));
     // A higher imported version is kept as it is.
     expect(await imp('1', 40, fields({ c: [3, 5] }), 'overwrite')).to.deep.include({ status: 'replaced', version: 40 });

@@ -183,7 +183,7 @@ describe('lua/write-player.lua', () => {
     expect((await elements('9')).map((e) => [e.pointId, e.version])).to.deep.equal([[T0 + 3, 2], [T0 + 2, 1]]);
     await points.write(ws, '9', { ops: [set('a', 4)] }, { nowMs: T0 + HOUR, kind: 'set', actor: 'a' });
     expect((await elements('9')).map((e) => e.version)).to.deep.equal([3, 2, 1]);
-    expect(JSON.parse((await redis.hget(hash, '\0x'))!)).to.deep.equal({
+    expect(JSON.parse((await redis.hget(keys.playerHistoryMeta(ws, '9'), 'x'))!)).to.deep.equal({
       f: [[T0 + HOUR, 3, 1, (await redis.lindex(keys.playerHistory(ws, '9'), 0))!.length], [T0 + 3, 2, 1, Buffer.byteLength(list[0]!)], [T0 + 2, 1, 1, Buffer.byteLength(list[1]!)]],
       c: {},
     });

@@ -10,6 +10,12 @@ export interface RedisProxy {
   reset(): void;
   /** Hold Redis's replies until release(). */
   hold(): void;
+  /**
+   * Hold Redis's replies from the moment a client sends a command matching `command` (its
+   * reply and every later one) until release(): what came before (an idempotency claim, say)
+   * is answered as usual.
+   */
+  holdFrom(command: RegExp): void;
   release(): void;
   close(): Promise<void>;
 }
@@ -17,6 +23,7 @@ export interface RedisProxy {
 export async function startRedisProxy(upstreamPort: number): Promise<RedisProxy> {
   let log = '';
   let holding = false;
+  let holdOn: RegExp | undefined;
   const held: Array<() => void> = [];
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
@@ -27,7 +34,12 @@ export async function startRedisProxy(upstreamPort: number): Promise<RedisProxy>
     upstream.setNoDelay(true);
     sockets.add(client).add(upstream);
     client.on('data', (chunk) => {
-      log += chunk.toString('latin1');
+      const text = chunk.toString('latin1');
+      log += text;
+      if (holdOn?.test(text)) {
+        holding = true;
+        holdOn = undefined;
+      }
       upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
@@ -52,8 +64,12 @@ export async function startRedisProxy(upstreamPort: number): Promise<RedisProxy>
     hold: () => {
       holding = true;
     },
+    holdFrom: (command) => {
+      holdOn = command;
+    },
     release: () => {
       holding = false;
+      holdOn = undefined;
       for (const write of held.splice(0)) write();
     },
     close: async () => {

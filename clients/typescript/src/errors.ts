@@ -47,7 +47,8 @@ export type ServerErrorCode =
   | 'REQUEST_HEADERS_TOO_LARGE'
   | 'RATE_LIMITED'
   | 'INTERNAL'
-  | 'STORAGE_UNAVAILABLE';
+  | 'STORAGE_UNAVAILABLE'
+  | 'OUTCOME_UNKNOWN';
 
 /**
  * Codes the client gives when no usable answer arrived (status 0, except INVALID_ANSWER, which

@@ -5,10 +5,10 @@
 // version and the limits in the same atomic step; this module turns its replies into values.
 import type { Config } from '../../config.js';
 import { decodeEntry, type StoredEntry } from '../../domain/entry.js';
-import { AppError, ErrorCode } from '../../errors.js';
+import { AppError, ErrorCode, outcomeUnknown } from '../../errors.js';
 import { BulkReadGate } from './bulk-reads.js';
 import { keys } from '../keys.js';
-import type { RedisClient } from '../redis/redis.js';
+import { mayHaveRun, type RedisClient } from '../redis/redis.js';
 import {
   decodeReadReply,
   decodeSessionReply,
@@ -195,15 +195,32 @@ export class PlayerDataStore {
   /** Applies a write with lua/write-player.lua; the reply says what happened. */
   async write(workspaceId: string, userId: string, write: PlayerWrite, context: WriteContext): Promise<Replayable<WriteReply>> {
     const args = writePlayerArgs(this.limitsArg, write, context);
-    const raw = await this.redis.writePlayer(
-      keys.player(workspaceId, userId),
-      keys.playerHistory(workspaceId, userId),
-      keys.playerHistoryCoarse(workspaceId, userId),
-      this.idempotencyKey(workspaceId, userId, context.idempotency?.keyHash),
-      keys.playerInbox(workspaceId, userId),
-      ...args,
+    const raw = await this.sent(() =>
+      this.redis.writePlayer(
+        keys.player(workspaceId, userId),
+        keys.playerHistory(workspaceId, userId),
+        keys.playerHistoryCoarse(workspaceId, userId),
+        keys.playerHistoryMeta(workspaceId, userId),
+        this.idempotencyKey(workspaceId, userId, context.idempotency?.keyHash),
+        keys.playerInbox(workspaceId, userId),
+        ...args,
+      ),
     );
     return decodeWriteReply(raw);
+  }
+
+  /**
+   * Runs a command that changes a player: a failure after the command may have run in Redis
+   * (a timeout, a connection dropped after sending) is OUTCOME_UNKNOWN, never the "nothing
+   * happened" of STORAGE_UNAVAILABLE.
+   */
+  private async sent<T>(command: () => Promise<T>): Promise<T> {
+    const ready = this.redis.status === 'ready';
+    try {
+      return await command();
+    } catch (err) {
+      throw mayHaveRun(err, ready) ? outcomeUnknown(err) : err;
+    }
   }
 
   /** Acquires, renews or releases the player's session (lua/player-session.lua). */
@@ -213,10 +230,12 @@ export class PlayerDataStore {
     request: SessionRequest,
     idempotency?: WriteContext['idempotency'],
   ): Promise<Replayable<SessionReply>> {
-    const raw = await this.redis.playerSession(
-      keys.player(workspaceId, userId),
-      this.idempotencyKey(workspaceId, userId, idempotency?.keyHash),
-      ...playerSessionArgs(request, idempotency, this.limits.idempotencyTtlSeconds),
+    const raw = await this.sent(() =>
+      this.redis.playerSession(
+        keys.player(workspaceId, userId),
+        this.idempotencyKey(workspaceId, userId, idempotency?.keyHash),
+        ...playerSessionArgs(request, idempotency, this.limits.idempotencyTtlSeconds),
+      ),
     );
     return decodeSessionReply(raw, request.action);
   }

@@ -84,6 +84,7 @@ export async function importPlayer(
     keys.player(workspaceId, userId),
     keys.playerHistory(workspaceId, userId),
     keys.playerHistoryCoarse(workspaceId, userId),
+    keys.playerHistoryMeta(workspaceId, userId),
     ...importPlayerArgs(mode, version, limits, fields),
   );
   return decodeImportReply(raw);

@@ -117,6 +117,19 @@ export async function connectRedis(client: RedisClient, timeoutMs: number): Prom
 const UNAVAILABLE_REPLY = /^(LOADING|CLUSTERDOWN|TRYAGAIN|MASTERDOWN|READONLY|BUSY|NOREPLICAS|MOVED|ASK)\b/;
 
 /**
+ * Whether a command that failed with `err` may have run in Redis all the same: it timed out
+ * (Redis may still run it when it gets to it), or the connection dropped while it was on its
+ * way or waiting for its answer (`sentOnReadyConnection`: the client was connected when it was
+ * sent, so it left). A refusal by Redis (a reply error) or a client that was not connected
+ * means it never ran.
+ */
+export function mayHaveRun(err: unknown, sentOnReadyConnection: boolean): boolean {
+  if (!(err instanceof Error) || err.name === 'ReplyError') return false;
+  if (/Command timed out/.test(err.message)) return true;
+  return sentOnReadyConnection && /Connection is closed|ECONNRESET|EPIPE|ETIMEDOUT/.test(err.message);
+}
+
+/**
  * Whether an error from ioredis means "Redis cannot serve right now" (503, worth a retry)
  * rather than a bug (500): connection loss, timeouts, a loading, busy or failing-over node.
  */

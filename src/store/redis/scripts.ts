@@ -49,14 +49,14 @@ function load(name: string, file: string, numberOfKeys: number): ScriptDefinitio
 }
 
 export const SCRIPTS: readonly ScriptDefinition[] = Object.freeze([
-  load('writePlayer', 'write-player.lua', 5),
+  load('writePlayer', 'write-player.lua', 6),
   load('playerSession', 'player-session.lua', 2),
   load('readPlayer', 'read-player.lua', 1),
   load('rateLimit', 'rate-limit.lua', 1),
   load('usageAdd', 'usage-add.lua', 1),
   load('touchKeys', 'touch-keys.lua', 2),
   load('hsetExisting', 'hset-existing.lua', 1),
-  load('importPlayer', 'import-player.lua', 3),
+  load('importPlayer', 'import-player.lua', 4),
 ]);
 
 declare module 'ioredis' {
@@ -65,6 +65,7 @@ declare module 'ioredis' {
       player: RedisKey,
       history: RedisKey,
       coarseHistory: RedisKey,
+      historyMeta: RedisKey,
       idempotency: RedisKey,
       inbox: RedisKey,
       ...args: string[]
@@ -80,7 +81,13 @@ declare module 'ioredis' {
     ): Result<[granted: number, count: number, ttl: number], Context>;
     usageAdd(usageKey: RedisKey, requests: string, limited: string, ttlSeconds: string): Result<number, Context>;
     hsetExisting(key: RedisKey, ...fieldsAndValues: string[]): Result<number, Context>;
-    importPlayer(player: RedisKey, history: RedisKey, coarseHistory: RedisKey, ...args: string[]): Result<Array<string | number>, Context>;
+    importPlayer(
+      player: RedisKey,
+      history: RedisKey,
+      coarseHistory: RedisKey,
+      historyMeta: RedisKey,
+      ...args: string[]
+    ): Result<Array<string | number>, Context>;
     touchKeys(workspaceKey: RedisKey, lastUsedKey: RedisKey, ...keyIdAndMs: string[]): Result<number, Context>;
   }
 }

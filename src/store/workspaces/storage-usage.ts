@@ -9,6 +9,7 @@ import { keys } from '../keys.js';
 import { writePaced } from '../redis/paced-writes.js';
 import type { RedisClient } from '../redis/redis.js';
 import { singleFlight } from '../redis/single-flight.js';
+import { sumPlayerSizes } from '../players/player-sizes.js';
 
 export interface StorageTotals {
   readonly bytes: number;
@@ -46,10 +47,14 @@ export class StorageUsage {
   private flushing = new Map<string, { bytes: number; players: number }>();
   private readonly known = new Map<string, Known>();
   private timer: NodeJS.Timeout | undefined;
+  /** Recounts waiting to run, and when each workspace was last recounted (reconcile). */
+  private readonly recounts = new Map<string, NodeJS.Timeout>();
+  private readonly recountedAt = new Map<string, number>();
 
   constructor(
     private readonly redis: RedisClient,
     private readonly refreshMs: number,
+    private readonly recount: { readonly delayMs: number; readonly minGapMs: number } = { delayMs: 5000, minGapMs: 30_000 },
   ) {}
 
   /** Adds one write's deltas (an applied write's reply, never a replay's). */
@@ -83,7 +88,45 @@ export class StorageUsage {
 
   async stop(): Promise<void> {
     clearInterval(this.timer);
+    for (const timer of this.recounts.values()) clearTimeout(timer);
+    this.recounts.clear();
     await this.flush();
+  }
+
+  /**
+   * Recounts the workspace's stored bytes and players from the players' own meta soon (after
+   * `delayMs`, so that writes whose answers were lost have run in Redis), at most once every
+   * `minGapMs` per workspace: what a write whose outcome is unknown stored was never reported,
+   * and its provisional count (record) is only a guess.
+   */
+  scheduleRecount(workspaceId: string, nowMs: number): void {
+    if (this.recounts.has(workspaceId)) return;
+    const last = this.recountedAt.get(workspaceId) ?? -Infinity;
+    const delay = Math.max(this.recount.delayMs, last + this.recount.minGapMs - nowMs);
+    const timer = setTimeout(() => {
+      this.recounts.delete(workspaceId);
+      this.recountedAt.set(workspaceId, Date.now());
+      void this.reconcile(workspaceId).catch(() => {});
+    }, delay);
+    timer.unref();
+    this.recounts.set(workspaceId, timer);
+  }
+
+  /**
+   * Sets the workspace's totals to what its players hold (their own \0b, \0h, \0n), as a
+   * correction added to the total rather than a value written over it, so that other
+   * instances' flushes during the recount are kept. This instance's own deltas are flushed
+   * first. A write to a player the walk has already passed, made while it walks and flushed
+   * by then, can be counted twice until the next recount: the error is at most what the
+   * workspace writes during one walk.
+   */
+  async reconcile(workspaceId: string): Promise<{ before: StorageTotals; after: StorageTotals }> {
+    await this.flush();
+    const before = await readStorageTotals(this.redis, workspaceId);
+    const held = await sumPlayerSizes(this.redis, workspaceId);
+    const after = await addToStorageTotals(this.redis, workspaceId, held.bytes - before.bytes, held.players - before.players);
+    this.known.set(workspaceId, { totals: after, at: Date.now() });
+    return { before, after };
   }
 
   private withPending(workspaceId: string, totals: StorageTotals): StorageTotals {
