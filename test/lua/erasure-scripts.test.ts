@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { keys } from '../../src/store/keys.js';
-import { ERASURE_GROUP, ErasureJobStore } from '../../src/store/installation/erasure-jobs.js';
+import { ERASURE_GROUP, ErasureJobStore, type JobEntry } from '../../src/store/installation/erasure-jobs.js';
 import { GameMap } from '../../src/store/installation/game-map.js';
 import { erasePlayerKeys } from '../../src/store/players/player-keys.js';
 import { PlayerDataStore } from '../../src/store/players/player-data.js';
@@ -97,7 +97,7 @@ describe('lua/erasure-transition.lua', () => {
     const { jobId, entry } = await newJob();
     const consumer = randomId('worker');
     // Delivered to a worker, so it is pending in the group.
-    const delivered = [];
+    const delivered: JobEntry[] = [];
     for (let i = 0; i < 1000 && !delivered.some((e) => e.jobId === jobId); i++) delivered.push(...(await jobs.readNew(consumer, 100)));
     expect(delivered.map((e) => e.jobId)).to.include(jobId);
     const c0 = await jobs.counts();
