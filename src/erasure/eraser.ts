@@ -8,8 +8,10 @@
 // erased) or wholly after it. Passes repeat until one finds nothing, up to MAX_PASSES; what a
 // write puts back after the last pass is a new player (version 1 again, no history of the old
 // one). A session held during the erasure lived in the player hash and is erased with it: the
-// server's next write with that session is SESSION_LOST.
-import { tombstoneDigest } from '../domain/erasure.js';
+// server's next write with that session is SESSION_LOST. The audit trail's earlier entries
+// about the player are renamed to its digest.
+import { tombstoneDigest, userDigest } from '../domain/erasure.js';
+import type { AuditLogStore } from '../store/installation/audit-log.js';
 import { erasePlayerKeys, findPlayerKeys } from '../store/players/player-keys.js';
 import type { RedisClient } from '../store/redis/redis.js';
 import type { TombstoneStore } from '../store/installation/tombstones.js';
@@ -24,6 +26,8 @@ export interface EraserDeps {
   readonly redis: RedisClient;
   readonly tombstones: TombstoneStore;
   readonly places: readonly PlayerPlace[];
+  /** Its earlier entries naming the player by id are renamed to name it by its digest. */
+  readonly audit: AuditLogStore;
   readonly secret: string;
   readonly tombstoneMs: number;
   readonly nowMs: () => number;
@@ -71,6 +75,10 @@ export async function eraseUser(
   }
 
   await onProgress({ phase: 'places' });
+  // The audit trail named the player by id when support staff read or changed it: the trail
+  // keeps the facts, under the user's digest.
+  const byDigest = `erased-user:${userDigest(deps.secret, userId)}`;
+  await deps.audit.renameTargets(new Map(workspaceIds.map((w) => [`player:${w}/${userId}`, `player:${w}/${byDigest}`])));
   for (const workspaceId of workspaceIds) {
     for (const place of deps.places) {
       try {

@@ -181,7 +181,7 @@ export class ErasureWorker {
       await this.jobs.update(job.jobId, { attempts: String(attempts), startedAtMs: String(this.nowMs()), workspaces: JSON.stringify(targets) });
       const progress = (p: Partial<ErasureProgress>) => this.jobs.update(job.jobId, progressFields(p));
       const erased = await eraseUser(
-        { redis: this.deps.redis, tombstones: this.tombstones, places: this.deps.places, secret: this.deps.secret, tombstoneMs: keepMs, nowMs: this.nowMs },
+        { redis: this.deps.redis, tombstones: this.tombstones, places: this.deps.places, audit: this.deps.audit, secret: this.deps.secret, tombstoneMs: keepMs, nowMs: this.nowMs },
         job.userId!,
         targets,
         progress,

@@ -56,14 +56,19 @@ describe('erasing a player', function () {
     const ws = await ops().createWorkspace({ name: 'erase-audit', plan: 'pro' });
     const userId = freshUserId();
     await post(ws.apiKey, '/data/set', { userId, key: 'coins', value: 1 });
+    // Support staff looked at the player and changed it: entries that named it by its id.
+    await ops().getPlayerValue(ws.workspaceId, userId, 'coins');
+    await ops().setPlayerValue(ws.workspaceId, userId, 'coins', 2);
     const job = await ops().erasures.request({ userId, workspaceId: ws.workspaceId });
     await waitForJob(h.redis, job.jobId);
+    const digest = userDigest(DIGEST_SECRET, String(userId));
     const entries = await ops().readAudit({ workspaceId: ws.workspaceId, limit: 50 });
     const actions = entries.map((e) => e.action);
-    expect(actions).to.include('erasure.request').and.include('player.erase');
+    expect(actions).to.include('erasure.request').and.include('player.erase').and.include('player.get').and.include('player.set');
     for (const entry of entries.filter((e) => e.action !== 'workspace.create')) {
-      expect(entry.details?.['user']).to.equal(userDigest(DIGEST_SECRET, String(userId)));
       expect(JSON.stringify(entry)).to.not.include(String(userId));
+      if (entry.action.startsWith('player.') && entry.action !== 'player.erase') expect(entry.target).to.equal(`player:${ws.workspaceId}/erased-user:${digest}`);
+      else expect(entry.details?.['user']).to.equal(digest);
     }
     // The finished job keeps the digest, not the id.
     const fields = await h.redis.hgetall(keys.erasureJob(job.jobId));

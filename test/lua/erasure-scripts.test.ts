@@ -189,3 +189,31 @@ describe('lua/set-games.lua', () => {
     expect(await games.set(a, [])).to.deep.equal({ ok: true, removed: 2, added: 0 });
   });
 });
+
+describe('lua/audit-rename-targets.lua', () => {
+  let redis: Redis;
+  before(() => {
+    redis = testRedis();
+  });
+  after(() => redis.disconnect());
+
+  it('renames exactly the targets named, on every page, leaving other entries as they were', async () => {
+    const list = randomId('pds:test-audit');
+    const entry = (target: string, i: number) => JSON.stringify({ at: `t${i}`, actor: 'a', action: 'player.get', target, details: { key: 'k' } });
+    const entries = Array.from({ length: 25 }, (_, i) => entry(i % 3 === 0 ? 'player:ws_a/42' : i % 3 === 1 ? 'player:ws_a/421' : 'player:ws_b/42', i));
+    await redis.rpush(list, ...entries);
+    const renames = [['player:ws_a/42', 'player:ws_a/erased-user:d'], ['player:ws_b/42', 'player:ws_b/erased-user:d']];
+    let renamed = 0;
+    for (let start = 0; start < 25; start += 10) {
+      const [changed] = await redis.auditRenameTargets(list, String(start), '10', ...renames.flat());
+      renamed += Number(changed);
+    }
+    expect(renamed).to.equal(17);
+    const after = await redis.lrange(list, 0, -1);
+    after.forEach((text, i) => {
+      const expected = i % 3 === 0 ? 'player:ws_a/erased-user:d' : i % 3 === 1 ? 'player:ws_a/421' : 'player:ws_b/erased-user:d';
+      expect(JSON.parse(text)).to.deep.equal({ ...JSON.parse(entries[i]!), target: expected });
+    });
+    await redis.del(list);
+  });
+});

@@ -38,6 +38,7 @@ export const SCRIPTS: readonly ScriptDefinition[] = Object.freeze([
   load('erasureTransition', 'erasure-transition.lua', 5),
   load('erasureLease', 'erasure-lease.lua', 1),
   load('setGames', 'set-games.lua', 1),
+  load('auditRenameTargets', 'audit-rename-targets.lua', 1),
 ]);
 
 declare module 'ioredis' {
@@ -80,6 +81,7 @@ declare module 'ioredis' {
     ): Result<number, Context>;
     erasureLease(lease: RedisKey, holder: string, action: 'renew' | 'release', ms: string): Result<number, Context>;
     setGames(games: RedisKey, workspaceId: string, ...gameIds: string[]): Result<[written: number, a: number | string, b: number | string], Context>;
+    auditRenameTargets(audit: RedisKey, start: string, count: string, ...fromAndTo: string[]): Result<[renamed: number, length: number], Context>;
   }
 }
 
