@@ -28,6 +28,8 @@ const MAX_BACKOFF_MS = 15 * 60_000;
 /** Workers gone this long with nothing pending are dropped from the consumer group. */
 const FORGET_WORKERS_MS = 24 * 3_600_000;
 const HOUSEKEEPING_EVERY_MS = 10 * 60_000;
+/** How long a stopping worker waits for the job in hand. */
+const STOP_WAIT_MS = 5000;
 
 export type RunOutcome = 'done' | 'unmapped' | 'failed' | 'busy' | 'not-due' | 'gone';
 
@@ -74,11 +76,18 @@ export class ErasureWorker {
     this.schedule(0);
   }
 
-  /** Stops polling and waits for the job in hand (its lease lets another worker finish it if this one is killed instead). */
-  async stop(): Promise<void> {
+  /**
+   * Stops polling and waits up to `waitMs` for the job in hand: a long job (a large keyspace to
+   * walk) must not hold up a shutdown, and one left unfinished is taken over by another worker
+   * once its lease and entry have been idle ERASURE_CLAIM_IDLE_MS.
+   */
+  async stop(waitMs = STOP_WAIT_MS): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.running;
+    if (this.running === undefined) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.running, new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    clearTimeout(timer);
   }
 
   /** Polls now: a job was just recorded by this process. */

@@ -12,6 +12,7 @@ import { ADMIN_TOKEN, adminCall, testOps } from '../support/admin.js';
 import {
   DIGEST_SECRET,
   ERASURE_ENV,
+  WEBHOOK_SECRET,
   erasureNotification,
   freshGameId,
   freshUserId,
@@ -240,6 +241,25 @@ describe('the platform webhook, its budget of failed signatures, and the gate', 
       expect(refusals.map((l) => l['reason'])).to.deep.equal(['signature', 'stale', 'signature-header']);
       expect(logs.text).to.not.include(String(userId));
       expect(logs.text).to.not.include('EventPayload');
+    } finally {
+      redis.disconnect();
+      await service.close();
+    }
+  });
+
+  it('answers 409 and logs an error when this instance\'s digest secret is not the installation\'s', async () => {
+    const logs = new LogCapture();
+    const config = testConfig({ ROBLOX_WEBHOOK_SECRET: WEBHOOK_SECRET, ERASURE_DIGEST_SECRET: 'a-different-digest-secret-00', LOG_LEVEL: 'info' });
+    const redis = testRedis();
+    // The installation's secret is the tests' own (stored by its first use).
+    await testOps(redis, { config: testConfig(ERASURE_ENV) }).erasures.list({ userId: 1, limit: 1 });
+    const service = await startService(config, createLogger(config, logs));
+    try {
+      const res = await postWebhook(service.baseUrl, erasureNotification(freshUserId(), [freshGameId()]));
+      expect(res.status).to.equal(409);
+      expect(res.body.code).to.equal('ERASURE_NOT_CONFIGURED');
+      const errors = logs.lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l['level'] === 50);
+      expect(errors.map((l) => l['msg'])).to.include('roblox webhook: an erasure request could not be recorded');
     } finally {
       redis.disconnect();
       await service.close();

@@ -120,6 +120,21 @@ describe('lua/erasure-transition.lua', () => {
     expect((await jobs.get(jobId))!['state']).to.equal('done');
   });
 
+  it('forgets workers of the group that have nothing pending and have been idle long enough', async () => {
+    const gone = randomId('worker');
+    const { jobId } = await newJob();
+    for (let i = 0; i < 1000; i++) if ((await jobs.readNew(gone, 100)).some((e) => e.jobId === jobId)) break;
+    const names = async () => ((await redis.xinfo('CONSUMERS', keys.erasureStream(), ERASURE_GROUP)) as string[][]).map((c) => c[1]);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // Still holding its entry: kept.
+    await jobs.forgetIdleWorkers(10);
+    expect(await names()).to.include(gone);
+    await jobs.transition(jobId, 'done', { keepMs: 60_000 });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await jobs.forgetIdleWorkers(10)).to.be.at.least(1);
+    expect(await names()).to.not.include(gone);
+  });
+
   it('parks an unmapped job outside the stream and requeues it with a new entry', async () => {
     const { jobId, entry } = await newJob();
     const c0 = await jobs.counts();

@@ -85,13 +85,15 @@ async function accept(deps: WebhookDeps, body: Buffer, requestId: string) {
     throw badRequest(`EventPayload: ${(err as Error).message}`);
   }
   const gameIds = [...new Set(payload.GameIds.map((g) => normalizeGameId(g)!))];
-  const recorded = await deps.erasures.request({
-    userId: String(payload.UserId),
-    scope: { kind: 'games', gameIds },
-    source: 'webhook',
-    actor: 'roblox-webhook',
-    notificationId,
-  });
+  const recorded = await deps.erasures
+    .request({ userId: String(payload.UserId), scope: { kind: 'games', gameIds }, source: 'webhook', actor: 'roblox-webhook', notificationId })
+    .catch((err: unknown) => {
+      // The platform retries a few times and then drops the request: an operator must hear of it now.
+      if (err instanceof AppError && err.code === ErrorCode.ERASURE_NOT_CONFIGURED) {
+        deps.logger.error({ requestId, notificationId, err: err.message }, 'roblox webhook: an erasure request could not be recorded');
+      }
+      throw err;
+    });
   deps.logger.info({ requestId, notificationId, jobId: recorded.jobId, duplicate: !recorded.recorded }, 'roblox webhook: erasure request');
   return { notificationId, status: recorded.recorded ? ('accepted' as const) : ('duplicate' as const), jobId: recorded.jobId };
 }

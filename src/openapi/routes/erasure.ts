@@ -9,12 +9,13 @@ export const webhookRoutes: readonly RouteSpec[] = [
     ...openRoute('post', '/api/v1/webhooks/roblox', "The platform's webhook: a right-to-erasure request, recorded and answered at once", 'webhooks', {
       body: robloxNotificationDocument,
       ok: webhookAnswer,
-      errors: [400, 401, 403, 404, 413, 415, 429, 500, 503],
+      errors: [400, 401, 403, 404, 409, 413, 415, 429, 500, 503],
       errorText: {
         400: 'Malformed JSON, or a notification or erasure payload without its fields (a valid signature, but not a notification).',
         401: 'The roblox-signature header is missing or malformed, its timestamp is older than ROBLOX_WEBHOOK_MAX_AGE_SECONDS or in the future, or the signature does not match the body.',
         403: 'Only while the webhook is off: the platform-only gate answers this path as any other.',
         404: 'The webhook is off: ROBLOX_WEBHOOK_SECRET is not set.',
+        409: "ERASURE_NOT_CONFIGURED: this instance's ERASURE_DIGEST_SECRET is not the installation's; nothing was recorded (logged at error).",
         413: 'A body over 64 KiB.',
         415: 'A compressed body (the signature is over the bytes as sent).',
         429: 'Too many bad signatures from this address this minute (AUTH_FAILURES_PER_MINUTE); retry after Retry-After seconds.',
