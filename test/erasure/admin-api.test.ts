@@ -83,6 +83,17 @@ describe('admin API: erasures and games', function () {
     expect(again.status).to.equal(409);
   });
 
+  it('frees a deleted workspace\'s games for another workspace', async () => {
+    const [a, b] = [await ops().createWorkspace({ name: 'games-deleted' }), await ops().createWorkspace({ name: 'games-next' })];
+    const game = freshGameId();
+    expect((await adminCall(h.service, 'PUT', `/workspaces/${a.workspaceId}/games`, { body: { gameIds: [game] } })).status).to.equal(200);
+    expect((await adminCall(h.service, 'PUT', `/workspaces/${b.workspaceId}/games`, { body: { gameIds: [game] } })).status).to.equal(409);
+    expect((await adminCall(h.service, 'DELETE', `/workspaces/${a.workspaceId}`)).status).to.equal(200);
+    const moved = await adminCall(h.service, 'PUT', `/workspaces/${b.workspaceId}/games`, { body: { gameIds: [game] } });
+    expect(moved.status, moved.text).to.equal(200);
+    expect(moved.body.data.gameIds).to.deep.equal([String(game)]);
+  });
+
   it('counts erasures in /metrics', async () => {
     const ws = await ops().createWorkspace({ name: 'admin-erase-metrics', plan: 'pro' });
     const created = await adminCall(h.service, 'POST', '/erasures', { body: { userId: freshUserId(), workspaceId: ws.workspaceId } });
