@@ -19,6 +19,8 @@ import { parsePositiveInt, parseUserId } from './inputs.js';
 export const ERASURE_LIST_DEFAULT = 50;
 export const ERASURE_LIST_MAX = 500;
 export const GAMES_MAX = 1000;
+/** Job ids read at a time while listing. */
+const LIST_PAGE = 200;
 /** How often a CLI waiting on a job another worker runs reads its progress. */
 const WATCH_MS = 250;
 
@@ -122,8 +124,11 @@ export class ErasureOperations {
       options.userId === undefined ? undefined : userDigest(await requireDigestSecret(this.ctx.redis, this.ctx.erasure, 'Finding a user\'s erasures'), parseUserId(options.userId));
     const wanted = (job: ErasureJobView) => (state === undefined || job.state === state) && (user === undefined || job.user === user);
     const jobs: ErasureJobView[] = [];
+    const seen = new Set<string>();
     const take = async (ids: string[]) => {
       for (const id of ids) {
+        if (seen.has(id)) continue;
+        seen.add(id);
         const fields = await this.requests.jobs.get(id);
         if (!fields) continue;
         const job = viewOf(decodeJob(fields));
@@ -136,12 +141,10 @@ export class ErasureOperations {
       jobs.sort((a, b) => b.requestedAt.localeCompare(a.requestedAt));
     } else {
       // Newest first, a page at a time, until enough match (the listing holds the retention's jobs).
-      let before: number | undefined;
-      for (;;) {
-        const ids = await this.requests.jobs.listIds(200, before);
+      for (let offset = 0; jobs.length < limit; offset += LIST_PAGE) {
+        const ids = await this.requests.jobs.listIds(offset, LIST_PAGE);
         await take(ids);
-        if (ids.length < 200 || jobs.length >= limit) break;
-        before = Date.parse((await this.show(ids.at(-1)!)).requestedAt);
+        if (ids.length < LIST_PAGE) break;
       }
     }
     return { counts: await this.requests.jobs.counts(), jobs: jobs.slice(0, limit) };

@@ -101,9 +101,9 @@ export class ErasureJobStore {
     return { requested: Number(requested ?? 0), done: Number(done ?? 0), pending: Number(pending ?? 0), failed: Number(failed ?? 0), unmapped: Number(unmapped ?? 0) };
   }
 
-  /** The newest job ids first, at most `limit`, requested before `beforeMs` when given. */
-  listIds(limit: number, beforeMs?: number): Promise<string[]> {
-    return this.redis.zrevrangebyscore(keys.erasureIndex(), beforeMs === undefined ? '+inf' : `(${beforeMs}`, '-inf', 'LIMIT', 0, limit);
+  /** Job ids, newest first, `count` from the `offset`-th (a job recorded meanwhile moves the rest one place on). */
+  listIds(offset: number, count: number): Promise<string[]> {
+    return this.redis.zrevrange(keys.erasureIndex(), String(offset), String(offset + count - 1));
   }
 
   /** Jobs not done: those in the stream (pending, failed) and those waiting for a mapping. */
