@@ -113,7 +113,7 @@ export class ErasureWorker {
 
   private async poll(): Promise<void> {
     if (!(await this.keyMatches())) return;
-    // Made at every poll that may need it: cheap, and a stream deleted by hand gets its group back.
+    // Made once per worker, and again after a NOGROUP (a stream deleted by hand).
     if (!this.groupReady) {
       await this.jobs.ensureGroup();
       this.groupReady = true;
