@@ -21,6 +21,9 @@ import { dataRoutes } from './http/routes/data.js';
 import { sessionRoutes } from './http/routes/sessions.js';
 import { openApiRoutes } from './http/routes/openapi.js';
 import { pingRoutes } from './http/routes/ping.js';
+import { robloxWebhookRouter } from './http/routes/roblox-webhook.js';
+import { FailureBudget } from './auth/failure-budget.js';
+import type { ErasureRequests } from './erasure/requests.js';
 import type { AppState } from './http/state.js';
 import type { Logger } from './logger.js';
 import { metrics as processMetrics, type ServiceMetrics } from './metrics.js';
@@ -49,6 +52,8 @@ export interface AppDeps {
   readonly lastUsed?: LastUsedRecorder;
   /** Each request's one clock reading (`startedAt`: updated_at, restore points); tests move it. */
   readonly clock?: () => number;
+  /** Records erasure requests: needed when ROBLOX_WEBHOOK_SECRET turns the platform's webhook on. */
+  readonly erasures?: Pick<ErasureRequests, 'request'>;
 }
 
 export function buildApp(deps: AppDeps): Koa<AppState> {
@@ -60,6 +65,26 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   app.use(requestLog(logger, deps.clock));
   app.use(observeRequests(deps.metrics ?? processMetrics));
   app.use(errorHandler(logger, config.limits.maxBodyBytes));
+  const trust = proxyTrustOf(config.gate);
+  const callerOf = (ctx: Koa.Context) =>
+    callerKey(resolveClientAddress(ctx.req.socket.remoteAddress, ctx.req.headers['x-forwarded-for'], trust));
+
+  // The platform's webhook comes before the gate: its caller is the platform's webhook
+  // service, which the gate's checks (made for game servers) would refuse or ban. Its
+  // signature is its authentication, with its own budget of failures per address.
+  const webhookSecret = config.robloxWebhook.secret;
+  if (webhookSecret !== undefined) {
+    if (!deps.erasures) throw new Error('ROBLOX_WEBHOOK_SECRET is set but the app was built without erasures');
+    const webhook = robloxWebhookRouter(API_PREFIX, {
+      config: { ...config.robloxWebhook, secret: webhookSecret },
+      erasures: deps.erasures,
+      logger,
+      callerOf,
+      budget: new FailureBudget(config.authFailuresPerMinute),
+    });
+    app.use(webhook.routes());
+    app.use(webhook.allowedMethods());
+  }
   if (deps.gate) app.use(gateRequests(deps.gate));
 
   app.use(openApiRoutes(API_PREFIX));
@@ -68,9 +93,6 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   const api = new Router<AppState>({ prefix: API_PREFIX, sensitive: true });
   // Every route starts with these, in each route's own chain (see http/chain.ts); a path no
   // route matches (404, 405) is answered without them.
-  const trust = proxyTrustOf(config.gate);
-  const callerOf = (ctx: Koa.Context) =>
-    callerKey(resolveClientAddress(ctx.req.socket.remoteAddress, ctx.req.headers['x-forwarded-for'], trust));
   // One byte budget for the instance (http/byte-budget.ts): a large body is charged to its
   // workspace once authenticated and counted, before it is read or as it decodes; large
   // answers when they are sent (http/json.ts), scripts' copies once they are made.

@@ -107,6 +107,32 @@ export interface Config {
   readonly console: ConsoleConfig;
   /** Processes serving the shared port (node:cluster); 1 runs in the main process. */
   readonly workers: number;
+  /** The right to erasure: digests, tombstones, the background jobs (docs/erasure.md). */
+  readonly erasure: ErasureConfig;
+  /** The platform's webhook (`POST /api/v1/webhooks/roblox`), on when its secret is set. */
+  readonly robloxWebhook: RobloxWebhookConfig;
+}
+
+/** Erasure of players (src/erasure/): see docs/erasure.md. */
+export interface ErasureConfig {
+  /**
+   * Key of the digests that stand for a user id in tombstones and the audit trail. Unset: no
+   * erasure can be made, and an import refuses to run once the installation holds tombstones.
+   */
+  readonly digestSecret: string | undefined;
+  /** How long a tombstone (and a notification id seen) is kept. */
+  readonly tombstoneMs: number;
+  /** A job untouched this long by the instance running it is taken over by another. */
+  readonly claimIdleMs: number;
+  /** 0: never; else after an erasure every Redis node rewrites its AOF (or saves its RDB) at most this often. */
+  readonly aofRewriteMs: number;
+}
+
+export interface RobloxWebhookConfig {
+  /** The secret set in the platform's dashboard; the webhook answers 404 while unset. */
+  readonly secret: string | undefined;
+  /** A signature's timestamp older than this is refused. */
+  readonly maxAgeSeconds: number;
 }
 
 /** Platform-only access (src/gate/): see docs/platform-access.md. */
@@ -256,6 +282,41 @@ function clusterNodes(env: Env): RedisNode[] | undefined {
   });
 }
 
+/** The least an erasure or webhook secret must be: a short one could be guessed from its digests. */
+export const ERASURE_SECRET_MIN = 16;
+
+function secret(env: Env, name: string): string | undefined {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return undefined;
+  if (raw.length < ERASURE_SECRET_MIN) {
+    throw new ConfigError(`${name} must be at least ${ERASURE_SECRET_MIN} characters long (make one with: openssl rand -hex 32)`);
+  }
+  return raw;
+}
+
+function erasure(env: Env): ErasureConfig {
+  return {
+    digestSecret: secret(env, 'ERASURE_DIGEST_SECRET'),
+    tombstoneMs: int(env, 'ERASURE_TOMBSTONE_DAYS', 90, 1, 3650) * 86_400_000,
+    claimIdleMs: int(env, 'ERASURE_CLAIM_IDLE_MS', 60_000, 500, 3_600_000),
+    aofRewriteMs: int(env, 'ERASURE_AOF_REWRITE_HOURS', 0, 0, 8784) * 3_600_000,
+  };
+}
+
+function robloxWebhook(env: Env, erasureConfig: ErasureConfig): RobloxWebhookConfig {
+  const config = {
+    secret: secret(env, 'ROBLOX_WEBHOOK_SECRET'),
+    maxAgeSeconds: int(env, 'ROBLOX_WEBHOOK_MAX_AGE_SECONDS', 600, 10, 86_400),
+  };
+  if (config.secret !== undefined && erasureConfig.digestSecret === undefined) {
+    throw new ConfigError(
+      'ROBLOX_WEBHOOK_SECRET is set but ERASURE_DIGEST_SECRET is not: the webhook records erasures, which need ERASURE_DIGEST_SECRET ' +
+        '(the same on every instance and for the CLI; make one with: openssl rand -hex 32)',
+    );
+  }
+  return config;
+}
+
 function adminToken(env: Env): string | undefined {
   const raw = env['ADMIN_TOKEN'];
   if (raw === undefined || raw === '') return undefined;
@@ -287,6 +348,7 @@ function checkAdminExposure(admin: Config['admin']): void {
 }
 
 export function loadConfig(env: Env = process.env): Config {
+  const erasureConfig = erasure(env);
   const config: Config = {
     port: int(env, 'PORT', 8080, 0, 65535),
     host: str(env, 'HOST', '0.0.0.0'),
@@ -371,6 +433,8 @@ export function loadConfig(env: Env = process.env): Config {
       signInWindowMs: int(env, 'CONSOLE_SIGNIN_WINDOW_SECONDS', 300, 1, 86_400) * 1000,
     },
     workers: workers(env),
+    erasure: erasureConfig,
+    robloxWebhook: robloxWebhook(env, erasureConfig),
   };
   checkAdminExposure(config.admin);
   if (config.http.headersTimeoutMs > config.http.requestTimeoutMs) {

@@ -5,7 +5,7 @@
 //
 // The hot path (every request, every Redis command) records into hot-metrics.ts series, a map
 // lookup and a few additions; prom-client's own metrics serve the rarer events.
-import { collectDefaultMetrics, Counter, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import { REFUSAL_REASONS, VIOLATION_REASONS, type GateStatsSnapshot } from './domain/ban.js';
 import { HotCounter, HotHistogram, type CounterSeries, type HistogramSeries } from './hot-metrics.js';
 
@@ -87,6 +87,32 @@ export class ServiceMetrics {
     ['command'],
     this.registry,
   );
+
+  readonly erasuresRequested = new Counter({
+    name: 'pds_erasures_requested_total',
+    help: 'Erasure jobs this process recorded, by source (webhook, cli, admin-api, console); a repeated notification is not counted.',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+
+  readonly erasuresDone = new Counter({
+    name: 'pds_erasures_done_total',
+    help: 'Erasure jobs this process finished (state done, or unmapped when a game of the request has no workspace).',
+    registers: [this.registry],
+  });
+
+  readonly erasureAttemptsFailed = new Counter({
+    name: 'pds_erasure_attempts_failed_total',
+    help: 'Erasure attempts that failed on this process; each is retried later.',
+    registers: [this.registry],
+  });
+
+  readonly erasureJobs = new Gauge({
+    name: 'pds_erasure_jobs',
+    help: 'Erasure jobs of the whole installation by state (pending, failed, unmapped), as this instance last read them: the same on every instance, so take max, not sum.',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
+  });
 
   private readonly keyCaches = new Set<CacheStatsSource>();
   /** Counts of caches no longer tracked, so the totals never go down. */

@@ -29,6 +29,10 @@ import type { Readiness } from './ops/health.js';
 import { WorkspaceStore } from './store/workspaces/workspaces.js';
 import { Gate } from './gate/gate.js';
 import { BanStore } from './store/installation/bans.js';
+import { AuditLogStore } from './store/installation/audit-log.js';
+import { ErasureRequests } from './erasure/requests.js';
+import { ErasureWorker } from './erasure/worker.js';
+import { playerPlaces } from './erasure/places.js';
 
 export interface RunningService {
   readonly server: Server;
@@ -47,6 +51,8 @@ export interface RunningService {
   readonly lastUsed: LastUsedRecorder;
   /** The plan limiter: its leases and the usage counts waiting for the next write. */
   readonly limiter: RateLimiter;
+  /** This instance's erasure worker; absent without ERASURE_DIGEST_SECRET. */
+  readonly erasureWorker: ErasureWorker | undefined;
   /**
    * Turns /readyz to 503 (so load balancers take the instance out) while still serving
    * everything, for `ms`; resolves early when `skip` is called. Call close() after it.
@@ -152,6 +158,11 @@ export async function startService(config: Config, logger: Logger, options: Serv
     config.limits,
     new StorageQuota(storage, config.storage.quotaBytes),
   );
+  const erasureWorker = erasureWorkerOf(config, logger, redis);
+  const erasureRequests = new ErasureRequests(redis, config.erasure, new AuditLogStore(redis, config.auditMaxEntries), Date.now, (source) => {
+    metrics.erasuresRequested.inc({ source });
+    erasureWorker?.wake();
+  });
   const app = buildApp({
     config,
     logger,
@@ -163,6 +174,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     gate,
     lastUsed,
     clock: options.clock,
+    erasures: erasureRequests,
   });
 
   let shuttingDown = false;
@@ -214,6 +226,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   await listen(server, config.port, config.host);
   await listen(opsServer, config.admin.port, config.admin.host);
   const port = (server.address() as AddressInfo).port;
+  erasureWorker?.start();
   const opsPort = (opsServer.address() as AddressInfo).port;
 
   const drain = (ms: number) => {
@@ -241,6 +254,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       await closed;
       clearTimeout(grace);
       await gate.stop();
+      await erasureWorker?.stop();
       // After the last request, so the final uses are in the last batch.
       await lastUsed.stop();
       untrackKeyCache();
@@ -265,9 +279,32 @@ export async function startService(config: Config, logger: Logger, options: Serv
     gate,
     lastUsed,
     limiter,
+    erasureWorker,
     drain,
     close,
   };
+}
+
+/** Every instance with the digest secret works on erasure jobs; without it there are none it could run. */
+function erasureWorkerOf(config: Config, logger: Logger, redis: RedisClient): ErasureWorker | undefined {
+  const secret = config.erasure.digestSecret;
+  if (secret === undefined) return undefined;
+  const worker = new ErasureWorker({
+    redis,
+    config: config.erasure,
+    secret,
+    logger,
+    places: playerPlaces(redis),
+    audit: new AuditLogStore(redis, config.auditMaxEntries),
+    observer: {
+      done: () => metrics.erasuresDone.inc(),
+      failed: () => metrics.erasureAttemptsFailed.inc(),
+      counts: (counts) => {
+        for (const state of ['pending', 'failed', 'unmapped'] as const) metrics.erasureJobs.set({ state }, counts[state]);
+      },
+    },
+  });
+  return worker;
 }
 
 function loopbackIfAny(host: string): string {

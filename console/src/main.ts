@@ -6,6 +6,7 @@ import './style.css';
 import { resumeSession, signIn, signOut, whenSignedOut } from './api.js';
 import { AuditPage } from './pages/audit.js';
 import { BansPage } from './pages/bans.js';
+import { ErasuresPage } from './pages/erasures.js';
 import { PlayerPage } from './pages/player.js';
 import { WorkspacePage } from './pages/workspace.js';
 import { WorkspacesPage } from './pages/workspaces.js';
@@ -51,6 +52,8 @@ function Page(props: { route: Route }) {
       return html`<${BansPage} />`;
     case 'audit':
       return html`<${AuditPage} />`;
+    case 'erasures':
+      return html`<${ErasuresPage} />`;
     default:
       return html`<h1>No such page</h1><p><${Link} href=${paths.workspaces()}>Go to the workspaces</${Link}></p>`;
   }
@@ -82,7 +85,8 @@ function App() {
   }, [route.page]);
   if (session === 'checking') return html`<main id="main"><p role="status">Loading…</p></main>`;
   if (session === 'signed-out') return html`<${SignIn} ended=${ended} onSignedIn=${() => setSession('signed-in')} />`;
-  const current = (page: string) => (route.page === page || (page === 'workspaces' && route.page !== 'bans' && route.page !== 'audit') ? 'page' : undefined);
+  const current = (page: string) =>
+    route.page === page || (page === 'workspaces' && !['bans', 'audit', 'erasures'].includes(route.page)) ? 'page' : undefined;
   return html`
     <a class="skip" href="#main">Skip to content</a>
     <header>
@@ -91,6 +95,7 @@ function App() {
         <a href=${paths.workspaces()} aria-current=${current('workspaces')} onClick=${navClick}>Workspaces</a>
         <a href=${paths.bans()} aria-current=${current('bans')} onClick=${navClick}>Bans</a>
         <a href=${paths.audit()} aria-current=${current('audit')} onClick=${navClick}>Audit</a>
+        <a href=${paths.erasures()} aria-current=${current('erasures')} onClick=${navClick}>Erasures</a>
       </nav>
       <button type="button" onClick=${() => {
         void signOut().finally(() => {

@@ -8,6 +8,7 @@ export type Route =
   | { page: 'player'; workspaceId: string; userId: string }
   | { page: 'bans' }
   | { page: 'audit' }
+  | { page: 'erasures' }
   | { page: 'missing' };
 
 export function parseRoute(pathname: string): Route {
@@ -19,6 +20,7 @@ export function parseRoute(pathname: string): Route {
   }
   if (parts.length === 1 && parts[0] === 'bans') return { page: 'bans' };
   if (parts.length === 1 && parts[0] === 'audit') return { page: 'audit' };
+  if (parts.length === 1 && parts[0] === 'erasures') return { page: 'erasures' };
   if (parts.length === 0) return { page: 'workspaces' };
   return { page: 'missing' };
 }
@@ -29,6 +31,7 @@ export const paths = {
   player: (id: string, userId: string) => `/console/workspaces/${encodeURIComponent(id)}/players/${encodeURIComponent(userId)}`,
   bans: () => '/console/bans',
   audit: () => '/console/audit',
+  erasures: () => '/console/erasures',
 };
 
 const listeners = new Set<() => void>();

@@ -22,6 +22,8 @@ export interface AdminContext {
   readonly players: PlayerDataStore;
   readonly maxValueDepth: number;
   readonly limits: Config['limits'];
+  /** The digest secret and retention of erasures (an import checks its tombstones). */
+  readonly erasure: Config['erasure'];
   /** Who acts, for the audit trail and the players' history. */
   readonly actor: string;
   nowMs(): number;

@@ -19,6 +19,7 @@ import { ensureScripts } from '../store/redis/scripts.js';
 import { WorkspaceStore } from '../store/workspaces/workspaces.js';
 import { currentActor } from './acting-as.js';
 import { BanOperations } from './bans.js';
+import { ErasureOperations } from './erasures.js';
 import type { AdminContext, AuditFacts } from './context.js';
 import { parseName, parsePlan, parsePositiveInt } from './inputs.js';
 import * as keyLifecycle from './key-lifecycle.js';
@@ -35,6 +36,7 @@ export type { DeletedWorkspace, DeletionOptions } from './workspace-deletion.js'
 export type { UsageReport } from './usage-report.js';
 export type { HistoryVersion, PlayerAtVersion, PlayerHistory, RestoredPlayer } from './player-history.js';
 export type { InstallationImport, Manifest } from './installation-backup.js';
+export type { ErasureList, WorkspaceGames } from './erasures.js';
 export type { ImportOptions, ImportSource, ImportSummary, WorkspaceExport } from './workspace-transfer.js';
 
 export interface CreatedWorkspace {
@@ -57,7 +59,7 @@ export interface AdminOptions {
   readonly actor?: string;
   readonly clock?: () => number;
   /** Limits and retention; the defaults of src/config.ts when not given. */
-  readonly config?: Pick<Config, 'limits' | 'history' | 'idempotencyTtlSeconds' | 'auditMaxEntries' | 'storage'>;
+  readonly config?: Pick<Config, 'limits' | 'history' | 'idempotencyTtlSeconds' | 'auditMaxEntries' | 'storage' | 'erasure'>;
 }
 
 export const AUDIT_READ_MAX = 10_000;
@@ -71,6 +73,7 @@ export class AdminOperations implements AdminContext {
   readonly maxValueDepth: number;
   readonly limits: Config['limits'];
   readonly storageQuota: Config['storage']['quotaBytes'];
+  readonly erasure: Config['erasure'];
   private readonly ownActor: string;
   private readonly auditLog: AuditLogStore;
   private readonly clock: () => number;
@@ -98,6 +101,7 @@ export class AdminOperations implements AdminContext {
     this.players = new PlayerDataStore(redis, playerLimitsOf(config));
     this.limits = config.limits;
     this.storageQuota = config.storage.quotaBytes;
+    this.erasure = config.erasure;
     this.maxValueDepth = config.limits.maxValueDepth;
     this.auditLog = new AuditLogStore(redis, config.auditMaxEntries);
     this.ownActor = options.actor ?? 'unknown';
@@ -119,6 +123,14 @@ export class AdminOperations implements AdminContext {
   get bans(): BanOperations {
     this.banOperations ??= new BanOperations(this.redis, this.clock, this);
     return this.banOperations;
+  }
+
+  private erasureOperations: ErasureOperations | undefined;
+
+  /** Erasures and the games-to-workspaces map, audited as this actor (admin/erasures.ts). */
+  get erasures(): ErasureOperations {
+    this.erasureOperations ??= new ErasureOperations(this, this.auditLog);
+    return this.erasureOperations;
   }
 
   async audit(action: string, target: string, facts: AuditFacts = {}): Promise<void> {

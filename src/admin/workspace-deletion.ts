@@ -7,6 +7,7 @@ import { notFound } from '../errors.js';
 import { publishEvent } from '../store/redis/events.js';
 import { keys } from '../store/keys.js';
 import { unlinkMatching } from '../store/redis/scan.js';
+import { GameMap } from '../store/installation/game-map.js';
 import type { AdminContext } from './context.js';
 
 export interface DeletedWorkspace {
@@ -65,8 +66,11 @@ export async function deleteWorkspace(
     keys.isPlayerHash,
   );
 
-  // 3. The workspace's own slot: record, key set, rate-limit window, usage, last-use times.
+  // 3. The workspace's own slot: record, key set, rate-limit window, usage, last-use times; and
+  // its games, which another workspace may then serve (a game of a deleted workspace could
+  // otherwise be neither mapped elsewhere nor unmapped).
   const records = await unlinkMatching(ctx.redis, keys.workspacePattern(workspaceId));
+  await new GameMap(ctx.redis).set(workspaceId, []);
   await options.onProgress?.({ phase: 'records', done: records });
   await ctx.workspaces.unindex(workspaceId);
   await publishEvent(ctx.redis, { type: 'workspace', workspaceId });

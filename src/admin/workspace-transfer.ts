@@ -12,6 +12,7 @@ import { importPlayer, playersExist, scanPlayerHashes, type ImportMode } from '.
 import { addToStorageTotals, readStorageTotals } from '../store/workspaces/storage-usage.js';
 import { storedBytesOf } from '../store/players/script-protocol.js';
 import type { AdminContext } from './context.js';
+import { erasedPlayersFilter, type ErasedFilter } from './erased-players.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { createNewFileStream } from './new-files.js';
 import { exportLine, LineError, parsePlayerLine, type ImportedPlayer, type LineLimits } from './player-lines.js';
@@ -96,6 +97,8 @@ export interface ImportSummary {
   skipped: number;
   /** Lines refused: each has an entry in `errors` (up to ERRORS_KEPT). */
   failed: number;
+  /** Players not imported because they were erased (a tombstone in the workspace; docs/erasure.md). */
+  erased: number;
   readonly errors: LineReport[];
   /** Bytes of NDJSON read. */
   bytes: number;
@@ -173,7 +176,7 @@ async function* players(
 }
 
 function newSummary(workspaceId: string, mode: ImportModeOption): ImportSummary {
-  return { workspaceId, mode, complete: true, lines: 0, imported: 0, replaced: 0, unchanged: 0, skipped: 0, failed: 0, errors: [], bytes: 0, ms: 0 };
+  return { workspaceId, mode, complete: true, lines: 0, imported: 0, replaced: 0, unchanged: 0, skipped: 0, failed: 0, erased: 0, errors: [], bytes: 0, ms: 0 };
 }
 
 /** Mode fail's first pass: every line valid and no player present, or nothing is written. */
@@ -194,7 +197,7 @@ async function checkNoneExist(ctx: AdminContext, workspaceId: string, path: stri
   await flush();
 }
 
-async function writePlayers(ctx: AdminContext, workspaceId: string, source: AsyncIterable<Buffer | string>, mode: ImportMode, options: ImportOptions, summary: ImportSummary) {
+async function writePlayers(ctx: AdminContext, workspaceId: string, source: AsyncIterable<Buffer | string>, mode: ImportMode, options: ImportOptions, summary: ImportSummary, erased: ErasedFilter) {
   const limits = { maxKeysPerPlayer: ctx.limits.maxKeysPerPlayer, maxPlayerBytes: ctx.limits.maxPlayerBytes };
   let pendingBytes = 0;
   let pendingPlayers = 0;
@@ -209,6 +212,7 @@ async function writePlayers(ctx: AdminContext, workspaceId: string, source: Asyn
   const inFlight = new Set<Promise<void>>();
   let fatal: unknown;
   const apply = async (line: number, player: ImportedPlayer) => {
+    if (await erased.skips(player.userId)) return void summary.erased++;
     const reply = await importPlayer(ctx.redis, workspaceId, player.userId, player.version, player.fields, mode, limits);
     if (reply.applied) {
       pendingBytes += storedBytesOf(reply.storage);
@@ -254,6 +258,7 @@ async function writePlayers(ctx: AdminContext, workspaceId: string, source: Asyn
 export async function importWorkspace(ctx: AdminContext, workspaceId: string, source: ImportSource, options: ImportOptions = {}): Promise<ImportSummary> {
   const mode = parseImportMode(options.mode);
   await ctx.requireWorkspace(workspaceId);
+  const erased = await erasedPlayersFilter(ctx, workspaceId);
   const started = Date.now();
   const summary = newSummary(workspaceId, mode);
   let spool: string | undefined;
@@ -272,10 +277,10 @@ export async function importWorkspace(ctx: AdminContext, workspaceId: string, so
         summary.complete = false;
       } else {
         Object.assign(summary, newSummary(workspaceId, mode));
-        await writePlayers(ctx, workspaceId, createReadStream(path!), 'skip', options, summary);
+        await writePlayers(ctx, workspaceId, createReadStream(path!), 'skip', options, summary, erased);
       }
     } else {
-      await writePlayers(ctx, workspaceId, path !== undefined ? createReadStream(path) : (source as { stream: AsyncIterable<Buffer | string> }).stream, mode, options, summary);
+      await writePlayers(ctx, workspaceId, path !== undefined ? createReadStream(path) : (source as { stream: AsyncIterable<Buffer | string> }).stream, mode, options, summary, erased);
     }
   } finally {
     summary.ms = Date.now() - started;
@@ -291,6 +296,7 @@ export async function importWorkspace(ctx: AdminContext, workspaceId: string, so
       unchanged: summary.unchanged,
       skipped: summary.skipped,
       failed: summary.failed,
+      erased: summary.erased,
     },
   });
   return summary;

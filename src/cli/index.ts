@@ -4,6 +4,7 @@
 import { Command } from 'commander';
 import { backupCommands } from './commands/backup.js';
 import { banCommands } from './commands/ban.js';
+import { erasureCommands } from './commands/erasure.js';
 import { keyCommands } from './commands/key.js';
 import { playerCommands } from './commands/player.js';
 import { usageCommands } from './commands/usage.js';
@@ -23,5 +24,6 @@ banCommands(program);
 usageCommands(program);
 playerCommands(program);
 backupCommands(program);
+erasureCommands(program);
 
 await program.parseAsync(process.argv);

@@ -5,9 +5,12 @@ import { errorEnvelope } from '../schemas/responses.js';
 import type { JsonSchema, ResponseSpec, RouteSpec } from './route-spec.js';
 import { adminRoutes } from './routes/admin.js';
 import { opsRoutes } from './routes/ops.js';
+import { erasureAdminRoutes, webhookRoutes } from './routes/erasure.js';
 import { publicRoutes } from './routes/public.js';
 
-export const ALL_ROUTES: readonly RouteSpec[] = [...publicRoutes, ...adminRoutes, ...opsRoutes];
+const PUBLIC_ROUTES: readonly RouteSpec[] = [...publicRoutes, ...webhookRoutes];
+const ADMIN_ROUTES: readonly RouteSpec[] = [...adminRoutes, ...erasureAdminRoutes];
+export const ALL_ROUTES: readonly RouteSpec[] = [...PUBLIC_ROUTES, ...ADMIN_ROUTES, ...opsRoutes];
 
 type Json = Record<string, unknown>;
 
@@ -120,7 +123,7 @@ function operation(route: RouteSpec): Json {
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     tags: [route.tag],
-    security: route.auth === 'apiKey' ? [{ ApiKey: [] }] : route.auth === 'adminToken' ? [{ AdminToken: [] }, { ConsoleSession: [] }] : [],
+    security: SECURITY_OF[route.auth],
     ...(params.length ? { parameters: params } : {}),
     ...(route.body
       ? { requestBody: { required: true, content: { [route.bodyContentType ?? 'application/json']: { schema: clone(route.body) } } } }
@@ -128,6 +131,13 @@ function operation(route: RouteSpec): Json {
     responses: Object.fromEntries(Object.entries(route.responses).map(([status, spec]) => [status, response(spec)])),
   };
 }
+
+const SECURITY_OF: Readonly<Record<RouteSpec['auth'], Json[]>> = {
+  apiKey: [{ ApiKey: [] }],
+  adminToken: [{ AdminToken: [] }, { ConsoleSession: [] }],
+  webhookSignature: [{ RobloxSignature: [] }],
+  none: [],
+};
 
 function onOpsListener(path: string): boolean {
   return !path.startsWith('/api/');
@@ -141,8 +151,8 @@ function onOpsListener(path: string): boolean {
 export type Audience = 'public' | 'ops' | 'all';
 
 const ROUTES_OF: Readonly<Record<Audience, readonly RouteSpec[]>> = {
-  public: publicRoutes,
-  ops: [...adminRoutes, ...opsRoutes],
+  public: PUBLIC_ROUTES,
+  ops: [...ADMIN_ROUTES, ...opsRoutes],
   all: ALL_ROUTES,
 };
 
@@ -161,6 +171,7 @@ const TAGS = [
   { name: 'meta', description: 'About the API itself.' },
   { name: 'ping', description: 'Connection and key check.' },
   { name: 'data', description: 'Player data.' },
+  { name: 'webhooks', description: "The platform's webhook: right-to-erasure requests (on when ROBLOX_WEBHOOK_SECRET is set)." },
   { name: 'admin', description: 'Workspaces and API keys (ops listener, needs ADMIN_TOKEN).' },
   { name: 'ops', description: 'Probes and metrics (ops listener).' },
   { name: 'console', description: 'Sessions of the operator console (ops listener, needs ADMIN_TOKEN).' },
@@ -189,7 +200,17 @@ export function buildOpenApiDocument(audience: Audience = 'all'): Json {
       schemas: { Error: structuredClone(errorEnvelope) },
       responses: routingResponses(audience),
       securitySchemes: {
-        ...(audience !== 'ops' ? { ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The workspace API key.' } } : {}),
+        ...(audience !== 'ops'
+          ? {
+              ApiKey: { type: 'apiKey', in: 'header', name: 'x-api-key', description: 'The workspace API key.' },
+              RobloxSignature: {
+                type: 'apiKey',
+                in: 'header',
+                name: 'roblox-signature',
+                description: 't=<unix seconds>,v1=<Base64 HMAC-SHA256 of "<t>.<body as sent>" keyed by ROBLOX_WEBHOOK_SECRET>: the platform signs each webhook call.',
+              },
+            }
+          : {}),
         ...(audience !== 'public'
           ? {
               AdminToken: { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN, for the admin API.' },

@@ -6,7 +6,8 @@ import { errorEnvelope } from '../schemas/responses.js';
 
 export type JsonSchema = Readonly<Record<string, unknown>>;
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
-export type Auth = 'apiKey' | 'adminToken' | 'none';
+/** webhookSignature: the platform's signed webhook (roblox-signature), no key. */
+export type Auth = 'apiKey' | 'adminToken' | 'webhookSignature' | 'none';
 
 export interface HeaderSpec {
   readonly description: string;

@@ -134,7 +134,7 @@ export const workspaceExport = {
 
 export const importSummary = {
   type: 'object',
-  required: ['workspaceId', 'mode', 'complete', 'lines', 'imported', 'replaced', 'unchanged', 'skipped', 'failed', 'errors', 'bytes', 'ms'],
+  required: ['workspaceId', 'mode', 'complete', 'lines', 'imported', 'replaced', 'unchanged', 'skipped', 'failed', 'erased', 'errors', 'bytes', 'ms'],
   additionalProperties: false,
   properties: {
     workspaceId: { type: 'string' },
@@ -146,6 +146,7 @@ export const importSummary = {
     unchanged: count,
     skipped: count,
     failed: count,
+    erased: { ...count, description: 'Players not imported because they were erased after the export (a tombstone in the workspace; docs/erasure.md).' },
     errors: {
       type: 'array',
       description: 'One entry per refused line (the first 1000).',

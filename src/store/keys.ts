@@ -6,7 +6,11 @@
 //   so a cluster keeps all of a workspace's own records on one node (and any script may
 //   touch several of them).
 // - API key records are single keys looked up by the SHA-256 of the key; they need no tag.
-// Workspace ids and user ids never contain braces (both are validated), so the tags hold.
+// - the records of erasures (jobs, tombstones, notifications seen) share the tag {erasure}: few
+//   and small, they live on one node, so each step of a job (recorded, done, failed) is one
+//   script over all of them.
+// Workspace ids and user ids never contain braces, colons or glob characters (both are
+// validated), so the tags hold and a tag can be matched with SCAN.
 
 const PREFIX = 'pds:';
 
@@ -41,6 +45,16 @@ export const keys = {
   isPlayerHash: (key: string) => key.endsWith('}'),
   /** SCAN pattern matching the players' data hashes only. */
   playerHashPattern: (workspaceId: string) => `${PREFIX}p:{${workspaceId}:*}`,
+  /**
+   * SCAN pattern of every key tagged with this player's tag: data, history, kept answers, and
+   * whatever else a later release keeps in the player's slot. The `}` ends the tag, so player
+   * 42 never matches player 421.
+   */
+  playerTagPattern: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}*`,
+  /** SCAN pattern of every key tagged with this user's tag in any workspace. */
+  userTagPattern: (userId: string) => `${PREFIX}p:{*:${userId}}*`,
+  /** The workspace of a key carrying a player's tag, or undefined for any other key. */
+  playerTagWorkspace: (key: string): string | undefined => /^pds:p:\{([^:{}]+):[^{}]+\}/.exec(key)?.[1],
   /** Length of the player key prefix, to recover the user id from a key found by SCAN. */
   playerKeyUserId: (workspaceId: string, key: string) =>
     key.slice(`${PREFIX}p:{${workspaceId}:`.length, -1),
@@ -107,6 +121,37 @@ export const keys = {
    * TTL = ADMIN_AUTH_WINDOW_SECONDS.
    */
   adminAuthFailures: (subject: string) => `${PREFIX}admin:fail:${subject}`,
+
+  /** Hash: game id (the platform's universe id) -> the workspace that serves it (docs/erasure.md). */
+  games: () => `${PREFIX}games`,
+  /** Stream of the erasure jobs not yet done, read by every instance through one consumer group. */
+  erasureStream: () => `${PREFIX}{erasure}:jobs`,
+  /** Hash: one erasure job (state, progress; the user id only until it is done). */
+  erasureJob: (jobId: string) => `${PREFIX}{erasure}:job:${jobId}`,
+  /** Sorted set: job ids by the time they were requested (ms), for listing; pruned past the retention. */
+  erasureIndex: () => `${PREFIX}{erasure}:index`,
+  /** Sorted set: jobs waiting for a game to be mapped to a workspace, by request time. */
+  erasureUnmapped: () => `${PREFIX}{erasure}:unmapped`,
+  /** Hash: `requested`, `done` (ever), `pending`, `failed`, `unmapped` (now) of every job. */
+  erasureStats: () => `${PREFIX}{erasure}:stats`,
+  /** String: the job made for a webhook notification, by the SHA-256 of its NotificationId; TTL = tombstone retention. */
+  erasureNotification: (idHash: string) => `${PREFIX}{erasure}:seen:${idHash}`,
+  /** String: which worker runs the job now; TTL = ERASURE_CLAIM_IDLE_MS, renewed while it runs. */
+  erasureLease: (jobId: string) => `${PREFIX}{erasure}:lease:${jobId}`,
+  /** String: an erased player's tombstone, by the keyed digest of workspace and user; TTL = retention. */
+  tombstone: (digest: string) => `${PREFIX}{erasure}:tomb:${digest}`,
+  /**
+   * String: the workspace has had players erased within the tombstone retention (TTL = that
+   * retention, renewed by each erasure), so an import into it must check tombstones, and can
+   * only with the installation's digest secret. An import into any other workspace needs none.
+   */
+  erasedIn: (workspaceId: string) => `${PREFIX}{erasure}:ws:${workspaceId}`,
+  /** String: a digest of a fixed text under the installation's digest secret, to catch a process given another secret. */
+  erasureKeyCheck: () => `${PREFIX}{erasure}:key-check`,
+  /** String: set by an erasure while AOF rewrites are on; the next rewrite clears it. */
+  erasureRewriteDue: () => `${PREFIX}{erasure}:rewrite-due`,
+  /** String: held for ERASURE_AOF_REWRITE_HOURS after a rewrite started, so rewrites are spaced. */
+  erasureRewriteWindow: () => `${PREFIX}{erasure}:rewrite-window`,
 
   /** Pub/sub channel that tells every instance to drop cached keys, workspaces and bans. */
   eventsChannel: () => `${PREFIX}events`,

@@ -23,6 +23,11 @@ import { startTestService, testRedis } from '../support/service.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ADMIN_TOKEN = 'docs-example-admin-token-0123456789';
+/** The service's secrets of erasure (docs/erasure.md), in the reader's shell as in the service. */
+const ERASURE_SECRETS = {
+  ROBLOX_WEBHOOK_SECRET: 'docs-example-webhook-secret-0123456789',
+  ERASURE_DIGEST_SECRET: 'docs-example-digest-secret-0123456789',
+};
 
 export const DOC_FILES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
 
@@ -147,7 +152,7 @@ describe('every shell example in the README and docs/ (against the service)', fu
   before(async () => {
     redisDir = mkdtempSync(join(tmpdir(), 'pds-docs-redis-'));
     redis = await startLocalRedis({ dataDir: redisDir, appendonly: false });
-    service = await startTestService({ REDIS_URL: redis.url, ADMIN_TOKEN });
+    service = await startTestService({ REDIS_URL: redis.url, ADMIN_TOKEN, ...ERASURE_SECRETS });
   });
   after(async () => {
     await service?.close();
@@ -192,6 +197,7 @@ describe('every shell example in the README and docs/ (against the service)', fu
           PDS_ROOT: ROOT,
           NODE_ENV: 'test',
           ADMIN_TOKEN,
+          ...ERASURE_SECRETS,
           // A page that forgets to name its Redis fails here rather than reaching 127.0.0.1:6379.
           REDIS_URL: 'redis://127.0.0.1:1',
         });

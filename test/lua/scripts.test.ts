@@ -61,7 +61,7 @@ describe('lua scripts', () => {
   it('each open with a header naming KEYS, ARGV and the output', () => {
     for (const script of SCRIPTS) {
       expect(script.lua.startsWith('--[['), script.file).to.equal(true);
-      for (let i = 1; i <= script.numberOfKeys; i++) expect(script.lua, script.file).to.include(`KEYS[${i}]`);
+      for (let i = 1; i <= (script.numberOfKeys ?? 1); i++) expect(script.lua, script.file).to.include(`KEYS[${i}]`);
       expect(script.lua, script.file).to.match(/Input:/);
       expect(script.lua, script.file).to.match(/Output:/);
     }

@@ -4,6 +4,7 @@ import type Koa from 'koa';
 import { buildApp } from '../../src/app.js';
 import type { AdminOperations } from '../../src/admin/operations.js';
 import type { Authenticator } from '../../src/auth/authenticator.js';
+import type { ErasureRequests } from '../../src/erasure/requests.js';
 import { loadConfig } from '../../src/config.js';
 import { buildOpenApiDocument, toOpenApiPath } from '../../src/openapi/document.js';
 import { buildOpsApp } from '../../src/ops/app.js';
@@ -51,7 +52,13 @@ describe('OpenAPI document', () => {
   });
 
   it('describes exactly the routes the public app, the ops listener and the admin API register', () => {
-    const config = loadConfig({ ADMIN_TOKEN: 'a'.repeat(32), LOG_LEVEL: 'silent' });
+    // Every optional listener's routes on: the admin API, and the platform's webhook.
+    const config = loadConfig({
+      ADMIN_TOKEN: 'a'.repeat(32),
+      LOG_LEVEL: 'silent',
+      ROBLOX_WEBHOOK_SECRET: 'w'.repeat(32),
+      ERASURE_DIGEST_SECRET: 'd'.repeat(32),
+    });
     const logger = createLogger(config);
     // Building the apps performs no I/O, so the stores are never called.
     const publicApp = buildApp({
@@ -62,10 +69,11 @@ describe('OpenAPI document', () => {
       players: {} as PlayerDataStore,
       writes: {} as PlayerWrites,
       workspaces: {} as WorkspaceStore,
+      erasures: {} as ErasureRequests,
     });
     const opsApp = buildOpsApp({ config, logger, readiness: { check: async () => [] }, ops: {} as AdminOperations });
     const registered = [...registeredRoutes(publicApp), ...registeredRoutes(opsApp)].sort();
-    expect(registered).to.include('get /api/v1/data').and.include('post /admin/v1/workspaces').and.include('get /metrics');
+    expect(registered).to.include('get /api/v1/data').and.include('post /admin/v1/workspaces').and.include('get /metrics').and.include('post /api/v1/webhooks/roblox');
     expect(documentedRoutes(doc)).to.deep.equal(registered);
   });
 

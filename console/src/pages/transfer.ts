@@ -21,6 +21,7 @@ interface ImportSummary {
   unchanged: number;
   skipped: number;
   failed: number;
+  erased: number;
   errors: LineReport[];
   ms: number;
 }
@@ -35,7 +36,7 @@ function Summary(props: { summary: ImportSummary }) {
   const s = props.summary;
   return html`<div role="status" class="import-summary">
     <p>${s.complete ? 'Imported' : 'Nothing written'} (mode ${s.mode}, ${(s.ms / 1000).toFixed(1)} s): ${s.lines} lines,
-      ${s.imported} new, ${s.replaced} replaced, ${s.unchanged} unchanged, ${s.skipped} skipped, ${s.failed} failed.</p>
+      ${s.imported} new, ${s.replaced} replaced, ${s.unchanged} unchanged, ${s.skipped} skipped, ${s.failed} failed${s.erased > 0 ? `, ${s.erased} not imported because they were erased since the export` : ''}.</p>
     ${s.errors.length > 0
       ? html`<table>
           <caption>Refused lines</caption>

@@ -6,6 +6,7 @@ import { navigate, paths } from '../router.js';
 import { ErrorNote, html, Link, Notice, time, TypedConfirm, useAction, useLoad } from '../ui.js';
 import { KeysSection, type KeyView } from './keys.js';
 import { TransferSection } from './transfer.js';
+import { GamesSection } from './games.js';
 import { UsageSection, type UsageReport } from './usage.js';
 import type { Workspace } from './workspaces.js';
 
@@ -115,6 +116,7 @@ export function WorkspacePage(props: { workspaceId: string }) {
         <${UsageSection} usage=${usage.data} />
         <${ErrorNote} error=${usage.error} />
         <${TransferSection} workspaceId=${id} onImported=${() => details.reload()} />
+        <${GamesSection} workspaceId=${id} />
         <${Settings} workspace=${w} onChanged=${(text: string) => {
           setNote(text);
           details.reload();

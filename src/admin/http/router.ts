@@ -16,6 +16,7 @@ import { auditAdminRoutes } from './routes/audit.js';
 import { keyAdminRoutes } from './routes/keys.js';
 import { playerAdminRoutes } from './routes/players.js';
 import { transferAdminRoutes } from './routes/transfer.js';
+import { erasureAdminRoutes } from './routes/erasures.js';
 import { workspaceAdminRoutes } from './routes/workspaces.js';
 
 export const ADMIN_PREFIX = '/admin/v1';
@@ -79,5 +80,6 @@ export function adminRouter(token: string, ops: AdminOperations, config: Config,
   playerAdminRoutes(router, ops, config);
   auditAdminRoutes(router, ops);
   transferAdminRoutes(router, ops);
+  erasureAdminRoutes(router, ops, config);
   return router;
 }

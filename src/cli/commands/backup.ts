@@ -81,7 +81,8 @@ export function backupCommands(program: Command): void {
         (r) =>
           [
             `imported ${r.dir} in ${seconds(r.ms)}: workspaces ${r.workspaces.created} new, ${r.workspaces.existing} existing; ` +
-              `API keys ${r.apiKeys.created} new, ${r.apiKeys.existing} existing; bans ${r.bans.created} new; allow-list ${r.allowEntries.created} new`,
+              `API keys ${r.apiKeys.created} new, ${r.apiKeys.existing} existing; bans ${r.bans.created} new; allow-list ${r.allowEntries.created} new; ` +
+              `${r.players.reduce((n, s) => n + s.erased, 0)} players not imported because they were erased since the backup`,
             ...r.renamed.map((w) => `workspace ${w.from} restored as ${w.to}: its id is another workspace's here (its keys open ${w.to})`),
             ...r.skipped.map((id) => `workspace ${id} skipped: its id is another workspace's here (neither it nor its keys restored)`),
             ...r.players.map(importHuman),

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { parseJsonValue } from '../../admin/inputs.js';
 import { badRequest } from '../../errors.js';
 import { confirm, run, table, type ConfirmOptions, type OutputOptions } from '../context.js';
+import { eraseCommand } from './erasure.js';
 
 interface PlayerOptions extends ConfirmOptions {
   workspace: string;
@@ -98,6 +99,8 @@ export function playerCommands(program: Command): void {
         () => confirm(opts, `Ending the session of player ${opts.user}`),
       ),
     );
+
+  eraseCommand(player);
 
   // History and restore take the workspace and the player as arguments, as issue 18 names them.
   player

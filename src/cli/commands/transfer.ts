@@ -50,7 +50,8 @@ export async function writeExport(exported: WorkspaceExport, out: string | NodeJ
 export function importHuman(r: ImportSummary): string {
   const lines = [
     `${r.complete ? 'imported into' : 'NOTHING written to'} workspace ${r.workspaceId} (mode ${r.mode}) in ${seconds(r.ms)}: ` +
-      `${r.lines} lines, ${r.imported} new, ${r.replaced} replaced, ${r.unchanged} unchanged, ${r.skipped} skipped, ${r.failed} failed`,
+      `${r.lines} lines, ${r.imported} new, ${r.replaced} replaced, ${r.unchanged} unchanged, ${r.skipped} skipped, ${r.failed} failed` +
+      (r.erased > 0 ? `, ${r.erased} erased (not imported: erased since the export)` : ''),
   ];
   for (const e of r.errors) lines.push(`  line ${e.line}${e.userId === undefined ? '' : ` (player ${e.userId})`}: ${e.code}: ${e.error}`);
   if (r.failed > r.errors.length) lines.push(`  ... and ${r.failed - r.errors.length} more`);

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { AppError, ErrorCode } from '../../errors.js';
 import { confirm, run, table, type ConfirmOptions, type OutputOptions } from '../context.js';
 import { transferCommands } from './transfer.js';
+import { gamesCommands } from './erasure.js';
 import { keyTable } from './key.js';
 
 export function workspaceCommands(program: Command): void {
@@ -132,4 +133,5 @@ export function workspaceCommands(program: Command): void {
     );
 
   transferCommands(workspace);
+  gamesCommands(workspace);
 }

@@ -34,6 +34,22 @@ export class AuditLogStore {
   }
 
   /**
+   * Renames targets in every entry (from -> to), a page per script call, so that entries naming
+   * an erased player by its id name it otherwise (lua/audit-rename-targets.lua). Answers how
+   * many entries were changed.
+   */
+  async renameTargets(renames: ReadonlyMap<string, string>, page = 1000): Promise<number> {
+    if (renames.size === 0) return 0;
+    const pairs = [...renames].flat();
+    let renamed = 0;
+    for (let start = 0; ; start += page) {
+      const [changed, length] = await this.redis.auditRenameTargets(keys.auditLog(), String(start), String(page), ...pairs);
+      renamed += Number(changed);
+      if (start + page >= Number(length)) return renamed;
+    }
+  }
+
+  /**
    * The newest `limit` entries, newest first, optionally only those of one workspace (read in
    * pages, so a filter never loads the whole list at once). Unreadable entries are skipped.
    */

@@ -13,7 +13,8 @@ export interface ScriptDefinition {
   /** ioredis command name */
   readonly name: string;
   readonly file: string;
-  readonly numberOfKeys: number;
+  /** Undefined for a script taking any number of keys: its caller passes the count first. */
+  readonly numberOfKeys: number | undefined;
   readonly lua: string;
   readonly sha1: string;
 }
@@ -42,7 +43,7 @@ export function resolveIncludes(text: string, file: string, seen = new Set<strin
   });
 }
 
-function load(name: string, file: string, numberOfKeys: number): ScriptDefinition {
+function load(name: string, file: string, numberOfKeys: number | undefined): ScriptDefinition {
   const lua = resolveIncludes(readFileSync(new URL(file, `file://${LUA_DIR}`), 'utf8'), file);
   const sha1 = createHash('sha1').update(lua).digest('hex');
   return Object.freeze({ name, file, numberOfKeys, lua, sha1 });
@@ -57,6 +58,12 @@ export const SCRIPTS: readonly ScriptDefinition[] = Object.freeze([
   load('touchKeys', 'touch-keys.lua', 2),
   load('hsetExisting', 'hset-existing.lua', 1),
   load('importPlayer', 'import-player.lua', 4),
+  load('erasePlayerKeys', 'erase-player-keys.lua', undefined),
+  load('erasureRequest', 'erasure-request.lua', 5),
+  load('erasureTransition', 'erasure-transition.lua', 5),
+  load('erasureLease', 'erasure-lease.lua', 1),
+  load('setGames', 'set-games.lua', 1),
+  load('auditRenameTargets', 'audit-rename-targets.lua', 1),
 ]);
 
 declare module 'ioredis' {
@@ -89,12 +96,32 @@ declare module 'ioredis' {
       ...args: string[]
     ): Result<Array<string | number>, Context>;
     touchKeys(workspaceKey: RedisKey, lastUsedKey: RedisKey, ...keyIdAndMs: string[]): Result<number, Context>;
+    erasePlayerKeys(numberOfKeys: number, ...keys: string[]): Result<[deleted: number, dataBytes: number, historyBytes: number, hadData: number], Context>;
+    erasureRequest(
+      job: RedisKey,
+      stream: RedisKey,
+      listing: RedisKey,
+      counts: RedisKey,
+      notification: RedisKey,
+      ...args: string[]
+    ): Result<[recorded: number, jobId: string], Context>;
+    erasureTransition(
+      job: RedisKey,
+      stream: RedisKey,
+      counts: RedisKey,
+      unmapped: RedisKey,
+      lease: RedisKey,
+      ...args: string[]
+    ): Result<number, Context>;
+    erasureLease(lease: RedisKey, holder: string, action: 'renew' | 'release', ms: string): Result<number, Context>;
+    setGames(games: RedisKey, workspaceId: string, ...gameIds: string[]): Result<[written: number, a: number | string, b: number | string], Context>;
+    auditRenameTargets(audit: RedisKey, start: string, count: string, ...fromAndTo: string[]): Result<[renamed: number, length: number], Context>;
   }
 }
 
 export function defineScripts(client: Redis | Cluster): void {
   for (const script of SCRIPTS) {
-    client.defineCommand(script.name, { numberOfKeys: script.numberOfKeys, lua: script.lua });
+    client.defineCommand(script.name, script.numberOfKeys === undefined ? { lua: script.lua } : { numberOfKeys: script.numberOfKeys, lua: script.lua });
   }
 }
 

@@ -1,0 +1,92 @@
+// Erases one user in a set of workspaces: tombstones first (an import racing the erasure is
+// refused from then on), then every key carrying the player's tag, then the other places a
+// player lives (places.ts). Run again after an interruption, it finishes the job: every step
+// deletes what is left and writes what is missing.
+//
+// A game server writing the player meanwhile: each pass deletes the keys it found in one step
+// of the player's slot (lua/erase-player-keys.lua), so a write lands wholly before it (and is
+// erased) or wholly after it. Passes repeat until one finds nothing, up to MAX_PASSES; what a
+// write puts back after the last pass is a new player (version 1 again, no history of the old
+// one). A session held during the erasure lived in the player hash and is erased with it: the
+// server's next write with that session is SESSION_LOST. The audit trail's earlier entries
+// about the player are renamed to its digest.
+import { tombstoneDigest, userDigest } from '../domain/erasure.js';
+import type { AuditLogStore } from '../store/installation/audit-log.js';
+import { erasePlayerKeys, findPlayerKeys } from '../store/players/player-keys.js';
+import type { RedisClient } from '../store/redis/redis.js';
+import type { TombstoneStore } from '../store/installation/tombstones.js';
+import { addToStorageTotals } from '../store/workspaces/storage-usage.js';
+import type { ErasureProgress } from './job-record.js';
+import type { PlayerPlace } from './places.js';
+
+/** Passes over the player's keys before the job stops chasing a game server that keeps writing it. */
+export const MAX_PASSES = 5;
+
+export interface EraserDeps {
+  readonly redis: RedisClient;
+  readonly tombstones: TombstoneStore;
+  readonly places: readonly PlayerPlace[];
+  /** Its earlier entries naming the player by id are renamed to name it by its digest. */
+  readonly audit: AuditLogStore;
+  readonly secret: string;
+  readonly tombstoneMs: number;
+  readonly nowMs: () => number;
+}
+
+export interface Erased {
+  /** Keys deleted in each workspace (a workspace where the player had nothing: 0). */
+  readonly keysByWorkspace: Readonly<Record<string, number>>;
+  readonly keysDeleted: number;
+  readonly passes: number;
+}
+
+export async function eraseUser(
+  deps: EraserDeps,
+  userId: string,
+  workspaceIds: readonly string[],
+  onProgress: (progress: Partial<ErasureProgress>) => Promise<void>,
+): Promise<Erased> {
+  const { redis } = deps;
+  await onProgress({ phase: 'tombstones', workspacesTotal: workspaceIds.length });
+  await deps.tombstones.put(
+    workspaceIds.map((workspaceId) => ({ workspaceId, digest: tombstoneDigest(deps.secret, workspaceId, userId) })),
+    new Date(deps.nowMs()).toISOString(),
+    deps.tombstoneMs,
+  );
+
+  await onProgress({ phase: 'keys' });
+  const keysByWorkspace: Record<string, number> = Object.fromEntries(workspaceIds.map((w) => [w, 0]));
+  let keysDeleted = 0;
+  let passes = 0;
+  while (passes < MAX_PASSES) {
+    passes++;
+    const found = await findPlayerKeys(redis, workspaceIds, userId);
+    let done = 0;
+    for (const [workspaceId, keyNames] of found) {
+      const erased = await erasePlayerKeys(redis, workspaceId, userId, keyNames);
+      if (erased.bytes !== 0 || erased.players !== 0) await addToStorageTotals(redis, workspaceId, -erased.bytes, -erased.players);
+      keysByWorkspace[workspaceId] = (keysByWorkspace[workspaceId] ?? 0) + erased.keysDeleted;
+      keysDeleted += erased.keysDeleted;
+      if (passes === 1) await onProgress({ workspacesDone: ++done, keysDeleted });
+    }
+    if (passes === 1) await onProgress({ workspacesDone: workspaceIds.length, keysDeleted });
+    else await onProgress({ keysDeleted });
+    if (found.size === 0) break;
+  }
+
+  await onProgress({ phase: 'places' });
+  // The audit trail named the player by id when support staff read or changed it: the trail
+  // keeps the facts, under the user's digest.
+  const byDigest = `erased-user:${userDigest(deps.secret, userId)}`;
+  await deps.audit.renameTargets(new Map(workspaceIds.map((w) => [`player:${w}/${userId}`, `player:${w}/${byDigest}`])));
+  for (const workspaceId of workspaceIds) {
+    for (const place of deps.places) {
+      try {
+        await place.removePlayer(workspaceId, userId);
+      } catch (err) {
+        throw new Error(`${place.name}: ${(err as Error).message}`, { cause: err });
+      }
+    }
+  }
+  return { keysByWorkspace, keysDeleted, passes };
+}

@@ -1,0 +1,99 @@
+// Every key that carries a player's hash tag, found and erased, for the right to erasure: the
+// data hash, its history, its kept idempotency answers, and whatever a later release keeps
+// under the same tag (messages waiting for the player, ...), without this module knowing them.
+//
+// Finding them: on one Redis, SCAN with MATCH on the tag (one walk for every workspace of the
+// job, since `pds:p:{*:<user>}*` matches the user's tag in any of them). On a cluster the tag
+// names one slot, and the slot's own key list (CLUSTER COUNTKEYSINSLOT / GETKEYSINSLOT on its
+// master) holds a few keys where a SCAN would walk the whole node; a slot of more keys than
+// SLOT_LIST_MAX is walked with SCAN on the nodes instead.
+import { Cluster, type Redis } from 'ioredis';
+import { keys } from '../keys.js';
+import type { RedisClient } from '../redis/redis.js';
+import { masters, SCAN_PAGE } from '../redis/scan.js';
+
+/** Keys one slot list may return at once; past it, the slot's node is walked with SCAN. */
+export const SLOT_LIST_MAX = 100_000;
+/** Keys erased by one script call: a player with more kept answers takes several calls. */
+export const ERASE_BATCH = 1000;
+
+export interface ErasedKeys {
+  readonly keysDeleted: number;
+  /** Bytes of data and history the player hash counted, for the workspace's storage totals. */
+  readonly bytes: number;
+  /** 1 when the player held data (it leaves the workspace's count of players). */
+  readonly players: number;
+}
+
+async function scanNode(node: Redis, pattern: string, into: (key: string) => void): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, found] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', SCAN_PAGE);
+    cursor = next;
+    for (const key of found) into(key);
+  } while (cursor !== '0');
+}
+
+/** The keys of one slot whose names start with `prefix`, from every master that lists keys in it (two during a slot migration). */
+async function slotKeys(cluster: Cluster, tag: string, prefix: string): Promise<string[]> {
+  const nodes = masters(cluster);
+  const slot = Number(await nodes[0]!.cluster('KEYSLOT', tag));
+  const out: string[] = [];
+  for (const node of nodes) {
+    const count = Number(await node.cluster('COUNTKEYSINSLOT', slot));
+    if (count === 0) continue;
+    if (count > SLOT_LIST_MAX) {
+      await scanNode(node, `${prefix}*`, (key) => out.push(key));
+      continue;
+    }
+    const listed = (await node.cluster('GETKEYSINSLOT', slot, count)) as string[];
+    for (const key of listed) if (key.startsWith(prefix)) out.push(key);
+  }
+  return out;
+}
+
+/**
+ * Every key tagged with this user's tag in each of the workspaces, by workspace (a workspace
+ * with none is absent). Keys written while it looks may or may not be found.
+ */
+export async function findPlayerKeys(redis: RedisClient, workspaceIds: readonly string[], userId: string): Promise<Map<string, string[]>> {
+  const found = new Map<string, string[]>();
+  const add = (workspaceId: string, key: string) => {
+    const list = found.get(workspaceId);
+    if (list) list.push(key);
+    else found.set(workspaceId, [key]);
+  };
+  if (redis instanceof Cluster) {
+    for (const workspaceId of workspaceIds) {
+      const tag = keys.player(workspaceId, userId);
+      for (const key of await slotKeys(redis, tag, tag)) add(workspaceId, key);
+    }
+    return found;
+  }
+  const wanted = new Set(workspaceIds);
+  const pattern = workspaceIds.length === 1 ? keys.playerTagPattern(workspaceIds[0]!, userId) : keys.userTagPattern(userId);
+  await scanNode(redis, pattern, (key) => {
+    const workspaceId = keys.playerTagWorkspace(key);
+    // The tag pattern's `*` may stand for any workspace: only the job's own are erased.
+    if (workspaceId !== undefined && wanted.has(workspaceId) && key.startsWith(keys.player(workspaceId, userId))) add(workspaceId, key);
+  });
+  return found;
+}
+
+/** Erases the keys found for one player (all in its slot), a batch per script call. */
+export async function erasePlayerKeys(redis: RedisClient, workspaceId: string, userId: string, found: readonly string[]): Promise<ErasedKeys> {
+  const hash = keys.player(workspaceId, userId);
+  const others = found.filter((key) => key !== hash);
+  let keysDeleted = 0;
+  let bytes = 0;
+  let players = 0;
+  // The hash goes in every call (KEYS[1]): it names the slot, and its meta is read once, in the first.
+  for (let i = 0; i === 0 || i < others.length; i += ERASE_BATCH) {
+    const batch = [hash, ...others.slice(i, i + ERASE_BATCH)];
+    const [deleted, dataBytes, historyBytes, hadData] = await redis.erasePlayerKeys(batch.length, ...batch);
+    keysDeleted += Number(deleted);
+    bytes += Number(dataBytes) + Number(historyBytes);
+    players += Number(hadData);
+  }
+  return { keysDeleted, bytes, players };
+}

@@ -1,0 +1,72 @@
+// `pds player erase`, `pds erasure list|show|dismiss` and `pds workspace set-games|games`, run as
+// an operator runs them, against the test Redis.
+import { expect } from 'chai';
+import { testOps } from '../support/admin.js';
+import { cli, oneJsonLine } from '../support/cli.js';
+import { DIGEST_SECRET, ERASURE_ENV, freshGameId, freshUserId, keysOfPlayer } from '../support/erasure.js';
+import { testConfig, testRedis } from '../support/service.js';
+import type { Redis } from 'ioredis';
+
+const env = { ERASURE_DIGEST_SECRET: DIGEST_SECRET };
+
+describe('CLI: erasure', function () {
+  this.timeout(60_000);
+  let redis: Redis;
+  before(() => {
+    redis = testRedis();
+  });
+  after(() => redis.disconnect());
+  const ops = () => testOps(redis, { config: testConfig(ERASURE_ENV) });
+
+  it('player erase: refuses without --yes or without exactly one of --workspace and --all-workspaces, touching nothing', async () => {
+    const ws = await ops().createWorkspace({ name: 'cli-erase-refused' });
+    const userId = freshUserId();
+    await ops().setPlayerValue(ws.workspaceId, userId, 'coins', 1);
+    for (const args of [
+      ['player', 'erase', String(userId), '--workspace', ws.workspaceId],
+      ['player', 'erase', String(userId), '--yes'],
+      ['player', 'erase', String(userId), '--workspace', ws.workspaceId, '--all-workspaces', '--yes'],
+    ]) {
+      const result = await cli(args, env);
+      expect(result.code, args.join(' ')).to.equal(2);
+      expect(result.stderr).to.match(/--yes|--workspace/);
+    }
+    const noSecret = await cli(['player', 'erase', String(userId), '--workspace', ws.workspaceId, '--yes']);
+    expect(noSecret.code).to.equal(2);
+    expect(noSecret.stderr).to.include('ERASURE_DIGEST_SECRET');
+    expect(await keysOfPlayer(redis, ws.workspaceId, userId)).to.have.length.greaterThan(0);
+  });
+
+  it('player erase runs the job to done and prints it; erasure show and list find it by id and by user', async () => {
+    const ws = await ops().createWorkspace({ name: 'cli-erase' });
+    const userId = freshUserId();
+    await ops().setPlayerValue(ws.workspaceId, userId, 'coins', 1);
+    await ops().setPlayerValue(ws.workspaceId, userId, 'coins', 2);
+    const human = await cli(['player', 'erase', String(userId), '--workspace', ws.workspaceId, '--yes'], env);
+    expect(human.code, human.stderr).to.equal(0);
+    expect(human.stdout).to.match(/^erasure er_\S+: done \(workspace /);
+    expect(human.stdout).to.not.include(String(userId));
+    expect(await keysOfPlayer(redis, ws.workspaceId, userId)).to.deep.equal([]);
+    const jobId = /erasure (er_\S+):/.exec(human.stdout)![1]!;
+    const shown = oneJsonLine(await cli(['erasure', 'show', jobId, '--json'], env));
+    expect(shown).to.deep.include({ jobId, state: 'done', source: 'cli', workspaces: [ws.workspaceId] });
+    expect(shown.requestedBy).to.match(/^cli:/);
+    const listed = oneJsonLine(await cli(['erasure', 'list', '--user', String(userId), '--json'], env));
+    expect(listed.jobs.map((j: { jobId: string }) => j.jobId)).to.deep.equal([jobId]);
+    const table = await cli(['erasure', 'list', '--limit', '5'], env);
+    expect(table.stdout).to.match(/^erasures: \d+ requested, \d+ done; now \d+ pending, \d+ failed, \d+ unmapped/);
+  });
+
+  it('workspace set-games and games: maps games, refuses another workspace\'s game, clears with none', async () => {
+    const [a, b] = [await ops().createWorkspace({ name: 'cli-games-a' }), await ops().createWorkspace({ name: 'cli-games-b' })];
+    const [g1, g2] = [String(freshGameId()), String(freshGameId())];
+    const set = oneJsonLine(await cli(['workspace', 'set-games', a.workspaceId, g1, g2, '--json']));
+    expect(set.gameIds).to.have.members([g1, g2]);
+    const clash = await cli(['workspace', 'set-games', b.workspaceId, g2]);
+    expect(clash.code).to.equal(2);
+    expect(clash.stderr).to.include(`served by workspace ${a.workspaceId}`);
+    expect((await cli(['workspace', 'games', a.workspaceId])).stdout).to.include(`serves games ${[g1, g2].sort((x, y) => x.length - y.length || x.localeCompare(y)).join(', ')}`);
+    expect(oneJsonLine(await cli(['workspace', 'set-games', a.workspaceId, '--json'])).gameIds).to.deep.equal([]);
+    expect((await cli(['workspace', 'set-games', a.workspaceId, 'x1'])).code).to.equal(2);
+  });
+});

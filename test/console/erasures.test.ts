@@ -1,0 +1,93 @@
+// The console's Erasures page and a workspace's Games section, in Debian's Chromium against the
+// real service: erase a player (confirmed by typing the user id) and follow the job to done; a
+// webhook request for a game no workspace serves shown as unmapped with its game, then finished
+// by mapping the game on the workspace's page; a request for a game nobody will serve dismissed.
+import { expect } from 'chai';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { ADMIN_TOKEN, testOps } from '../support/admin.js';
+import { ERASURE_ENV, erasureNotification, freshGameId, freshUserId, keysOfPlayer, postWebhook, waitForJob } from '../support/erasure.js';
+import { call, testConfig, useService } from '../support/service.js';
+import { randomSuffix } from './random-name.js';
+import { ensureConsoleBuilt, expectAccessible, launchBrowser, screenshot, signIn } from './support.js';
+
+describe('operator console: erasures', function () {
+  this.timeout(60_000);
+  const h = useService({ ...ERASURE_ENV, ADMIN_TOKEN });
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+
+  before(async () => {
+    await ensureConsoleBuilt();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    page = await context.newPage();
+    page.on('dialog', (dialog) => void dialog.accept());
+  });
+  afterEach(async () => {
+    await context?.close();
+  });
+
+  const ops = () => testOps(h.redis, { config: testConfig(ERASURE_ENV) });
+
+  it('erases a player once its user id is typed, and shows the job until it is done', async () => {
+    const ws = await ops().createWorkspace({ name: `erase-${randomSuffix()}`, plan: 'pro' });
+    const userId = freshUserId();
+    await call(h.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId, key: 'coins', value: 5 } });
+    await page.goto(`${h.service.opsUrl}/console/erasures`);
+    await signIn(page);
+    await page.getByRole('heading', { name: 'Erase a player' }).waitFor();
+    await page.getByLabel('User id', { exact: true }).fill(String(userId));
+    await page.getByLabel('Workspace', { exact: true }).selectOption(ws.workspaceId);
+    const erase = page.getByRole('button', { name: 'Erase player' });
+    expect(await erase.isDisabled()).to.equal(true);
+    await page.getByLabel(`To erase player ${userId} in ${ws.workspaceId}, type`).fill(String(userId));
+    await erase.click();
+    const job = page.getByRole('region', { name: /^Erasure er_/ });
+    await job.getByTestId('job-state').filter({ hasText: 'done' }).waitFor();
+    expect(await job.getByRole('status').textContent()).to.equal('finished: 1 of 1 workspaces, 1 keys deleted');
+    expect(await keysOfPlayer(h.redis, ws.workspaceId, userId)).to.deep.equal([]);
+    await page.getByTestId('erasure-counts').waitFor();
+    await expectAccessible(page, 'erasures');
+    await screenshot(page, 'erasures');
+  });
+
+  it('shows a request for an unmapped game, finishes it when the game is mapped on the workspace page, and dismisses another', async () => {
+    const ws = await ops().createWorkspace({ name: `games-${randomSuffix()}`, plan: 'pro' });
+    const userId = freshUserId();
+    await call(h.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId, key: 'coins', value: 5 } });
+    const [mapLater, never] = [freshGameId(), freshGameId()];
+    const waiting = (await postWebhook(h.service.baseUrl, erasureNotification(userId, [mapLater]))).body.data.jobId as string;
+    const abandoned = (await postWebhook(h.service.baseUrl, erasureNotification(freshUserId(), [never]))).body.data.jobId as string;
+    await waitForJob(h.redis, waiting, ['unmapped']);
+    await waitForJob(h.redis, abandoned, ['unmapped']);
+
+    await page.goto(`${h.service.opsUrl}/console/erasures`);
+    await signIn(page);
+    await page.getByLabel('State').selectOption('unmapped');
+    await page.getByRole('button', { name: 'Show jobs' }).click();
+    const row = page.getByRole('row').filter({ hasText: waiting });
+    await row.getByText(`Games no workspace serves: ${mapLater}`).waitFor();
+
+    await page.goto(`${h.service.opsUrl}/console/workspaces/${ws.workspaceId}`);
+    await page.getByRole('heading', { name: 'Games', exact: true }).waitFor();
+    await page.getByLabel('Game ids (spaces or commas between)').fill(String(mapLater));
+    await page.getByRole('button', { name: 'Save games' }).click();
+    await page.getByRole('status').filter({ hasText: `Serves games ${mapLater}. 1 erasure request(s) that waited for these games run again.` }).waitFor();
+    await expectAccessible(page, 'workspace games');
+    await waitForJob(h.redis, waiting);
+    expect(await keysOfPlayer(h.redis, ws.workspaceId, userId)).to.deep.equal([]);
+
+    await page.goto(`${h.service.opsUrl}/console/erasures`);
+    await page.getByLabel('State').selectOption('unmapped');
+    await page.getByRole('button', { name: 'Show jobs' }).click();
+    await page.getByRole('button', { name: `Dismiss ${abandoned}` }).click();
+    await page.getByRole('status').filter({ hasText: `Dismissed ${abandoned}.` }).waitFor();
+    expect((await h.redis.hgetall(`pds:{erasure}:job:${abandoned}`))['state']).to.equal('done');
+  });
+});

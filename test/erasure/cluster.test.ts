@@ -1,0 +1,111 @@
+// Erasure on a Redis Cluster (3 masters, 1 replica each): the webhook's job finds the player's
+// keys by its slot's own key list and erases them all, an erasure in every workspace reaches
+// players in other slots, the job's records (one slot) and tombstones work, an import of an
+// export taken before the erasure skips the player, and no node ever answers CROSSSLOT.
+import { expect } from 'chai';
+import { Cluster, Redis } from 'ioredis';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { startService, type RunningService } from '../../src/server.js';
+import { keys } from '../../src/store/keys.js';
+import { scanMatching } from '../../src/store/redis/scan.js';
+import { startCluster, type TestCluster } from '../support/cluster.js';
+import { ERASURE_ENV, erasureNotification, freshGameId, freshUserId, postWebhook } from '../support/erasure.js';
+import { call, fetchRecorded } from '../support/service.js';
+
+const ADMIN_TOKEN = 'cluster-erasure-admin-token-0123';
+
+async function crossSlotErrors(cluster: TestCluster): Promise<number> {
+  let total = 0;
+  for (const node of cluster.nodes) {
+    const redis = new Redis({ port: node.port, host: '127.0.0.1' });
+    const stats = await redis.info('errorstats');
+    redis.disconnect();
+    total += Number(/errorstat_CROSSSLOT:count=(\d+)/.exec(stats)?.[1] ?? 0);
+  }
+  return total;
+}
+
+describe('erasure on a Redis Cluster (3 masters + 3 replicas)', function () {
+  this.timeout(90_000);
+  let cluster: TestCluster;
+  let service: RunningService;
+  let redis: Cluster;
+
+  before(async () => {
+    cluster = await startCluster();
+    const config = loadConfig({
+      REDIS_CLUSTER_NODES: cluster.seeds,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ADMIN_PORT: '0',
+      ADMIN_TOKEN,
+      LOG_LEVEL: 'silent',
+      ...ERASURE_ENV,
+    });
+    service = await startService(config, createLogger(config));
+    redis = new Cluster([{ host: '127.0.0.1', port: cluster.nodes[0]!.port }]);
+    redis.on('error', () => {});
+  });
+  after(async () => {
+    await service?.close();
+    redis?.disconnect();
+    await cluster?.stop();
+  });
+
+  const admin = (method: string, path: string, body?: unknown, contentType = 'application/json') =>
+    fetchRecorded(`${service.opsUrl}/admin/v1${path}`, method, { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': contentType }, typeof body === 'string' ? body : body === undefined ? undefined : JSON.stringify(body));
+
+  async function tagged(workspaceId: string, userId: number): Promise<string[]> {
+    const found: string[] = [];
+    await scanMatching(redis, keys.playerTagPattern(workspaceId, String(userId)), async (_node, page) => {
+      found.push(...page);
+    });
+    return found;
+  }
+
+  async function waitDone(jobId: string, states = ['done']): Promise<Record<string, string>> {
+    for (let i = 0; i < 300; i++) {
+      const fields = await redis.hgetall(keys.erasureJob(jobId));
+      if (states.includes(fields['state'] ?? '')) return fields;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`job ${jobId} not ${states.join('/')}`);
+  }
+
+  it('erases everything of the player, in its slot and across workspaces, and a backup does not bring it back', async () => {
+    const crossSlotBefore = await crossSlotErrors(cluster);
+    const created = await Promise.all([1, 2].map((i) => admin('POST', '/workspaces', { name: `cluster-erasure-${i}`, plan: 'pro' })));
+    const [a, b] = created.map((r) => r.body.data as { workspaceId: string; apiKey: string });
+    const gameId = freshGameId();
+    expect((await admin('PUT', `/workspaces/${a!.workspaceId}/games`, { gameIds: [gameId] })).status).to.equal(200);
+    const userId = freshUserId();
+    const post = (key: string, path: string, body: unknown, headers: Record<string, string> = {}) => call(service, 'POST', path, { key, body, headers });
+    for (const ws of [a!, b!]) {
+      for (const value of [1, 2]) expect((await post(ws.apiKey, '/data/set', { userId, key: 'coins', value }, { 'idempotency-key': `k-${value}` })).status).to.equal(200);
+      await post(ws.apiKey, '/data/set', { userId: userId + 1, key: 'coins', value: 1 });
+    }
+    await post(a!.apiKey, '/sessions/acquire', { userId, owner: 'server' });
+    await redis.set(`${keys.player(a!.workspaceId, String(userId))}:msg:1`, 'waiting message');
+    const exported = (await admin('GET', `/workspaces/${a!.workspaceId}/export`)).text;
+    expect((await tagged(a!.workspaceId, userId)).length).to.be.at.least(4);
+
+    const hook = await postWebhook(service.baseUrl, erasureNotification(userId, [gameId]));
+    expect(hook.status, hook.text).to.equal(200);
+    await waitDone(hook.body.data.jobId);
+    expect(await tagged(a!.workspaceId, userId)).to.deep.equal([]);
+    expect((await tagged(b!.workspaceId, userId)).length).to.be.greaterThan(0);
+    expect((await tagged(a!.workspaceId, userId + 1)).length).to.be.greaterThan(0);
+
+    const imported = await admin('POST', `/workspaces/${a!.workspaceId}/import?mode=overwrite`, exported, 'application/x-ndjson');
+    expect(imported.body.data).to.deep.include({ erased: 1 });
+    expect(await tagged(a!.workspaceId, userId)).to.deep.equal([]);
+
+    const every = await admin('POST', '/erasures', { userId, allWorkspaces: true });
+    expect(every.status, every.text).to.equal(201);
+    await waitDone(every.body.data.jobId);
+    expect(await tagged(b!.workspaceId, userId)).to.deep.equal([]);
+    expect((await tagged(b!.workspaceId, userId + 1)).length).to.be.greaterThan(0);
+    expect(await crossSlotErrors(cluster)).to.equal(crossSlotBefore);
+  });
+});
