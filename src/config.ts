@@ -51,6 +51,13 @@ export interface Config {
     /** How old a total read from Redis may be before a write of that workspace reads it again. */
     readonly refreshMs: number;
   };
+  /** Leaderboards (docs/leaderboards.md): TOO_MANY_BOARDS and BOARD_FULL beyond these. */
+  readonly leaderboards: {
+    /** Most boards a workspace may have. */
+    readonly maxBoards: number;
+    /** Most entries one period of a board may hold. */
+    readonly maxEntries: number;
+  };
   readonly rateLimit: {
     readonly windowMs: number;
     readonly plans: Readonly<Record<Plan, number>>;
@@ -319,6 +326,10 @@ export function loadConfig(env: Env = process.env): Config {
       },
       flushMs: int(env, 'STORAGE_FLUSH_MS', 5000, 50, 60_000),
       refreshMs: int(env, 'STORAGE_REFRESH_MS', 5000, 50, 600_000),
+    },
+    leaderboards: {
+      maxBoards: int(env, 'LEADERBOARD_MAX_BOARDS', 1000, 1, 1_000_000),
+      maxEntries: int(env, 'LEADERBOARD_MAX_ENTRIES', 10_000_000, 1, 1_000_000_000),
     },
     rateLimit: {
       windowMs: int(env, 'RATE_LIMIT_WINDOW_MS', 10_000, 100, 3_600_000),

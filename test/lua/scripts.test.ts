@@ -45,7 +45,8 @@ describe('lua scripts', () => {
   it('each open with a header naming KEYS, ARGV and the output', () => {
     for (const script of SCRIPTS) {
       expect(script.lua.startsWith('--[['), script.file).to.equal(true);
-      for (let i = 1; i <= script.numberOfKeys; i++) expect(script.lua, script.file).to.include(`KEYS[${i}]`);
+      // A script taking a varying number of keys names at least the first.
+      for (let i = 1; i <= (script.numberOfKeys ?? 1); i++) expect(script.lua, script.file).to.include(`KEYS[${i}]`);
       expect(script.lua, script.file).to.match(/Input:/);
       expect(script.lua, script.file).to.match(/Output:/);
     }

@@ -12,12 +12,13 @@ export interface ScriptDefinition {
   /** ioredis command name */
   readonly name: string;
   readonly file: string;
-  readonly numberOfKeys: number;
+  /** Keys a call passes; null when it varies (the call then passes the count first, as EVALSHA takes it). */
+  readonly numberOfKeys: number | null;
   readonly lua: string;
   readonly sha1: string;
 }
 
-function load(name: string, file: string, numberOfKeys: number): ScriptDefinition {
+function load(name: string, file: string, numberOfKeys: number | null): ScriptDefinition {
   const lua = readFileSync(new URL(file, `file://${LUA_DIR}`), 'utf8');
   const sha1 = createHash('sha1').update(lua).digest('hex');
   return Object.freeze({ name, file, numberOfKeys, lua, sha1 });
@@ -32,6 +33,13 @@ export const SCRIPTS: readonly ScriptDefinition[] = Object.freeze([
   load('touchKeys', 'touch-keys.lua', 2),
   load('hsetExisting', 'hset-existing.lua', 1),
   load('importPlayer', 'import-player.lua', 2),
+  // Leaderboards: a variable number of keys, all in one board's slot (numberOfKeys given per call).
+  load('boardWrite', 'board-write.lua', null),
+  load('boardPage', 'board-page.lua', 2),
+  load('boardRank', 'board-rank.lua', 3),
+  load('boardRegister', 'board-register.lua', 1),
+  load('boardReset', 'board-reset.lua', null),
+  load('boardImport', 'board-import.lua', 3),
 ]);
 
 declare module 'ioredis' {
@@ -55,12 +63,18 @@ declare module 'ioredis' {
     hsetExisting(key: RedisKey, ...fieldsAndValues: string[]): Result<number, Context>;
     importPlayer(player: RedisKey, history: RedisKey, ...args: string[]): Result<Array<string | number>, Context>;
     touchKeys(workspaceKey: RedisKey, lastUsedKey: RedisKey, ...keyIdAndMs: string[]): Result<number, Context>;
+    boardWrite(numberOfKeys: number, ...keysThenArgs: string[]): Result<Array<string | number>, Context>;
+    boardPage(meta: RedisKey, scores: RedisKey, ...args: string[]): Result<Array<string | number>, Context>;
+    boardRank(meta: RedisKey, scores: RedisKey, members: RedisKey, ...args: string[]): Result<Array<string | number>, Context>;
+    boardRegister(registry: RedisKey, ...args: string[]): Result<[status: number, configOrCount: string | number], Context>;
+    boardReset(numberOfKeys: number, ...keysThenArgs: string[]): Result<[removed: number, entriesDelta: number], Context>;
+    boardImport(meta: RedisKey, scores: RedisKey, members: RedisKey, ...args: string[]): Result<[number, number], Context>;
   }
 }
 
 export function defineScripts(client: Redis | Cluster): void {
   for (const script of SCRIPTS) {
-    client.defineCommand(script.name, { numberOfKeys: script.numberOfKeys, lua: script.lua });
+    client.defineCommand(script.name, { lua: script.lua, ...(script.numberOfKeys === null ? {} : { numberOfKeys: script.numberOfKeys }) });
   }
 }
 
@@ -109,6 +123,24 @@ export const ERROR_OF_SCRIPT_CODE: Readonly<Record<number, ErrorCode>> = {
   [ScriptCode.SESSION_LOST]: ErrorCode.SESSION_LOST,
   [ScriptCode.PLAYER_TOO_LARGE]: ErrorCode.PLAYER_TOO_LARGE,
   [ScriptCode.IDEMPOTENCY_KEY_REUSED]: ErrorCode.IDEMPOTENCY_KEY_REUSED,
+};
+
+/** The negative codes of the leaderboard scripts (lua/board-*.lua), named once. */
+export const BoardScriptCode = {
+  /** Not an error: the board is not in its workspace's registry yet; register, then write again. */
+  UNREGISTERED: -1,
+  /** Not an error: the board keeps other periods than the caller passed (or, on a read, not the one asked for). */
+  PERIODS_CHANGED: -2,
+  BOARD_FULL: -3,
+  NUMBER_OUT_OF_RANGE: -4,
+  IDEMPOTENCY_KEY_REUSED: -5,
+} as const;
+
+/** The error code of each board script code that is a refusal. */
+export const ERROR_OF_BOARD_CODE: Readonly<Record<number, ErrorCode>> = {
+  [BoardScriptCode.BOARD_FULL]: ErrorCode.BOARD_FULL,
+  [BoardScriptCode.NUMBER_OUT_OF_RANGE]: ErrorCode.NUMBER_OUT_OF_RANGE,
+  [BoardScriptCode.IDEMPOTENCY_KEY_REUSED]: ErrorCode.IDEMPOTENCY_KEY_REUSED,
 };
 
 /** A reply code no script returns: a bug, answered 500. */
