@@ -14,7 +14,7 @@
   Output:
     { written, entriesDelta }  written: entries loaded; entriesDelta: the change of the period's
         entries, added to the meta's count
-    { -3, written }            BOARD_FULL: the period reached the most entries after `written`
+    { -3, written, entriesDelta }  BOARD_FULL: the period reached the most entries after `written`
 ]]
 local META, Z, U = KEYS[1], KEYS[2], KEYS[3]
 local ttl, maxEntries = tonumber(ARGV[1]), tonumber(ARGV[2])
@@ -55,5 +55,5 @@ if before == 0 and card > 0 and ttl > 0 then
 end
 local delta = card - before
 if delta ~= 0 then redis.call('HINCRBY', META, 'n', delta) end
-if full then return { -3, written } end
+if full then return { -3, written, delta } end
 return { written, delta }

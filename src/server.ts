@@ -20,6 +20,9 @@ import { IdempotencyClaims } from './saves/idempotency.js';
 import { PlayerWrites } from './saves/player-writes.js';
 import { StorageQuota } from './saves/storage-quota.js';
 import { StorageUsage } from './store/workspaces/storage-usage.js';
+import { BoardWrites } from './boards/board-writes.js';
+import { BoardRegistry } from './store/boards/board-registry.js';
+import { LeaderboardStore } from './store/boards/leaderboard-store.js';
 import { RateLimiter } from './store/workspaces/rate-limiter.js';
 import { connectRedis, createRedis, createSubscriberConnection, type RedisClient } from './store/redis/redis.js';
 import { preloadScripts, scriptsLoaded } from './store/redis/scripts.js';
@@ -88,7 +91,12 @@ function warnOfOpenProxyTrust(config: Config, logger: Logger): void {
   );
 }
 
-export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+export interface ServiceOptions {
+  /** The clock leaderboard periods are judged by (tests move it across a boundary); the requests' own times when not given. */
+  readonly boardClock?: () => number;
+}
+
+export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   warnOfOpenProxyTrust(config, logger);
   const settings = redisSettings(config);
   const redis = createRedis(settings);
@@ -141,12 +149,14 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const players = new PlayerDataStore(redis, playerLimitsOf(config), bulk);
   const storage = new StorageUsage(redis, config.storage.refreshMs);
   storage.start(config.storage.flushMs);
-  const writes = new PlayerWrites(
-    players,
-    new IdempotencyClaims(redis, config.idempotencyTtlSeconds),
-    config.limits,
-    new StorageQuota(storage, config.storage.quotaBytes),
-  );
+  const claims = new IdempotencyClaims(redis, config.idempotencyTtlSeconds);
+  const quota = new StorageQuota(storage, config.storage.quotaBytes);
+  const writes = new PlayerWrites(players, claims, config.limits, quota);
+  const boards = new LeaderboardStore(redis, new BoardRegistry(redis, config.leaderboards.maxBoards), {
+    maxEntries: config.leaderboards.maxEntries,
+    idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+  });
+  const boardWrites = new BoardWrites(boards, claims, quota, storage);
   const app = buildApp({
     config,
     logger,
@@ -154,6 +164,9 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     limiter,
     players,
     writes,
+    boards,
+    boardWrites,
+    ...(options.boardClock ? { boardClock: options.boardClock } : {}),
     workspaces,
     gate,
     lastUsed,

@@ -19,6 +19,9 @@ import { ensureScripts } from '../store/redis/scripts.js';
 import { WorkspaceStore } from '../store/workspaces/workspaces.js';
 import { currentActor } from './acting-as.js';
 import { BanOperations } from './bans.js';
+import { BoardOperations } from './leaderboards.js';
+import { BoardRegistry } from '../store/boards/board-registry.js';
+import { LeaderboardStore } from '../store/boards/leaderboard-store.js';
 import type { AdminContext, AuditFacts } from './context.js';
 import { parseName, parsePlan, parsePositiveInt } from './inputs.js';
 import * as keyLifecycle from './key-lifecycle.js';
@@ -57,7 +60,7 @@ export interface AdminOptions {
   readonly actor?: string;
   readonly clock?: () => number;
   /** Limits and retention; the defaults of src/config.ts when not given. */
-  readonly config?: Pick<Config, 'limits' | 'history' | 'idempotencyTtlSeconds' | 'auditMaxEntries' | 'storage'>;
+  readonly config?: Pick<Config, 'limits' | 'history' | 'idempotencyTtlSeconds' | 'auditMaxEntries' | 'storage' | 'leaderboards'>;
 }
 
 export const AUDIT_READ_MAX = 10_000;
@@ -68,6 +71,7 @@ export class AdminOperations implements AdminContext {
   readonly apiKeys: ApiKeyStore;
   readonly keyUsage: KeyUsageStore;
   readonly players: PlayerDataStore;
+  readonly boards: LeaderboardStore;
   readonly maxValueDepth: number;
   readonly limits: Config['limits'];
   readonly storageQuota: Config['storage']['quotaBytes'];
@@ -96,6 +100,10 @@ export class AdminOperations implements AdminContext {
     this.keyUsage = new KeyUsageStore(redis);
     const config = options.config ?? loadConfig({});
     this.players = new PlayerDataStore(redis, playerLimitsOf(config));
+    this.boards = new LeaderboardStore(redis, new BoardRegistry(redis, config.leaderboards.maxBoards), {
+      maxEntries: config.leaderboards.maxEntries,
+      idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+    });
     this.limits = config.limits;
     this.storageQuota = config.storage.quotaBytes;
     this.maxValueDepth = config.limits.maxValueDepth;
@@ -119,6 +127,14 @@ export class AdminOperations implements AdminContext {
   get bans(): BanOperations {
     this.banOperations ??= new BanOperations(this.redis, this.clock, this);
     return this.banOperations;
+  }
+
+  private boardOperations: BoardOperations | undefined;
+
+  /** A workspace's leaderboards: list, page, remove an entry, reset, periods, follow (admin/leaderboards.ts). */
+  get leaderboards(): BoardOperations {
+    this.boardOperations ??= new BoardOperations(this, this.boards);
+    return this.boardOperations;
   }
 
   async audit(action: string, target: string, facts: AuditFacts = {}): Promise<void> {

@@ -1,4 +1,4 @@
-// Erases a workspace: its keys, every player's data, its own records. Nothing blocks Redis
+// Erases a workspace: its keys, every player's data, its leaderboards, its own records. Nothing blocks Redis
 // (SCAN pages and UNLINK, never KEYS or one huge DEL), it works on a cluster (every master is
 // scanned), and it can be run again after an interruption: the steps go from what lets
 // traffic in (keys) to what finds the workspace (its record, then the index), so an
@@ -65,7 +65,11 @@ export async function deleteWorkspace(
     keys.isPlayerHash,
   );
 
-  // 3. The workspace's own slot: record, key set, rate-limit window, usage, last-use times.
+  // 3. Leaderboards: every period, meta and kept answer of every board, each board in its own slot.
+  const boardKeys = await unlinkMatching(ctx.redis, keys.boardPattern(workspaceId));
+
+  // 4. The workspace's own slot: record, key set, rate-limit window, usage, last-use times, the
+  // board registry.
   const records = await unlinkMatching(ctx.redis, keys.workspacePattern(workspaceId));
   await options.onProgress?.({ phase: 'records', done: records });
   await ctx.workspaces.unindex(workspaceId);
@@ -73,7 +77,7 @@ export async function deleteWorkspace(
 
   await ctx.audit('workspace.delete', `workspace:${workspaceId}`, {
     workspaceId,
-    details: { keysDeleted, playersDeleted, force: options.force === true },
+    details: { keysDeleted, playersDeleted, boardKeys, force: options.force === true },
   });
   return { workspaceId, keysDeleted, playersDeleted };
 }

@@ -4,6 +4,7 @@
 import { Command } from 'commander';
 import { backupCommands } from './commands/backup.js';
 import { banCommands } from './commands/ban.js';
+import { boardCommands } from './commands/board.js';
 import { keyCommands } from './commands/key.js';
 import { playerCommands } from './commands/player.js';
 import { usageCommands } from './commands/usage.js';
@@ -22,6 +23,7 @@ keyCommands(program);
 banCommands(program);
 usageCommands(program);
 playerCommands(program);
+boardCommands(program);
 backupCommands(program);
 
 await program.parseAsync(process.argv);

@@ -5,9 +5,10 @@ import { errorEnvelope } from '../schemas/responses.js';
 import type { JsonSchema, ResponseSpec, RouteSpec } from './route-spec.js';
 import { adminRoutes } from './routes/admin.js';
 import { opsRoutes } from './routes/ops.js';
+import { leaderboardRoutes } from './routes/leaderboards.js';
 import { publicRoutes } from './routes/public.js';
 
-export const ALL_ROUTES: readonly RouteSpec[] = [...publicRoutes, ...adminRoutes, ...opsRoutes];
+export const ALL_ROUTES: readonly RouteSpec[] = [...publicRoutes, ...leaderboardRoutes, ...adminRoutes, ...opsRoutes];
 
 type Json = Record<string, unknown>;
 

@@ -134,7 +134,7 @@ export const workspaceExport = {
 
 export const importSummary = {
   type: 'object',
-  required: ['workspaceId', 'mode', 'complete', 'lines', 'imported', 'replaced', 'unchanged', 'skipped', 'failed', 'errors', 'bytes', 'ms'],
+  required: ['workspaceId', 'mode', 'complete', 'lines', 'imported', 'replaced', 'unchanged', 'skipped', 'failed', 'boards', 'errors', 'bytes', 'ms'],
   additionalProperties: false,
   properties: {
     workspaceId: { type: 'string' },
@@ -146,6 +146,13 @@ export const importSummary = {
     unchanged: count,
     skipped: count,
     failed: count,
+    boards: {
+      type: 'object',
+      required: ['imported', 'replaced', 'skipped', 'entries'],
+      additionalProperties: false,
+      description: 'Leaderboards: loaded as new, replaced (overwrite), kept as they were (skip), and the entries loaded.',
+      properties: { imported: count, replaced: count, skipped: count, entries: count },
+    },
     errors: {
       type: 'array',
       description: 'One entry per refused line (the first 1000).',

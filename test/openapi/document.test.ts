@@ -11,6 +11,8 @@ import { createLogger } from '../../src/logger.js';
 import type { RunningService } from '../../src/server.js';
 import type { WorkspaceStore } from '../../src/store/workspaces/workspaces.js';
 import type { PlayerWrites } from '../../src/saves/player-writes.js';
+import type { BoardWrites } from '../../src/boards/board-writes.js';
+import type { LeaderboardStore } from '../../src/store/boards/leaderboard-store.js';
 import type { PlayerDataStore } from '../../src/store/players/player-data.js';
 import type { RateLimiter } from '../../src/store/workspaces/rate-limiter.js';
 import { ResponseChecker } from '../support/openapi-check.js';
@@ -61,6 +63,8 @@ describe('OpenAPI document', () => {
       limiter: {} as RateLimiter,
       players: {} as PlayerDataStore,
       writes: {} as PlayerWrites,
+      boards: {} as LeaderboardStore,
+      boardWrites: {} as BoardWrites,
       workspaces: {} as WorkspaceStore,
     });
     const opsApp = buildOpsApp({ config, logger, readiness: { check: async () => [] }, ops: {} as AdminOperations });

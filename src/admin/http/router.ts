@@ -12,6 +12,7 @@ import type { AdminOperations } from '../operations.js';
 import { banAdminRoutes } from './routes/bans.js';
 import { auditAdminRoutes } from './routes/audit.js';
 import { keyAdminRoutes } from './routes/keys.js';
+import { leaderboardAdminRoutes } from './routes/leaderboards.js';
 import { playerAdminRoutes } from './routes/players.js';
 import { transferAdminRoutes } from './routes/transfer.js';
 import { workspaceAdminRoutes } from './routes/workspaces.js';
@@ -49,5 +50,6 @@ export function adminRouter(token: string, ops: AdminOperations, config: Config,
   playerAdminRoutes(router, ops, config);
   auditAdminRoutes(router, ops);
   transferAdminRoutes(router, ops);
+  leaderboardAdminRoutes(router, ops, config);
   return router;
 }

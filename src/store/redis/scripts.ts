@@ -68,7 +68,7 @@ declare module 'ioredis' {
     boardRank(meta: RedisKey, scores: RedisKey, members: RedisKey, ...args: string[]): Result<Array<string | number>, Context>;
     boardRegister(registry: RedisKey, ...args: string[]): Result<[status: number, configOrCount: string | number], Context>;
     boardReset(numberOfKeys: number, ...keysThenArgs: string[]): Result<[removed: number, entriesDelta: number], Context>;
-    boardImport(meta: RedisKey, scores: RedisKey, members: RedisKey, ...args: string[]): Result<[number, number], Context>;
+    boardImport(meta: RedisKey, scores: RedisKey, members: RedisKey, ...args: string[]): Result<[number, number, number?], Context>;
   }
 }
 
