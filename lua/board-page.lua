@@ -23,25 +23,30 @@
   Output:
     { 1, firstRank, more, member1, score1, member2, score2, ... }  firstRank is the 0-based
         rank of the first entry in the whole period; more is 1 when entries follow the page
-    { -2, periods }  PERIOD_NOT_KEPT: the board keeps only `periods`
-  A board that is not registered yet has no entries: { 1, 0, 0 }.
+    { -2, periods }  PERIOD_NOT_KEPT: the page is empty and the board keeps only `periods`
+  A board that is not registered yet has no entries: { 1, 0, 0 }. A period the board no longer
+  keeps is read as any other while it holds entries (they expire with it).
 ]]
 local META, Z = KEYS[1], KEYS[2]
 local period, desc, limit = ARGV[1], ARGV[2] == 'd', tonumber(ARGV[3])
 local afterScore, afterMember, min, max = ARGV[4], ARGV[5], ARGV[6], ARGV[7]
 
-local kept = redis.call('HGET', META, 'p')
-if not kept then return { 1, 0, 0 } end
-if not string.find(' ' .. kept .. ' ', ' ' .. period .. ' ', 1, true) then return { -2, kept } end
+-- An empty answer says why: a board not registered has no entries; a period it does not keep
+-- is refused. (A period it no longer keeps is read while its entries live.)
+local function empty(start)
+  local kept = redis.call('HGET', META, 'p')
+  if kept and not string.find(' ' .. kept .. ' ', ' ' .. period .. ' ', 1, true) then return { -2, kept } end
+  return { 1, start, 0 }
+end
 
 -- Ranks are 0-based in the order asked; `from` and `to` bound the score range, `to` excluded.
 local from, to
 if desc then
   from = max == '+inf' and 0 or redis.call('ZCOUNT', Z, '(' .. max, '+inf')
-  to = redis.call('ZCOUNT', Z, min, '+inf')
+  to = min == '-inf' and redis.call('ZCARD', Z) or redis.call('ZCOUNT', Z, min, '+inf')
 else
   from = min == '-inf' and 0 or redis.call('ZCOUNT', Z, '-inf', '(' .. min)
-  to = redis.call('ZCOUNT', Z, '-inf', max)
+  to = max == '+inf' and redis.call('ZCARD', Z) or redis.call('ZCOUNT', Z, '-inf', max)
 end
 
 local function memberAt(rank)
@@ -86,8 +91,8 @@ end
 local start = from
 if afterScore ~= '' then start = math.max(start, after()) end
 local stop = math.min(start + limit, to) - 1
+if stop < start then return empty(start) end
 local reply = { 1, start, 0 }
-if stop < start then return reply end
 local found
 if desc then
   found = redis.call('ZREVRANGE', Z, start, stop, 'WITHSCORES')

@@ -16,20 +16,23 @@
         score as Redis prints it; then, when ARGV[4] > 0, the entries from firstRank on (the
         player among them)
     { 0 }            the player is not on this period (nor is anyone, on a board not registered)
-    { -2, periods }  PERIOD_NOT_KEPT: the board keeps only `periods`
+    { -2, periods }  PERIOD_NOT_KEPT: the player is not found and the board keeps only `periods`
 ]]
 local META, Z, U = KEYS[1], KEYS[2], KEYS[3]
 local period, desc, userId, around = ARGV[1], ARGV[2] == 'd', ARGV[3], tonumber(ARGV[4])
 
-local kept = redis.call('HGET', META, 'p')
-if not kept then return { 0 } end
-if not string.find(' ' .. kept .. ' ', ' ' .. period .. ' ', 1, true) then return { -2, kept } end
+-- Not found: says why when the board does not keep the period (one read less when found).
+local function absent()
+  local kept = redis.call('HGET', META, 'p')
+  if kept and not string.find(' ' .. kept .. ' ', ' ' .. period .. ' ', 1, true) then return { -2, kept } end
+  return { 0 }
+end
 
 local code = redis.call('HGET', U, userId)
-if not code then return { 0 } end
+if not code then return absent() end
 local member = code .. userId
 local score = redis.call('ZSCORE', Z, member)
-if not score then return { 0 } end
+if not score then return absent() end
 local rank = desc and redis.call('ZREVRANK', Z, member) or redis.call('ZRANK', Z, member)
 local reply = { 1, rank, score }
 if around > 0 then

@@ -11,7 +11,8 @@
 
   Input:
     KEYS[1] the board's meta hash: `p` periods kept (the registry's, e.g. 'all daily'), `s` the
-            last sequence number, `n` entries counted into the workspace's storage total
+            last sequence number, `n` entries counted into the workspace's storage total (made
+            again from the sorted sets passed whenever a write adds or removes an entry)
     KEYS[2] the idempotency record of this request (used only when ARGV[7] is not '')
     KEYS[3] the board's followed versions (user id -> player version; used by ARGV[1] 'f', 'e')
     KEYS[4..] for each period of ARGV[4], in order: its sorted set and member hash; for daily,
@@ -83,17 +84,27 @@ do
   end
 end
 
--- The entries of every sorted set passed, against what the workspace's total counts for the
--- board: a period that expired since the last write is taken off here.
-local function recount()
-  local live = 0
-  for _, s in ipairs(sets) do
-    live = live + redis.call('ZCARD', s.z)
-    if s.pz then live = live + redis.call('ZCARD', s.pz) end
+local meta = redis.call('HMGET', META, 'p', 's', 'n')
+local kept, sequence, counted = meta[1], tonumber(meta[2] or '0'), tonumber(meta[3] or '0')
+
+-- The board's meta after a write: its sequence number, and, when the write added or removed an
+-- entry, the entries of every sorted set passed against what the workspace's total counts for
+-- the board. A period that expired since is taken off there: a write to a rolling period after
+-- its boundary always adds an entry (to the new period's set). Returns the change of the count.
+local function settle(entriesChanged, newSequence)
+  local fields, delta = {}, 0
+  if entriesChanged then
+    local live = 0
+    for _, s in ipairs(sets) do
+      live = live + redis.call('ZCARD', s.z)
+      if s.pz then live = live + redis.call('ZCARD', s.pz) end
+    end
+    delta = live - counted
+    if delta ~= 0 then fields[#fields + 1], fields[#fields + 2] = 'n', live end
   end
-  local before = tonumber(redis.call('HGET', META, 'n') or '0')
-  if live ~= before then redis.call('HSET', META, 'n', live) end
-  return live - before
+  if newSequence then fields[#fields + 1], fields[#fields + 2] = 's', newSequence end
+  if #fields > 0 then redis.call('HSET', META, unpack(fields)) end
+  return delta
 end
 
 local function remove()
@@ -115,10 +126,11 @@ end
 if op == 'd' or op == 'e' then
   local deleted = remove()
   if op == 'e' then redis.call('HDEL', F, userId) end
-  return answer({ 1, deleted, recount() })
+  -- A board not registered has no meta to keep (and no entries, but those of a racing deletion).
+  if not kept then return answer({ 1, deleted, 0 }) end
+  return answer({ 1, deleted, settle(deleted == 1) })
 end
 
-local kept = redis.call('HGET', META, 'p')
 if not kept then return { -1 } end
 if kept ~= spec then return { -2, kept } end
 
@@ -127,7 +139,8 @@ if op == 'f' then
   if last and tonumber(last) >= tonumber(ARGV[8]) then return { 1, 0, 0 } end
   if arg == '' then
     redis.call('HSET', F, userId, ARGV[8])
-    return { 1, remove(), recount() }
+    local deleted = remove()
+    return { 1, deleted, settle(deleted == 1) }
   end
 end
 
@@ -145,6 +158,7 @@ end
 -- First pass: each period's current and new score, and every refusal, before any write.
 local amount = op == 'i' and tonumber(arg) or nil
 local plan = {}
+local added = false
 for i, s in ipairs(sets) do
   local code = redis.call('HGET', s.u, userId)
   local old = code and redis.call('ZSCORE', s.z, code .. userId)
@@ -160,32 +174,31 @@ for i, s in ipairs(sets) do
   if not old then
     local card = redis.call('ZCARD', s.z)
     if card >= maxEntries then return answer({ -3, s.name }) end
-    created = card == 0
+    created, added = card == 0, true
   end
   plan[i] = { code = code, old = old, new = new, text = text, created = created }
 end
 
-local SEQUENCE_MAX = 218340105584895 -- 62^8 - 1
-local ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
-local function sequenceCode(sequence)
-  local n, out = SEQUENCE_MAX - sequence, {}
+-- 62^8 - 1 - n in base 62 (0-9 A-Z a-z, in byte order), 8 characters.
+local SEQUENCE_MAX = 218340105584895
+local function sequenceCode(n)
+  n = SEQUENCE_MAX - n
+  local bytes = {}
   for i = 8, 1, -1 do
     local digit = n % 62
-    out[i] = string.sub(ALPHABET, digit + 1, digit + 1)
+    bytes[i] = digit < 10 and 48 + digit or digit < 36 and 55 + digit or 61 + digit
     n = (n - digit) / 62
   end
-  return table.concat(out)
+  return string.char(unpack(bytes))
 end
 
 local changed, code = 0, nil
 local reply = { 1, 0, 0, spec }
 for i, s in ipairs(sets) do
   local p = plan[i]
-  if p.old and tonumber(p.old) == p.new then
-    reply[4 + i] = p.text
-  else
+  if not (p.old and tonumber(p.old) == p.new) then
     if not code then
-      local sequence = redis.call('HINCRBY', META, 's', 1)
+      sequence = sequence + 1
       if sequence > SEQUENCE_MAX then return redis.error_reply('board sequence exhausted') end
       code = sequenceCode(sequence)
     end
@@ -197,10 +210,10 @@ for i, s in ipairs(sets) do
       redis.call('PEXPIRE', s.u, s.ttl)
     end
     changed = 1
-    reply[4 + i] = p.text
   end
+  reply[4 + i] = p.text
 end
 if op == 'f' then redis.call('HSET', F, userId, ARGV[8]) end
 reply[2] = changed
-reply[3] = recount()
+reply[3] = settle(added, code and sequence)
 return answer(reply)

@@ -112,7 +112,8 @@ describe('leaderboard scripts', () => {
       await store.write(ws, 'r', 'u', { op: 'set', score: 1 }, { nowMs: T0 });
       await redis.hset(keys.boardMembers(ws, 'r', 'all'), 'ghost', 'zzzzzzzz');
       expect(await redis.boardRank(keys.boardMeta(ws, 'r'), all('r'), keys.boardMembers(ws, 'r', 'all'), 'all', 'd', 'ghost', '0')).to.deep.equal([0]);
-      expect(await redis.boardRank(keys.boardMeta(ws, 'r'), all('r'), keys.boardMembers(ws, 'r', 'all'), 'weekly', 'd', 'u', '0')).to.deep.equal([-2, 'all']);
+      const week = '2031-W10';
+      expect(await redis.boardRank(keys.boardMeta(ws, 'r'), keys.boardScores(ws, 'r', week), keys.boardMembers(ws, 'r', week), 'weekly', 'd', 'u', '0')).to.deep.equal([-2, 'all']);
     });
   });
 

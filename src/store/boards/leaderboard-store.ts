@@ -15,7 +15,7 @@ import { keys } from '../keys.js';
 import type { RedisClient } from '../redis/redis.js';
 import { BoardScriptCode, unexpectedScriptReply } from '../redis/scripts.js';
 import { BoardRegistry, parsePeriodsField, periodsField, DEFAULT_PERIODS } from './board-registry.js';
-import { everyPeriodKey, periodKeys, writeKeys } from './period-keys.js';
+import { everyPeriodKey, periodKeys, writeKeys, type PeriodKeys } from './period-keys.js';
 
 export type BoardOp =
   | { readonly op: 'set'; readonly score: number }
@@ -247,6 +247,7 @@ export class LeaderboardStore {
 
   async page(workspaceId: string, board: string, query: PageQuery, nowMs: number): Promise<PageResult> {
     const period = periodKeys(workspaceId, board, query.period, nowMs, query.previous);
+    if (query.after === undefined && query.min === undefined && query.max === undefined) return this.firstPage(workspaceId, board, query, period);
     const raw = await this.redis.boardPage(
       keys.boardMeta(workspaceId, board),
       period.scores,
@@ -265,6 +266,29 @@ export class LeaderboardStore {
     if (Number(raw[2]) === 1 && raw.length >= 5) {
       next = encodeCursor({ order: query.order, member: String(raw[raw.length - 2]), score: String(raw[raw.length - 1]) });
     }
+    return { kept: true, window: period.window, entries, next };
+  }
+
+  /**
+   * The first page, the one games read most (a top 10 shown in the world): one ZRANGE, one more
+   * entry than asked for to know whether a page follows, as a bare sorted set would be read.
+   * Only an empty page reads the board's meta, to say whether the period is kept.
+   */
+  private async firstPage(workspaceId: string, board: string, query: PageQuery, period: PeriodKeys): Promise<PageResult> {
+    const stop = String(query.limit);
+    const flat =
+      query.order === 'desc'
+        ? await this.redis.zrange(period.scores, '0', stop, 'REV', 'WITHSCORES')
+        : await this.redis.zrange(period.scores, '0', stop, 'WITHSCORES');
+    if (flat.length === 0) {
+      const kept = await this.redis.hget(keys.boardMeta(workspaceId, board), 'p');
+      const periods = kept === null ? [] : parsePeriodsField(kept);
+      if (kept !== null && !periods.includes(query.period)) return { kept: false, periods };
+    }
+    const more = flat.length > 2 * query.limit;
+    const entries = entriesOf(more ? flat.slice(0, 2 * query.limit) : flat, 0, 0);
+    const last = 2 * query.limit - 2;
+    const next = more ? encodeCursor({ order: query.order, member: flat[last]!, score: flat[last + 1]! }) : null;
     return { kept: true, window: period.window, entries, next };
   }
 

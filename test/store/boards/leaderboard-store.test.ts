@@ -181,6 +181,11 @@ describe('LeaderboardStore', () => {
       await store.syncMeta(ws, 'q', ['daily', 'weekly'], true);
       await set('q', 'v', 4);
       expect(await ids('q', { period: 'daily' })).to.deep.equal(['v']);
+      // Weekly dropped: what it holds is read until it expires with its week; a new week is refused.
+      await store.registry.register(ws, 'q', T0, { field: 'periods', periods: ['daily'] });
+      await store.syncMeta(ws, 'q', ['daily'], true);
+      expect(await ids('q', { period: 'weekly' })).to.deep.equal(['v', 'u']);
+      expect(await store.page(ws, 'q', query({ period: 'weekly' }), T0 + 7 * DAY)).to.deep.equal({ kept: false, periods: ['daily'] });
     });
   });
 
