@@ -37,7 +37,15 @@ describe('leaderboards on a Redis Cluster (3 masters + 3 replicas)', function ()
 
   before(async () => {
     cluster = await startCluster();
-    const config = loadConfig({ REDIS_CLUSTER_NODES: cluster.seeds, PORT: '0', HOST: '127.0.0.1', ADMIN_PORT: '0', LOG_LEVEL: 'silent' });
+    const config = loadConfig({
+      REDIS_CLUSTER_NODES: cluster.seeds,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ADMIN_PORT: '0',
+      LOG_LEVEL: 'silent',
+      LEADERBOARD_MAX_BOARDS: '12',
+      LEADERBOARD_MAX_ENTRIES: '40',
+    });
     service = await startService(config, createLogger(config), { boardClock: () => now });
     redis = new Cluster([{ host: '127.0.0.1', port: cluster.nodes[0]!.port }]);
     redis.on('error', () => {});
@@ -75,6 +83,42 @@ describe('leaderboards on a Redis Cluster (3 masters + 3 replicas)', function ()
     expect((await ops.leaderboards.list(ws.workspaceId)).map((b) => b.board)).to.have.length(12);
     expect(await crossSlotErrors(cluster)).to.equal(0);
     now = T0;
+  });
+
+  it('pages under concurrent writes, keeps workspaces apart, and holds the limits (409)', async () => {
+    const one = client(service, (await ops.createWorkspace({ name: 'one', plan: 'pro' })).apiKey);
+    const two = client(service, (await ops.createWorkspace({ name: 'two', plan: 'pro' })).apiKey);
+    const steady = Array.from({ length: 24 }, (_, i) => `s${i}`);
+    for (const [i, user] of steady.entries()) await one.post('/leaderboards/live/set', { userId: user, score: (i % 6) * 10 });
+    for (let i = 0; i < 6; i++) await one.post('/leaderboards/live/set', { userId: `m${i}`, score: 25 });
+    await two.post('/leaderboards/live/set', { userId: 'other', score: 1000 });
+    let stop = false;
+    const churn = (async () => {
+      let n = 0;
+      while (!stop) await one.post('/leaderboards/live/set', { userId: `m${n++ % 6}`, score: Math.floor(Math.random() * 60) });
+      return n;
+    })();
+    const seen: string[] = [];
+    let after: string | null = null;
+    do {
+      const res: { body: any } = await one.get(`/leaderboards/live?limit=4${after ? `&after=${after}` : ''}`);
+      seen.push(...res.body.data.entries.map((e: { userId: string }) => e.userId));
+      after = res.body.data.next;
+    } while (after !== null);
+    stop = true;
+    expect(await churn).to.be.greaterThan(2);
+    const steadySeen = seen.filter((u) => u.startsWith('s'));
+    expect([...steadySeen].sort()).to.deep.equal([...steady].sort());
+    expect(new Set(steadySeen).size).to.equal(steadySeen.length);
+    expect(seen, 'the other workspace stays apart').to.not.include('other');
+
+    for (let i = 30; i < 40; i++) await one.post('/leaderboards/live/set', { userId: `f${i}`, score: 1 });
+    const full = await one.post('/leaderboards/live/set', { userId: 'one-too-many', score: 1 });
+    expect([full.status, full.body.code]).to.deep.equal([409, 'BOARD_FULL']);
+    for (let i = 1; i < 12; i++) expect((await two.post(`/leaderboards/b${i}/set`, { userId: 1, score: 1 })).status).to.equal(200);
+    const tooMany = await two.post('/leaderboards/b12/set', { userId: 1, score: 1 });
+    expect([tooMany.status, tooMany.body.code]).to.deep.equal([409, 'TOO_MANY_BOARDS']);
+    expect(await crossSlotErrors(cluster)).to.equal(0);
   });
 
   it('erases a player from every board, exports and imports boards, and deletes them with the workspace', async () => {
