@@ -41,7 +41,7 @@
     { -2, periods }   PERIODS_CHANGED: the board keeps other periods than ARGV[4]; not recorded
     { -3, period }    BOARD_FULL: a new entry in that period past the most entries
     { -4, period }    NUMBER_OUT_OF_RANGE: the increment's result there is not a finite number
-    { -5 }            IDEMPOTENCY_KEY_REUSED; not recorded
+    { -8 }            IDEMPOTENCY_KEY_REUSED (the players' code, as the shared prologue returns it); not recorded
   Nothing is written for a negative answer; -3 and -4 are recorded under the idempotency key.
 ]]
 local META, I, F = KEYS[1], KEYS[2], KEYS[3]
@@ -55,7 +55,7 @@ if idemFp ~= '' then
   local kept = redis.call('GET', I)
   if kept then
     local nl = string.find(kept, '\n', 1, true)
-    if string.sub(kept, 1, nl - 1) ~= idemFp then return { -5 } end
+    if string.sub(kept, 1, nl - 1) ~= idemFp then return { -8 } end
     return { 2, string.sub(kept, nl + 1) }
   end
 end

@@ -41,14 +41,14 @@ describe('leaderboard scripts', () => {
       expect(await redis.hmget(keys.boardMeta(ws, 'b'), 'p', 's', 'n')).to.deep.equal(['all', '2', '2']);
     });
 
-    it('replays a kept answer for the same fingerprint, refuses another (-5), and records nothing for a stale periods list', async () => {
+    it('replays a kept answer for the same fingerprint, refuses another (-8), and records nothing for a stale periods list', async () => {
       const idem = { keyHash: 'h1', fingerprint: 'fp1' };
       const first = await store.write(ws, 'b', 'u', { op: 'increment', amount: 2 }, { nowMs: T0, idempotency: idem });
       const again = await store.write(ws, 'b', 'u', { op: 'increment', amount: 2 }, { nowMs: T0, idempotency: idem });
       expect(again).to.deep.equal({ ...first, replayed: true });
       expect(await redis.zscore(all('b'), (await redis.zrange(all('b'), '0', '0'))[0]!)).to.equal('2');
       const reused = await store.write(ws, 'b', 'u', { op: 'increment', amount: 3 }, { nowMs: T0, idempotency: { keyHash: 'h1', fingerprint: 'fp2' } });
-      expect(reused).to.include({ status: 'refused', code: -5 });
+      expect(reused).to.include({ status: 'refused', code: -8 });
       // Called with periods the board does not keep: -2 and nothing kept under the key.
       const raw = await redis.boardWrite(
         5,

@@ -133,7 +133,8 @@ export const BoardScriptCode = {
   PERIODS_CHANGED: -2,
   BOARD_FULL: -3,
   NUMBER_OUT_OF_RANGE: -4,
-  IDEMPOTENCY_KEY_REUSED: -5,
+  /** The same code as the player scripts': the idempotency prologue is one and the same. */
+  IDEMPOTENCY_KEY_REUSED: -8,
 } as const;
 
 /** The error code of each board script code that is a refusal. */
