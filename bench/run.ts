@@ -41,6 +41,7 @@ import {
 } from './lib/report.js';
 import { REFERENCE_SCENARIO, SAVE_KEYS, SAVE_PLAYER, SCENARIOS, type Scenario } from './lib/scenarios.js';
 import { seed } from './lib/seed.js';
+import { BOARD_LABELS, BOARD_REFERENCES, boardScenarios, boardSummary, boardText, seedBoard, type BoardMemory } from './lib/boards.js';
 import { benchOptions } from './lib/options.js';
 import { onInterrupt } from './lib/processes.js';
 
@@ -56,6 +57,9 @@ const LIGHT: LoadSettings = { connections: 4, durationSeconds: num('BENCH_LIGHT_
 const WORKSPACES = num('BENCH_WORKSPACES', 2000);
 const MEMORY_PLAYERS = num('BENCH_MEMORY_PLAYERS', 100_000);
 const ONLY = (env['BENCH_ONLY'] ?? '').split(',').filter(Boolean);
+const BOARD_ENTRIES = num('BENCH_BOARD_ENTRIES', 1_000_000);
+/** `=label` picks that label exactly; anything else, every label that contains it. */
+const selected = (label: string) => ONLY.length === 0 || ONLY.some((o) => (o.startsWith('=') ? label === o.slice(1) : label.includes(o)));
 const COMPARE = env['BENCH_COMPARE'];
 /** Node flags for the compare build only (after NODE_FLAGS in bench:instructions). */
 const COMPARE_FLAGS = compareFlags();
@@ -155,6 +159,25 @@ async function main(): Promise<void> {
       : undefined;
     if (compare) targets.push(compare);
 
+    // The leaderboard scenarios: their own board, a service whose one workspace has no plan
+    // limit in reach, and the Koa references (lib/boards.ts). Seeded only when one is run.
+    const boards = boardScenarios(BOARD_ENTRIES);
+    const boardLabels = [...Object.values(BOARD_LABELS), ...Object.values(BOARD_REFERENCES)];
+    let boardJobs: Job[] = [];
+    let boardMemory: BoardMemory | undefined;
+    if (BOARD_ENTRIES > 0 && boardLabels.some(selected)) {
+      log(`leaderboard: seeding a board of ${BOARD_ENTRIES} entries`);
+      boardMemory = await seedBoard(redis, seeded.workspaceIds[0]!, BOARD_ENTRIES);
+      const boardService = await spawnService('service (boards)', { RATE_LIMIT_PRO: '1000000000' });
+      const koaBoard = await spawnReference('ref: Koa + board', 'koa-board.ts');
+      targets.push(boardService, koaBoard);
+      const keys = Object.keys(BOARD_LABELS) as Array<keyof typeof BOARD_LABELS>;
+      boardJobs = [
+        ...keys.map((k) => ({ label: BOARD_LABELS[k], target: boardService, scenario: boards[k] })),
+        ...keys.map((k) => ({ label: BOARD_REFERENCES[k], target: koaBoard, scenario: boards[k] })),
+      ];
+    }
+
     let jobs: Job[] = [
       ...SCENARIOS.map((scenario) => ({ label: scenario.name, target: service, scenario })),
       ...['get', 'mix'].map((name) => ({
@@ -174,9 +197,9 @@ async function main(): Promise<void> {
       { label: REFERENCES.httpHget, target: httpHget, scenario: REFERENCE_SCENARIO },
       { label: REFERENCES.koaHget, target: koaHget, scenario: REFERENCE_SCENARIO },
       { label: REFERENCES.koaSet, target: koaSet, scenario: SCENARIOS.find((s) => s.name === 'set')! },
+      ...boardJobs,
     ];
-    // `=label` picks that label exactly; anything else, every label that contains it.
-    if (ONLY.length > 0) jobs = jobs.filter((j) => ONLY.some((o) => (o.startsWith('=') ? j.label === o.slice(1) : j.label.includes(o))));
+    jobs = jobs.filter((j) => selected(j.label));
 
     log(`warming up ${jobs.length} targets`);
     for (const job of jobs) await runLoad(job.target, job.scenario, seeded, { connections: HEAVY.connections, durationSeconds: 1 }, job.redis ?? redis);
@@ -234,6 +257,8 @@ async function main(): Promise<void> {
     if (Object.keys(redisCeilings).length > 0) {
       process.stdout.write(`\nredis-benchmark (req/s, ${HEAVY.connections} connections): ${JSON.stringify(redisCeilings)}\n`);
     }
+    const boardResults = boardSummary(rows);
+    if (boardResults.length > 0 || boardMemory) process.stdout.write(`\n${boardText(boardResults, boardMemory)}\n`);
     if (memory) {
       process.stdout.write(
         `memory per small entry (${memory.players} players): service ${memory.serviceBytesPerEntry} B, bare HSET ${memory.bareHsetBytesPerEntry} B, ratio ${memory.ratio}\n`,
@@ -263,6 +288,7 @@ async function main(): Promise<void> {
       redisBenchmark: redisCeilings,
       savePlayer,
       memory,
+      leaderboards: { entries: BOARD_ENTRIES, results: boardResults, memory: boardMemory },
       table: printed,
     };
     const outDir = join(ROOT, 'bench/results');

@@ -68,7 +68,7 @@ runMain('bench:export', async () => {
       }
       await pipeline.exec();
     }
-    await addToStorageTotals(bench.redis, source, bytes, PLAYERS);
+    await addToStorageTotals(bench.redis, source, { bytes, players: PLAYERS });
     const usedMb = Math.round(Number(/used_memory:(\d+)/.exec(await bench.redis.info('memory'))![1]) / 1024 / 1024);
     process.stderr.write(`populated ${PLAYERS} players x ${KEYS} keys (${usedMb} MB in Redis)\n`);
 

@@ -14,12 +14,17 @@
     ARGV[5] '1' to take the lock from a live holder (acquire only), else ''
     ARGV[6] fingerprint of the request for its idempotency key, or ''
     ARGV[7] seconds an idempotency record is kept
+    ARGV[8] '1' when the workspace is at or over its storage quota, else ''
 
   Output:
     { 1, version, sessionId, owner, expiresAtMs }  acquired or renewed
     { 1, version, released }                        release: 1 when this call released it, else 0
     { -5, version, owner, expiresAtMs }             SESSION_LOCKED: another live session holds it
     { -6, version }                                 SESSION_LOST: renew of a session that no longer holds it
+    { -9, 0 }                                       STORAGE_QUOTA_EXCEEDED: an acquire of a player that
+                                                    never had data, in a workspace at or over its quota
+  A player that never had data (version 0) is kept only while a session holds it: its hash
+  expires a minute after the lease, and a release deletes it; its first write keeps it for good.
     { 2, '<the first answer, as JSON>' }            replay of the idempotency key's first answer
     { -8 }                                          IDEMPOTENCY_KEY_REUSED (not recorded)
   Every answer but -8 is recorded under the idempotency key when there is one.
@@ -38,6 +43,7 @@ if version then
 else
   local nKeys, nBytes = legacyCounts(P)
   version = nKeys > 0 and 1 or 0
+  if version == 0 and action == 'acquire' and ARGV[8] == '1' then return answer({ -9, 0 }) end
   if action ~= 'release' then
     redis.call('HSET', P, '\0v', version, '\0n', nKeys, '\0b', nBytes, '\0h', 0)
   end
@@ -51,12 +57,19 @@ if session then
   if expires <= clock then id = nil end
 end
 
+-- A player that never had data is kept only for its session (the margin: a server's clock).
+local function keepWhileHeld(until_)
+  if version == 0 then redis.call('PEXPIREAT', P, until_ + 60000) end
+end
+
 if action == 'acquire' then
   if id and ARGV[5] ~= '1' and owner ~= ARGV[3] then
     return answer({ -5, version, owner, expires })
   end
+  if version == 0 and ARGV[8] == '1' then return answer({ -9, 0 }) end
   local until_ = clock + tonumber(ARGV[4])
   redis.call('HSET', P, '\0s', ARGV[2] .. '|' .. until_ .. '|' .. ARGV[4] .. '|' .. ARGV[3])
+  keepWhileHeld(until_)
   return answer({ 1, version, ARGV[2], ARGV[3], until_ })
 end
 
@@ -65,12 +78,17 @@ if action == 'renew' then
   local lease = ARGV[4] ~= '' and ARGV[4] or ttl
   local until_ = clock + tonumber(lease)
   redis.call('HSET', P, '\0s', id .. '|' .. until_ .. '|' .. lease .. '|' .. owner)
+  keepWhileHeld(until_)
   return answer({ 1, version, id, owner, until_ })
 end
 
 -- release: only the holder's own id removes the lock; anything else changes nothing.
 if session and string.match(session, '^([^|]*)|') == ARGV[2] then
-  redis.call('HDEL', P, '\0s')
+  if version == 0 then
+    redis.call('DEL', P)
+  else
+    redis.call('HDEL', P, '\0s')
+  end
   return answer({ 1, version, 1 })
 end
 return answer({ 1, version, 0 })

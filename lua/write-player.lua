@@ -269,6 +269,8 @@ if #changedKeys > 0 or renewTo then
   end
   if #toDelete > 0 then redis.call('HDEL', P, unpack(toDelete)) end
   redis.call('HSET', P, unpack(toSet))
+  -- A player held by a session before its first data expired with the lease; now it is kept.
+  if version == 0 then redis.call('PERSIST', P) end
 end
 
 local playersDelta = 0

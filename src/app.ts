@@ -18,6 +18,7 @@ import { recheckKey } from './http/middleware/recheck-key.js';
 import { requestLog } from './http/middleware/request-log.js';
 import { batchRoutes } from './http/routes/batch.js';
 import { dataRoutes } from './http/routes/data.js';
+import { leaderboardRoutes } from './http/routes/leaderboards.js';
 import { sessionRoutes } from './http/routes/sessions.js';
 import { openApiRoutes } from './http/routes/openapi.js';
 import { pingRoutes } from './http/routes/ping.js';
@@ -28,6 +29,8 @@ import type { AppState } from './http/state.js';
 import type { Logger } from './logger.js';
 import { metrics as processMetrics, type ServiceMetrics } from './metrics.js';
 import type { PlayerWrites } from './saves/player-writes.js';
+import type { BoardWrites } from './boards/board-writes.js';
+import type { LeaderboardStore } from './store/boards/leaderboard-store.js';
 import type { PlayerDataStore } from './store/players/player-data.js';
 import type { RateLimiter } from './store/workspaces/rate-limiter.js';
 import type { WorkspaceStore } from './store/workspaces/workspaces.js';
@@ -42,6 +45,11 @@ export interface AppDeps {
   readonly players: PlayerDataStore;
   /** Every write of the public API: versions, sessions, idempotency keys. */
   readonly writes: PlayerWrites;
+  /** Leaderboards: reads from the store, writes through their quota and idempotency keys. */
+  readonly boards: LeaderboardStore;
+  readonly boardWrites: BoardWrites;
+  /** The clock leaderboard periods are judged by; each request's arrival when not given (tests set it). */
+  readonly boardClock?: () => number;
   /** Read by ping, which answers from Redis rather than from the key cache. */
   readonly workspaces: WorkspaceStore;
   /** Defaults to the process-wide registry. */
@@ -103,6 +111,7 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   dataRoutes(api, { guard, recheck, players: deps.players, writes: deps.writes, config });
   batchRoutes(api, { guard, recheck, writes: deps.writes, config });
   sessionRoutes(api, { guard, recheck, players: deps.players, writes: deps.writes, config });
+  leaderboardRoutes(api, { guard, recheck, boards: deps.boards, boardWrites: deps.boardWrites, config, clock: deps.boardClock });
 
   app.use(api.routes());
   app.use(api.allowedMethods());

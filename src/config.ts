@@ -47,6 +47,8 @@ export interface Config {
   };
   /** How long the first answer to an Idempotency-Key is kept. */
   readonly idempotencyTtlSeconds: number;
+  /** How long a workspace at or over its storage quota keeps them (saves/storage-quota.ts). */
+  readonly idempotencyTtlOverQuotaSeconds: number;
   /** Each workspace's stored bytes (data and history), by plan (saves/storage-quota.ts). */
   readonly storage: {
     readonly quotaBytes: Readonly<Record<Plan, number>>;
@@ -54,6 +56,13 @@ export interface Config {
     readonly flushMs: number;
     /** How old a total read from Redis may be before a write of that workspace reads it again. */
     readonly refreshMs: number;
+  };
+  /** Leaderboards (docs/leaderboards.md): TOO_MANY_BOARDS and BOARD_FULL beyond these. */
+  readonly leaderboards: {
+    /** Most boards a workspace may have. */
+    readonly maxBoards: number;
+    /** Most entries one period of a board may hold. */
+    readonly maxEntries: number;
   };
   readonly rateLimit: {
     readonly windowMs: number;
@@ -383,6 +392,7 @@ export function loadConfig(env: Env = process.env): Config {
       defaultTtlSeconds: int(env, 'SESSION_DEFAULT_TTL_SECONDS', 300, 30, 3600),
     },
     idempotencyTtlSeconds: int(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400, 60, 7 * 86_400),
+    idempotencyTtlOverQuotaSeconds: int(env, 'IDEMPOTENCY_TTL_OVER_QUOTA_SECONDS', 600, 60, 7 * 86_400),
     storage: {
       quotaBytes: {
         free: int(env, 'STORAGE_QUOTA_FREE_BYTES', 256 * 1024 * 1024, 0, 2 ** 50),
@@ -390,6 +400,10 @@ export function loadConfig(env: Env = process.env): Config {
       },
       flushMs: int(env, 'STORAGE_FLUSH_MS', 5000, 50, 60_000),
       refreshMs: int(env, 'STORAGE_REFRESH_MS', 5000, 50, 600_000),
+    },
+    leaderboards: {
+      maxBoards: int(env, 'LEADERBOARD_MAX_BOARDS', 1000, 1, 1_000_000),
+      maxEntries: int(env, 'LEADERBOARD_MAX_ENTRIES', 10_000_000, 1, 1_000_000_000),
     },
     rateLimit: {
       windowMs: int(env, 'RATE_LIMIT_WINDOW_MS', 10_000, 100, 3_600_000),

@@ -20,6 +20,9 @@ import { IdempotencyClaims } from './saves/idempotency.js';
 import { PlayerWrites } from './saves/player-writes.js';
 import { StorageQuota } from './saves/storage-quota.js';
 import { StorageUsage } from './store/workspaces/storage-usage.js';
+import { BoardWrites } from './boards/board-writes.js';
+import { BoardRegistry } from './store/boards/board-registry.js';
+import { LeaderboardStore } from './store/boards/leaderboard-store.js';
 import { RateLimiter } from './store/workspaces/rate-limiter.js';
 import { connectRedis, createRedis, createSubscriberConnection, type RedisClient } from './store/redis/redis.js';
 import { preloadScripts, scriptsLoaded } from './store/redis/scripts.js';
@@ -97,6 +100,8 @@ function warnOfOpenProxyTrust(config: Config, logger: Logger): void {
 export interface ServiceOptions {
   /** The clock requests and admin operations read (Date.now); tests move it to cross intervals and periods. */
   readonly clock?: () => number;
+  /** The clock leaderboard periods are judged by (tests move it across a boundary); the requests' own times when not given. */
+  readonly boardClock?: () => number;
 }
 
 export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
@@ -150,15 +155,20 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const untrackKeyCache = metrics.trackKeyCache(authenticator);
   const untrackGate = metrics.trackGate(gate);
   const players = new PlayerDataStore(redis, playerLimitsOf(config), bulk);
-  const storage = new StorageUsage(redis, config.storage.refreshMs);
+  const storage = new StorageUsage(redis, config.storage.refreshMs, { keptSeconds: config.idempotencyTtlSeconds });
   storage.start(config.storage.flushMs);
-  const writes = new PlayerWrites(
-    players,
-    new IdempotencyClaims(redis, config.idempotencyTtlSeconds),
-    config.limits,
-    new StorageQuota(storage, config.storage.quotaBytes),
-  );
-  const erasureWorker = erasureWorkerOf(config, logger, redis);
+  const quota = new StorageQuota(storage, config.storage.quotaBytes, {
+    seconds: config.idempotencyTtlSeconds,
+    overQuotaSeconds: config.idempotencyTtlOverQuotaSeconds,
+  });
+  const claims = new IdempotencyClaims(redis, config.idempotencyTtlSeconds, (workspaceId, bytes) => quota.recordKept(workspaceId, bytes, Date.now()));
+  const writes = new PlayerWrites(players, claims, config.limits, quota);
+  const boards = new LeaderboardStore(redis, new BoardRegistry(redis, config.leaderboards.maxBoards), {
+    maxEntries: config.leaderboards.maxEntries,
+    idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+  });
+  const boardWrites = new BoardWrites(boards, claims, quota, storage);
+  const erasureWorker = erasureWorkerOf(config, logger, redis, boards);
   const erasureRequests = new ErasureRequests(redis, config.erasure, new AuditLogStore(redis, config.auditMaxEntries), Date.now, (source) => {
     metrics.erasuresRequested.inc({ source });
     erasureWorker?.wake();
@@ -170,6 +180,9 @@ export async function startService(config: Config, logger: Logger, options: Serv
     limiter,
     players,
     writes,
+    boards,
+    boardWrites,
+    ...(options.boardClock ? { boardClock: options.boardClock } : {}),
     workspaces,
     gate,
     lastUsed,
@@ -286,7 +299,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
 }
 
 /** Every instance with the digest secret works on erasure jobs; without it there are none it could run. */
-function erasureWorkerOf(config: Config, logger: Logger, redis: RedisClient): ErasureWorker | undefined {
+function erasureWorkerOf(config: Config, logger: Logger, redis: RedisClient, boards: LeaderboardStore): ErasureWorker | undefined {
   const secret = config.erasure.digestSecret;
   if (secret === undefined) return undefined;
   const worker = new ErasureWorker({
@@ -294,7 +307,7 @@ function erasureWorkerOf(config: Config, logger: Logger, redis: RedisClient): Er
     config: config.erasure,
     secret,
     logger,
-    places: playerPlaces(redis),
+    places: playerPlaces(redis, boards),
     audit: new AuditLogStore(redis, config.auditMaxEntries),
     observer: {
       done: () => metrics.erasuresDone.inc(),

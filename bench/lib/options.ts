@@ -17,6 +17,7 @@ const OPTIONS: readonly { flag: string; env: string; help: string }[] = [
   { flag: '--light-duration <seconds>', env: 'BENCH_LIGHT_DURATION', help: 'length of each 4-connection run (1)' },
   { flag: '--workspaces <n>', env: 'BENCH_WORKSPACES', help: 'workspaces seeded (2000)' },
   { flag: '--memory-players <n>', env: 'BENCH_MEMORY_PLAYERS', help: 'players stored for the memory figures (100000)' },
+  { flag: '--board-entries <n>', env: 'BENCH_BOARD_ENTRIES', help: 'entries of the leaderboard scenarios\' board (1000000)' },
 ];
 
 /** Parses the command line into process.env, builds the service unless --no-build, and returns. */

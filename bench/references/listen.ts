@@ -5,6 +5,8 @@ import { Redis } from 'ioredis';
 
 export const REFERENCE_KEY = 'pds:p:{bench-ref:player}';
 export const REFERENCE_FIELD = 'coins';
+/** The leaderboard references' sorted set: the bench's board as a bare ZADD would hold it (member = user id). */
+export const REFERENCE_BOARD_KEY = 'bench-ref:board';
 
 export function referenceRedis(): Redis {
   const url = process.env['REDIS_URL'];

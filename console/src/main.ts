@@ -7,6 +7,7 @@ import { resumeSession, signIn, signOut, whenSignedOut } from './api.js';
 import { AuditPage } from './pages/audit.js';
 import { BansPage } from './pages/bans.js';
 import { ErasuresPage } from './pages/erasures.js';
+import { LeaderboardPage } from './pages/leaderboard.js';
 import { PlayerPage } from './pages/player.js';
 import { WorkspacePage } from './pages/workspace.js';
 import { WorkspacesPage } from './pages/workspaces.js';
@@ -48,6 +49,8 @@ function Page(props: { route: Route }) {
       return html`<${WorkspacePage} key=${route.workspaceId} workspaceId=${route.workspaceId} />`;
     case 'player':
       return html`<${PlayerPage} key=${route.workspaceId + '/' + route.userId} workspaceId=${route.workspaceId} userId=${route.userId} />`;
+    case 'leaderboard':
+      return html`<${LeaderboardPage} key=${route.workspaceId + '/' + route.board} workspaceId=${route.workspaceId} board=${route.board} />`;
     case 'bans':
       return html`<${BansPage} />`;
     case 'audit':

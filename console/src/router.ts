@@ -6,6 +6,7 @@ export type Route =
   | { page: 'workspaces' }
   | { page: 'workspace'; workspaceId: string }
   | { page: 'player'; workspaceId: string; userId: string }
+  | { page: 'leaderboard'; workspaceId: string; board: string }
   | { page: 'bans' }
   | { page: 'audit' }
   | { page: 'erasures' }
@@ -17,6 +18,7 @@ export function parseRoute(pathname: string): Route {
     if (parts.length === 1) return { page: 'workspaces' };
     if (parts.length === 2) return { page: 'workspace', workspaceId: parts[1]! };
     if (parts.length === 4 && parts[2] === 'players') return { page: 'player', workspaceId: parts[1]!, userId: parts[3]! };
+    if (parts.length === 4 && parts[2] === 'leaderboards') return { page: 'leaderboard', workspaceId: parts[1]!, board: parts[3]! };
   }
   if (parts.length === 1 && parts[0] === 'bans') return { page: 'bans' };
   if (parts.length === 1 && parts[0] === 'audit') return { page: 'audit' };
@@ -29,6 +31,7 @@ export const paths = {
   workspaces: () => '/console/workspaces',
   workspace: (id: string) => `/console/workspaces/${encodeURIComponent(id)}`,
   player: (id: string, userId: string) => `/console/workspaces/${encodeURIComponent(id)}/players/${encodeURIComponent(userId)}`,
+  leaderboard: (id: string, board: string) => `/console/workspaces/${encodeURIComponent(id)}/leaderboards/${encodeURIComponent(board)}`,
   bans: () => '/console/bans',
   audit: () => '/console/audit',
   erasures: () => '/console/erasures',

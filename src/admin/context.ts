@@ -6,6 +6,7 @@ import type { ApiKeyStore } from '../store/workspaces/api-keys.js';
 import type { AuditEntry } from '../store/installation/audit-log.js';
 import type { KeyUsageStore } from '../store/workspaces/key-usage.js';
 import type { PlayerDataStore } from '../store/players/player-data.js';
+import type { LeaderboardStore } from '../store/boards/leaderboard-store.js';
 import type { RedisClient } from '../store/redis/redis.js';
 import type { WorkspaceStore } from '../store/workspaces/workspaces.js';
 
@@ -20,6 +21,7 @@ export interface AdminContext {
   readonly apiKeys: ApiKeyStore;
   readonly keyUsage: KeyUsageStore;
   readonly players: PlayerDataStore;
+  readonly boards: LeaderboardStore;
   readonly maxValueDepth: number;
   readonly limits: Config['limits'];
   /** The digest secret and retention of erasures (an import checks its tombstones). */

@@ -57,7 +57,7 @@ export class ErasureOperations {
     private readonly ctx: AdminContext & { readonly erasure: Config['erasure'] },
     private readonly audit: AuditLogStore,
     /** Places a player lives besides its slot; the installation's by default (erasure/places.ts). */
-    private readonly places: readonly PlayerPlace[] = playerPlaces(ctx.redis),
+    private readonly places: readonly PlayerPlace[] = playerPlaces(ctx.redis, ctx.boards),
   ) {
     this.requests = new ErasureRequests(ctx.redis, ctx.erasure, audit, () => ctx.nowMs());
     this.games = new GameMap(ctx.redis);

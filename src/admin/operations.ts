@@ -13,13 +13,16 @@ import { publishEvent } from '../store/redis/events.js';
 import { KeyUsageStore } from '../store/workspaces/key-usage.js';
 import { loadConfig, type Config } from '../config.js';
 import { PlayerDataStore, playerLimitsOf } from '../store/players/player-data.js';
-import { readStorageTotals } from '../store/workspaces/storage-usage.js';
+import { readStorageTotals, type StorageTotals } from '../store/workspaces/storage-usage.js';
 import type { RedisClient } from '../store/redis/redis.js';
 import { ensureScripts } from '../store/redis/scripts.js';
 import { WorkspaceStore } from '../store/workspaces/workspaces.js';
 import { currentActor } from './acting-as.js';
 import { BanOperations } from './bans.js';
 import { ErasureOperations } from './erasures.js';
+import { BoardOperations } from './leaderboards.js';
+import { BoardRegistry } from '../store/boards/board-registry.js';
+import { LeaderboardStore } from '../store/boards/leaderboard-store.js';
 import type { AdminContext, AuditFacts } from './context.js';
 import { parseName, parsePlan, parsePositiveInt } from './inputs.js';
 import * as keyLifecycle from './key-lifecycle.js';
@@ -51,7 +54,7 @@ export interface CreatedWorkspace {
 export interface WorkspaceDetails extends Workspace {
   readonly keys: keyLifecycle.KeyView[];
   /** What the workspace stores, and its plan's quota (saves/storage-quota.ts). */
-  readonly storage: { readonly bytes: number; readonly players: number; readonly quotaBytes: number };
+  readonly storage: StorageTotals & { readonly quotaBytes: number };
 }
 
 export interface AdminOptions {
@@ -59,7 +62,7 @@ export interface AdminOptions {
   readonly actor?: string;
   readonly clock?: () => number;
   /** Limits and retention; the defaults of src/config.ts when not given. */
-  readonly config?: Pick<Config, 'limits' | 'history' | 'idempotencyTtlSeconds' | 'auditMaxEntries' | 'storage' | 'erasure'>;
+  readonly config?: Pick<Config, 'limits' | 'history' | 'idempotencyTtlSeconds' | 'auditMaxEntries' | 'storage' | 'erasure' | 'leaderboards'>;
 }
 
 export const AUDIT_READ_MAX = 10_000;
@@ -70,6 +73,7 @@ export class AdminOperations implements AdminContext {
   readonly apiKeys: ApiKeyStore;
   readonly keyUsage: KeyUsageStore;
   readonly players: PlayerDataStore;
+  readonly boards: LeaderboardStore;
   readonly maxValueDepth: number;
   readonly limits: Config['limits'];
   readonly storageQuota: Config['storage']['quotaBytes'];
@@ -99,6 +103,10 @@ export class AdminOperations implements AdminContext {
     this.keyUsage = new KeyUsageStore(redis);
     const config = options.config ?? loadConfig({});
     this.players = new PlayerDataStore(redis, playerLimitsOf(config));
+    this.boards = new LeaderboardStore(redis, new BoardRegistry(redis, config.leaderboards.maxBoards), {
+      maxEntries: config.leaderboards.maxEntries,
+      idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+    });
     this.limits = config.limits;
     this.storageQuota = config.storage.quotaBytes;
     this.erasure = config.erasure;
@@ -131,6 +139,14 @@ export class AdminOperations implements AdminContext {
   get erasures(): ErasureOperations {
     this.erasureOperations ??= new ErasureOperations(this, this.auditLog);
     return this.erasureOperations;
+  }
+
+  private boardOperations: BoardOperations | undefined;
+
+  /** A workspace's leaderboards: list, page, remove an entry, reset, periods, follow (admin/leaderboards.ts). */
+  get leaderboards(): BoardOperations {
+    this.boardOperations ??= new BoardOperations(this, this.boards);
+    return this.boardOperations;
   }
 
   async audit(action: string, target: string, facts: AuditFacts = {}): Promise<void> {

@@ -92,7 +92,7 @@ export async function adminWrite(ctx: AdminContext, workspaceId: string, userId:
   const reply = await ctx.players.write(workspaceId, userId, write, { nowMs: ctx.nowMs(), kind, actor: `admin:${ctx.actor}` });
   // Counted at once: an operator's writes are few, and the CLI has no flush of its own.
   if (reply.reply.applied) {
-    await addToStorageTotals(ctx.redis, workspaceId, storedBytesOf(reply.reply.storage), reply.reply.storage.players);
+    await addToStorageTotals(ctx.redis, workspaceId, { bytes: storedBytesOf(reply.reply.storage), players: reply.reply.storage.players });
   }
   return appliedOrThrow(reply, {
     maxKeysPerPlayer: ctx.limits.maxKeysPerPlayer,

@@ -1,4 +1,4 @@
-// Erases a workspace: its keys, every player's data, its own records. Nothing blocks Redis
+// Erases a workspace: its keys, every player's data, its leaderboards, its own records. Nothing blocks Redis
 // (SCAN pages and UNLINK, never KEYS or one huge DEL), it works on a cluster (every master is
 // scanned), and it can be run again after an interruption: the steps go from what lets
 // traffic in (keys) to what finds the workspace (its record, then the index), so an
@@ -66,9 +66,12 @@ export async function deleteWorkspace(
     keys.isPlayerHash,
   );
 
-  // 3. The workspace's own slot: record, key set, rate-limit window, usage, last-use times; and
-  // its games, which another workspace may then serve (a game of a deleted workspace could
-  // otherwise be neither mapped elsewhere nor unmapped).
+  // 3. Leaderboards: every period, meta and kept answer of every board, each board in its own slot.
+  const boardKeys = await unlinkMatching(ctx.redis, keys.boardPattern(workspaceId));
+
+  // 4. The workspace's own slot: record, key set, rate-limit window, usage, last-use times, the
+  // board registry; and its games, which another workspace may then serve (a game of a deleted
+  // workspace could otherwise be neither mapped elsewhere nor unmapped).
   const records = await unlinkMatching(ctx.redis, keys.workspacePattern(workspaceId));
   await new GameMap(ctx.redis).set(workspaceId, []);
   await options.onProgress?.({ phase: 'records', done: records });
@@ -77,7 +80,7 @@ export async function deleteWorkspace(
 
   await ctx.audit('workspace.delete', `workspace:${workspaceId}`, {
     workspaceId,
-    details: { keysDeleted, playersDeleted, force: options.force === true },
+    details: { keysDeleted, playersDeleted, boardKeys, force: options.force === true },
   });
   return { workspaceId, keysDeleted, playersDeleted };
 }

@@ -16,6 +16,7 @@ import { erasedPlayersFilter, type ErasedFilter } from './erased-players.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { createNewFileStream } from './new-files.js';
 import { exportLine, LineError, parsePlayerLine, type ImportedPlayer, type LineLimits } from './player-lines.js';
+import { BoardImport, boardLines, isBoardLine, parseBoardLine, type BoardImportCounts, type BoardLine } from './board-lines.js';
 
 export const IMPORT_MODES = ['skip', 'overwrite', 'fail'] as const;
 export type ImportModeOption = (typeof IMPORT_MODES)[number];
@@ -33,6 +34,9 @@ const TOTALS_EVERY = 1000;
 export interface ExportStats {
   players: number;
   keys: number;
+  /** Leaderboards, and their entries over every period exported (board-lines.ts). */
+  boards: number;
+  boardEntries: number;
   /** Bytes of NDJSON written, newlines included. */
   bytes: number;
 }
@@ -57,7 +61,7 @@ export async function exportWorkspace(ctx: AdminContext, workspaceId: string): P
   await ctx.requireWorkspace(workspaceId);
   const totals = await readStorageTotals(ctx.redis, workspaceId);
   await ctx.audit('workspace.export', `workspace:${workspaceId}`, { workspaceId });
-  const stats: ExportStats = { players: 0, keys: 0, bytes: 0 };
+  const stats: ExportStats = { players: 0, keys: 0, boards: 0, boardEntries: 0, bytes: 0 };
   async function* lines(): AsyncGenerator<string> {
     for await (const player of scanPlayerHashes(ctx.redis, workspaceId)) {
       const { line, keys, version } = exportLine(player.userId, player.fields);
@@ -66,6 +70,13 @@ export async function exportWorkspace(ctx: AdminContext, workspaceId: string): P
       const text = `${line}\n`;
       stats.players++;
       stats.keys += keys;
+      stats.bytes += Buffer.byteLength(text);
+      yield text;
+    }
+    const boards = { boards: 0, entries: 0 };
+    for await (const text of boardLines(ctx, workspaceId, boards)) {
+      stats.boards = boards.boards;
+      stats.boardEntries = boards.entries;
       stats.bytes += Buffer.byteLength(text);
       yield text;
     }
@@ -85,7 +96,7 @@ export interface ImportSummary {
   readonly mode: ImportModeOption;
   /** False when mode fail found an existing player or a bad line, and so wrote nothing. */
   complete: boolean;
-  /** Lines holding a player (blank lines are not counted). */
+  /** Lines holding a player or a leaderboard's lines (blank lines are not counted). */
   lines: number;
   /** Written as new players. */
   imported: number;
@@ -99,6 +110,8 @@ export interface ImportSummary {
   failed: number;
   /** Players not imported because they were erased (a tombstone in the workspace; docs/erasure.md). */
   erased: number;
+  /** Leaderboards loaded, replaced (overwrite) or kept (skip), and the entries loaded. */
+  readonly boards: BoardImportCounts;
   readonly errors: LineReport[];
   /** Bytes of NDJSON read. */
   bytes: number;
@@ -143,7 +156,7 @@ async function* players(
   summary: ImportSummary,
   phase: ImportProgress['phase'],
   onProgress: ImportOptions['onProgress'],
-): AsyncGenerator<{ line: number; player: ImportedPlayer }> {
+): AsyncGenerator<{ line: number; player: ImportedPlayer } | { line: number; board: BoardLine }> {
   const limits = lineLimits(ctx);
   let bytes = 0;
   async function* counted(): AsyncGenerator<Buffer | string> {
@@ -165,7 +178,7 @@ async function* players(
       continue;
     }
     try {
-      yield { line: line.number, player: parsePlayerLine(line.text, limits) };
+      yield isBoardLine(line.text) ? { line: line.number, board: parseBoardLine(line.text) } : { line: line.number, player: parsePlayerLine(line.text, limits) };
     } catch (err) {
       if (!(err instanceof LineError)) throw err;
       report(summary, { line: line.number, ...(err.userId === undefined ? {} : { userId: err.userId }), code: err.code, error: err.message });
@@ -176,7 +189,8 @@ async function* players(
 }
 
 function newSummary(workspaceId: string, mode: ImportModeOption): ImportSummary {
-  return { workspaceId, mode, complete: true, lines: 0, imported: 0, replaced: 0, unchanged: 0, skipped: 0, failed: 0, erased: 0, errors: [], bytes: 0, ms: 0 };
+  const boards = { imported: 0, replaced: 0, skipped: 0, entries: 0 };
+  return { workspaceId, mode, complete: true, lines: 0, imported: 0, replaced: 0, unchanged: 0, skipped: 0, failed: 0, erased: 0, boards, errors: [], bytes: 0, ms: 0 };
 }
 
 /** Mode fail's first pass: every line valid and no player present, or nothing is written. */
@@ -190,7 +204,13 @@ async function checkNoneExist(ctx: AdminContext, workspaceId: string, path: stri
     }
     batch = [];
   };
-  for await (const { line, player } of players(ctx, createReadStream(path), summary, 'check', options.onProgress)) {
+  for await (const item of players(ctx, createReadStream(path), summary, 'check', options.onProgress)) {
+    if ('board' in item) {
+      const problem = await BoardImport.conflict(ctx, workspaceId, item.board);
+      if (problem) report(summary, { line: item.line, ...problem });
+      continue;
+    }
+    const { line, player } = item;
     batch.push({ line, userId: player.userId });
     if (batch.length >= CHECK_BATCH) await flush();
   }
@@ -207,7 +227,7 @@ async function writePlayers(ctx: AdminContext, workspaceId: string, source: Asyn
     const [bytes, count] = [pendingBytes, pendingPlayers];
     pendingBytes = 0;
     pendingPlayers = 0;
-    await addToStorageTotals(ctx.redis, workspaceId, bytes, count);
+    await addToStorageTotals(ctx.redis, workspaceId, { bytes, players: count });
   };
   const inFlight = new Set<Promise<void>>();
   let fatal: unknown;
@@ -231,9 +251,17 @@ async function writePlayers(ctx: AdminContext, workspaceId: string, source: Asyn
     if (reply.applied && (reply.status === 'imported' || reply.status === 'replaced')) written++;
     if (written % TOTALS_EVERY === 0 && written > 0) await flushTotals();
   };
+  const boards = new BoardImport(ctx, workspaceId, mode === 'overwrite' ? 'overwrite' : 'skip', summary.boards);
   try {
-    for await (const { line, player } of players(ctx, source, summary, 'write', options.onProgress)) {
+    for await (const item of players(ctx, source, summary, 'write', options.onProgress)) {
       if (fatal !== undefined) break;
+      if ('board' in item) {
+        // In file order, one at a time: a board's entries follow its config, best first.
+        const problem = await boards.apply(item.board);
+        if (problem) report(summary, { line: item.line, ...problem });
+        continue;
+      }
+      const { line, player } = item;
       const task: Promise<void> = apply(line, player)
         .catch((err: unknown) => {
           fatal ??= err;

@@ -5,6 +5,7 @@ import { Command } from 'commander';
 import { backupCommands } from './commands/backup.js';
 import { banCommands } from './commands/ban.js';
 import { erasureCommands } from './commands/erasure.js';
+import { boardCommands } from './commands/board.js';
 import { keyCommands } from './commands/key.js';
 import { playerCommands } from './commands/player.js';
 import { usageCommands } from './commands/usage.js';
@@ -23,6 +24,7 @@ keyCommands(program);
 banCommands(program);
 usageCommands(program);
 playerCommands(program);
+boardCommands(program);
 backupCommands(program);
 erasureCommands(program);
 

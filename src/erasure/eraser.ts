@@ -64,7 +64,7 @@ export async function eraseUser(
     let done = 0;
     for (const [workspaceId, keyNames] of found) {
       const erased = await erasePlayerKeys(redis, workspaceId, userId, keyNames);
-      if (erased.bytes !== 0 || erased.players !== 0) await addToStorageTotals(redis, workspaceId, -erased.bytes, -erased.players);
+      if (erased.bytes !== 0 || erased.players !== 0) await addToStorageTotals(redis, workspaceId, { bytes: -erased.bytes, players: -erased.players });
       keysByWorkspace[workspaceId] = (keysByWorkspace[workspaceId] ?? 0) + erased.keysDeleted;
       keysDeleted += erased.keysDeleted;
       if (passes === 1) await onProgress({ workspacesDone: ++done, keysDeleted });

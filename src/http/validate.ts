@@ -25,6 +25,14 @@ const FIELD_RULES: Record<string, string> = {
   version: 'must be a whole number from 0 (a version the history retains)',
   force: 'must be true or false',
   before: 'must be a whole number from 0 (the previous page\'s nextBefore)',
+  score: 'must be a finite number',
+  after: 'must be the "next" of a previous page',
+  min: 'must be a number',
+  max: 'must be a number',
+  period: 'must be all, daily, weekly or monthly',
+  previous: 'must be true or false',
+  order: 'must be desc or asc',
+  around: 'must be a whole number from 0 to 50',
 };
 
 /** `/ops/2/value` as `ops[2].value`, and the last named segment (`value`) for its rule. */

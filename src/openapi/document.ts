@@ -6,9 +6,10 @@ import type { JsonSchema, ResponseSpec, RouteSpec } from './route-spec.js';
 import { adminRoutes } from './routes/admin.js';
 import { opsRoutes } from './routes/ops.js';
 import { erasureAdminRoutes, webhookRoutes } from './routes/erasure.js';
+import { leaderboardRoutes } from './routes/leaderboards.js';
 import { publicRoutes } from './routes/public.js';
 
-const PUBLIC_ROUTES: readonly RouteSpec[] = [...publicRoutes, ...webhookRoutes];
+const PUBLIC_ROUTES: readonly RouteSpec[] = [...publicRoutes, ...leaderboardRoutes, ...webhookRoutes];
 const ADMIN_ROUTES: readonly RouteSpec[] = [...adminRoutes, ...erasureAdminRoutes];
 export const ALL_ROUTES: readonly RouteSpec[] = [...PUBLIC_ROUTES, ...ADMIN_ROUTES, ...opsRoutes];
 

@@ -10,8 +10,9 @@
 // Two Redis round trips in all: the claim, then the write.
 import { createHash } from 'node:crypto';
 import { AppError, ErrorCode, badRequest } from '../errors.js';
+import type { KeepVerdict } from './storage-quota.js';
 import type { RedisClient } from '../store/redis/redis.js';
-import { claimIdempotencyKey } from '../store/workspaces/idempotency-claims.js';
+import { claimBytes, claimIdempotencyKey, keepClaimAnswer } from '../store/workspaces/idempotency-claims.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -25,6 +26,12 @@ export interface Idempotency {
 }
 
 export interface ClaimedKey extends Idempotency {
+  /** Seconds the answers of this request are kept. */
+  readonly ttlSeconds: number;
+  /** The whole answer the first request with this key kept in the claim (a batch of many players), if any. */
+  readonly answer?: string;
+  /** Keeps this request's whole answer in the claim, where a retry finds it (keepClaimAnswer). */
+  keep(answer: string): Promise<void>;
   /** Ends this instance's claim once the answer is sent (or failed). */
   done(): void;
 }
@@ -46,13 +53,16 @@ export class IdempotencyClaims {
   constructor(
     private readonly redis: RedisClient,
     private readonly ttlSeconds: number,
+    /** Told the bytes a new claim, or an answer kept in one, costs Redis (the storage totals). */
+    private readonly onKept: (workspaceId: string, bytes: number) => void = () => {},
   ) {}
 
   /**
-   * Claims `rawKey` for this request in the workspace: 409 while this instance still applies a
+   * Claims `rawKey` for this request in the workspace, for `ttlSeconds` (the configured time
+   * unless the workspace keeps answers shorter): 409 while this instance still applies a
    * request with the same key, 422 when the key was first used for another request.
    */
-  async claim(workspaceId: string, rawKey: string, path: string, body: unknown): Promise<ClaimedKey> {
+  async claim(workspaceId: string, rawKey: string, path: string, body: unknown, ttlSeconds = this.ttlSeconds): Promise<ClaimedKey> {
     const keyHash = sha256(rawKey);
     const fingerprint = sha256(`${path}\n${JSON.stringify(body)}`);
     const local = `${workspaceId}\n${keyHash}`;
@@ -64,14 +74,56 @@ export class IdempotencyClaims {
     }
     this.inFlight.add(local);
     const done = () => void this.inFlight.delete(local);
+    let answer: string | undefined;
     try {
-      const first = await claimIdempotencyKey(this.redis, workspaceId, keyHash, fingerprint, this.ttlSeconds);
-      if (first !== null && first !== fingerprint) throw keyReused();
+      const first = await claimIdempotencyKey(this.redis, workspaceId, keyHash, fingerprint, ttlSeconds);
+      if (first === null) {
+        this.onKept(workspaceId, claimBytes(workspaceId, keyHash, fingerprint));
+      } else {
+        const nl = first.indexOf('\n');
+        if ((nl < 0 ? first : first.slice(0, nl)) !== fingerprint) throw keyReused();
+        if (nl >= 0) answer = first.slice(nl + 1);
+      }
     } catch (err) {
       done();
       throw err;
     }
-    return { keyHash, fingerprint, done };
+    const keep = async (text: string) => {
+      await keepClaimAnswer(this.redis, workspaceId, keyHash, fingerprint, text);
+      this.onKept(workspaceId, Buffer.byteLength(text) + 1);
+    };
+    return { keyHash, fingerprint, ttlSeconds, ...(answer === undefined ? {} : { answer }), keep, done };
+  }
+}
+
+/** What a write hands to IdempotencyClaims.around: its workspace, its key if any, what fingerprints it. */
+export interface ClaimOrigin {
+  readonly workspaceId: string;
+  readonly idempotencyKey?: string | undefined;
+  readonly path: string;
+  readonly body: unknown;
+}
+
+/**
+ * Runs `work` once the quota's verdict passed (a write that may add data is refused at or over
+ * the quota; the verdict says how long answers are kept) and the request's idempotency key (if
+ * any) is claimed for that long. The verdict costs no Redis call while the instance's storage
+ * totals are fresh, so a write with a key costs two round trips: the claim, then the write.
+ * Player writes and leaderboard writes both come through here.
+ */
+export async function withClaim<T>(
+  claims: IdempotencyClaims,
+  origin: ClaimOrigin,
+  verdict: KeepVerdict | Promise<KeepVerdict>,
+  work: (claim: ClaimedKey | undefined, verdict: KeepVerdict) => Promise<T>,
+): Promise<T> {
+  const judged = await verdict;
+  if (origin.idempotencyKey === undefined) return work(undefined, judged);
+  const claim = await claims.claim(origin.workspaceId, origin.idempotencyKey, origin.path, origin.body, judged.keepSeconds);
+  try {
+    return await work(claim, judged);
+  } finally {
+    claim.done();
   }
 }
 

@@ -61,6 +61,8 @@ export function refusal(refused: Refusal, replayed: boolean, context: RefusalCon
       return make(
         `The write would make the player ${refused.bytes} bytes, over the limit of ${context.maxPlayerBytes} bytes per player; delete or shrink values first`,
       );
+    case ErrorCode.STORAGE_QUOTA_EXCEEDED:
+      return make("The workspace is at or over its plan's storage quota: a player that has no data yet cannot be held; delete data, or move to a larger plan");
   }
 }
 

@@ -1,12 +1,22 @@
-// Applies the writes of the public API to players: claims the request's idempotency key (when
-// it has one), runs the player's script, and turns its reply into an outcome. One player, many
-// players (each atomic on its own, in parallel), and the session calls all come through here,
-// so that the claim and the replay work the same for each.
+// Applies the writes of the public API to players: the quota's verdict, the request's
+// idempotency key claimed (when it has one), the player's script, and its reply turned into an
+// outcome, with what it stored and kept counted. One player, many players (each atomic on its
+// own, in parallel), and the session calls all come through here, so that the claim and the
+// replay work the same for each.
 import type { Plan } from '../domain/types.js';
 import { AppError, ErrorCode } from '../errors.js';
-import type { PlayerDataStore } from '../store/players/player-data.js';
-import type { PlayerWrite, Replayable, SessionReply, SessionRequest, WriteReply } from '../store/players/script-protocol.js';
-import type { ClaimedKey, IdempotencyClaims } from './idempotency.js';
+import type { KeptReply, PlayerDataStore } from '../store/players/player-data.js';
+import {
+  decodeWriteReply,
+  type PlayerWrite,
+  type RawReply,
+  type Replayable,
+  type SessionReply,
+  type SessionRequest,
+  type WriteReply,
+} from '../store/players/script-protocol.js';
+import { unexpectedScriptReply } from '../store/redis/scripts.js';
+import { withClaim, type ClaimedKey, type IdempotencyClaims } from './idempotency.js';
 import { appliedOrThrow, type Applied, type RefusalContext } from './outcomes.js';
 import type { StorageQuota } from './storage-quota.js';
 
@@ -40,6 +50,11 @@ export interface PlayerLimitsView {
   readonly maxPlayerBytes: number;
 }
 
+/** How long a player's answer stays once the request's whole answer is kept in its claim: past any retry that read the claim before. */
+export const CONSOLIDATED_PLAYER_ANSWER_MS = 60_000;
+
+const adds = (write: PlayerWrite) => !(write.deleteAll || write.ops.every((op) => op.op === 'delete'));
+
 export class PlayerWrites {
   constructor(
     private readonly store: PlayerDataStore,
@@ -50,37 +65,45 @@ export class PlayerWrites {
 
   /** One player's write: its outcome, or its refusal thrown (as the first answer, when replayed). */
   one(origin: WriteOrigin, request: PlayerWriteRequest): Promise<Applied> {
-    const checked = this.quota.check(origin.workspaceId, origin.plan, request.write, origin.nowMs);
-    return this.claimed(origin, checked, async (claim) => appliedOrThrow(await this.apply(origin, request, claim), this.context(request)));
+    const verdict = this.quota.verdict(origin.workspaceId, origin.plan, adds(request.write), origin.nowMs);
+    return withClaim(this.claims, origin, verdict, async (claim) => {
+      const reply = await this.apply(origin, request, claim);
+      this.quota.recordKept(origin.workspaceId, reply.keptBytes, origin.nowMs);
+      return appliedOrThrow(reply, this.context(request));
+    });
   }
 
-  /** Many players' writes, each atomic, independent of the others: an outcome or a refusal each. */
+  /**
+   * Many players' writes, each atomic, independent of the others: an outcome or a refusal each.
+   * Under an idempotency key each player's script keeps that player's answer (so a retry is
+   * applied once per player, even after a crash half-way); once all are in, the request's whole
+   * answer is kept in its claim, one record for the request, and each player's is shortened to
+   * CONSOLIDATED_PLAYER_ANSWER_MS. A retry then finds the whole answer in the claim.
+   */
   many(origin: WriteOrigin, requests: readonly PlayerWriteRequest[]): Promise<Array<Applied | AppError>> {
-    // One check for the request: the quota is the workspace's, the same for every player.
-    const adding = requests.find((r) => !(r.write.deleteAll || r.write.ops.every((op) => op.op === 'delete')));
-    const checked = adding ? this.quota.check(origin.workspaceId, origin.plan, adding.write, origin.nowMs) : undefined;
-    return this.claimed(origin, checked, (claim) =>
-      Promise.all(
-        requests.map(async (request) => {
-          const reply = await this.apply(origin, request, claim);
-          try {
-            return appliedOrThrow(reply, this.context(request));
-          } catch (err) {
-            return err as AppError;
-          }
-        }),
-      ),
-    );
+    // One verdict for the request: the quota is the workspace's, the same for every player.
+    const verdict = this.quota.verdict(origin.workspaceId, origin.plan, requests.some((r) => adds(r.write)), origin.nowMs);
+    return withClaim(this.claims, origin, verdict, async (claim) => {
+      if (claim?.answer !== undefined) return this.keptOutcomes(claim.answer, requests);
+      const replies = await Promise.all(requests.map((request) => this.apply(origin, request, claim)));
+      if (claim) await this.consolidate(origin, claim, requests, replies);
+      return replies.map((reply, i) => this.outcomeOf(reply, requests[i]!));
+    });
   }
 
   /** A session call, under the request's idempotency key. */
   session(origin: WriteOrigin, userId: string, request: SessionRequest): Promise<Replayable<SessionReply>> {
-    return this.claimed(origin, undefined, (claim) => this.store.session(origin.workspaceId, userId, request, claim));
+    const verdict = this.quota.verdict(origin.workspaceId, origin.plan, false, origin.nowMs);
+    return withClaim(this.claims, origin, verdict, async (claim, judged) => {
+      const reply = await this.store.session(origin.workspaceId, userId, { ...request, overQuota: judged.over }, claim);
+      this.quota.recordKept(origin.workspaceId, reply.keptBytes, origin.nowMs);
+      return reply;
+    });
   }
 
   /** Runs the player's script, and counts what an applied (not replayed) write stored. */
-  private async apply(origin: WriteOrigin, request: PlayerWriteRequest, claim: ClaimedKey | undefined) {
-    let reply: Replayable<WriteReply>;
+  private async apply(origin: WriteOrigin, request: PlayerWriteRequest, claim: ClaimedKey | undefined): Promise<KeptReply<WriteReply>> {
+    let reply: KeptReply<WriteReply>;
     try {
       reply = await this.store.write(origin.workspaceId, request.userId, request.write, {
         nowMs: origin.nowMs,
@@ -101,29 +124,34 @@ export class PlayerWrites {
     return reply;
   }
 
-  /**
-   * Runs `work` once the quota check passed and the idempotency key (if any) is claimed. The two
-   * go to Redis together when both need it (the workspace's total, the claim: one slot, one
-   * round trip), so a write costs at most two round trips: that one, and the write.
-   */
-  private async claimed<T>(
-    origin: WriteOrigin,
-    checked: void | Promise<void>,
-    work: (claim: ClaimedKey | undefined) => Promise<T>,
-  ): Promise<T> {
-    if (origin.idempotencyKey === undefined) {
-      if (checked) await checked;
-      return work(undefined);
-    }
-    // A refused claim (409, 422) answers at once, without waiting for the quota's answer.
-    const quota = checked ? checked.then(() => undefined, (err: unknown) => err) : undefined;
-    const claim = await this.claims.claim(origin.workspaceId, origin.idempotencyKey, origin.path, origin.body);
+  /** The request's whole answer into its claim, one record; each player's own shortened. */
+  private async consolidate(origin: WriteOrigin, claim: ClaimedKey, requests: readonly PlayerWriteRequest[], replies: readonly KeptReply<WriteReply>[]) {
+    await claim.keep(JSON.stringify(replies.map((r) => r.raw)));
+    await Promise.all(
+      requests.map((request) => this.store.shortenKeptAnswer(origin.workspaceId, request.userId, claim.keyHash, CONSOLIDATED_PLAYER_ANSWER_MS)),
+    );
+  }
+
+  /** The outcomes a whole answer kept in the claim holds: each player's first answer, replayed. */
+  private keptOutcomes(answer: string, requests: readonly PlayerWriteRequest[]): Array<Applied | AppError> {
+    let raws: unknown;
     try {
-      const refused = await quota;
-      if (refused !== undefined) throw refused;
-      return await work(claim);
-    } finally {
-      claim.done();
+      raws = JSON.parse(answer);
+    } catch {
+      raws = undefined;
+    }
+    if (!Array.isArray(raws) || raws.length !== requests.length) throw unexpectedScriptReply([answer.slice(0, 80)]);
+    return raws.map((raw, i) => {
+      const { reply } = decodeWriteReply(raw as RawReply);
+      return this.outcomeOf({ reply, replayed: true, raw: raw as RawReply }, requests[i]!);
+    });
+  }
+
+  private outcomeOf(reply: Replayable<WriteReply>, request: PlayerWriteRequest): Applied | AppError {
+    try {
+      return appliedOrThrow(reply, this.context(request));
+    } catch (err) {
+      return err as AppError;
     }
   }
 

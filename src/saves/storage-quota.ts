@@ -10,15 +10,52 @@ import { AppError, ErrorCode } from '../errors.js';
 import { storedBytesOf, type PlayerWrite, type StorageDelta } from '../store/players/script-protocol.js';
 import type { StorageTotals, StorageUsage } from '../store/workspaces/storage-usage.js';
 
+/** How long a write's answer is kept for its Idempotency-Key, as the workspace's state decides. */
+export interface KeepVerdict {
+  readonly keepSeconds: number;
+  /** At or over the quota (what passes: deletes, releases, reads). */
+  readonly over: boolean;
+}
+
 export class StorageQuota {
   constructor(
     private readonly usage: StorageUsage,
     private readonly quotaBytes: Config['storage']['quotaBytes'],
+    /** IDEMPOTENCY_TTL_SECONDS, and the shorter time a workspace over its quota keeps answers. */
+    private readonly keep: { readonly seconds: number; readonly overQuotaSeconds: number } = { seconds: 86_400, overQuotaSeconds: 600 },
   ) {}
+
+  /**
+   * Refuses a write that may add data (`adding`) to a workspace at or over its quota; for what
+   * passes, how long its answer is kept: a workspace over its quota still deletes, but keeps
+   * each answer IDEMPOTENCY_TTL_OVER_QUOTA_SECONDS rather than a day, so what it can still make
+   * Redis keep is bounded by its request rate times that (docs/safe-saves.md).
+   */
+  verdict(workspaceId: string, plan: Plan, adding: boolean, nowMs: number): KeepVerdict | Promise<KeepVerdict> {
+    const totals = this.usage.current(workspaceId, nowMs);
+    if (totals instanceof Promise) return totals.then((t) => this.keepFor(plan, t, adding));
+    return this.keepFor(plan, totals, adding);
+  }
+
+  /** Bytes of answers kept for Idempotency-Keys now (they count while they may be alive). */
+  recordKept(workspaceId: string, bytes: number, nowMs: number): void {
+    this.usage.recordKept(workspaceId, bytes, nowMs);
+  }
+
+  private keepFor(plan: Plan, totals: StorageTotals, adding: boolean): KeepVerdict {
+    if (totals.bytes < this.quotaBytes[plan]) return { keepSeconds: this.keep.seconds, over: false };
+    if (adding) this.judge(plan, totals);
+    return { keepSeconds: Math.min(this.keep.seconds, this.keep.overQuotaSeconds), over: true };
+  }
 
   /** Refuses a write that adds data to a workspace at or over its plan's quota. */
   check(workspaceId: string, plan: Plan, write: PlayerWrite, nowMs: number): void | Promise<void> {
     if (write.deleteAll || write.ops.every((op) => op.op === 'delete')) return;
+    return this.checkAdding(workspaceId, plan, nowMs);
+  }
+
+  /** Refuses anything that may add data (a write, a leaderboard entry) at or over the quota. */
+  checkAdding(workspaceId: string, plan: Plan, nowMs: number): void | Promise<void> {
     const totals = this.usage.current(workspaceId, nowMs);
     if (totals instanceof Promise) return totals.then((t) => this.judge(plan, t));
     return this.judge(plan, totals);

@@ -45,13 +45,15 @@ export const keyViewList = { type: 'array', items: keyView } as const;
 
 export const storageView = {
   type: 'object',
-  required: ['bytes', 'players', 'quotaBytes'],
+  required: ['bytes', 'players', 'boardBytes', 'keptBytes', 'quotaBytes'],
   additionalProperties: false,
   description:
-    "Bytes the workspace stores (data and history) and players with data, as the instances last added them up (within STORAGE_FLUSH_MS), and the plan's quota.",
+    "Bytes the workspace stores (players' data and history, leaderboard entries, answers kept for Idempotency-Keys) and players with data, as the instances last added them up (within STORAGE_FLUSH_MS), and the plan's quota.",
   properties: {
-    bytes: { type: 'integer' },
+    bytes: { type: 'integer', description: 'Everything counted toward the quota: the players\' bytes, boardBytes and keptBytes.' },
     players: { type: 'integer' },
+    boardBytes: { type: 'integer', description: 'Leaderboard entries (docs/leaderboards.md).' },
+    keptBytes: { type: 'integer', description: 'Answers kept for Idempotency-Keys that may still be alive (docs/safe-saves.md).' },
     quotaBytes: { type: 'integer', minimum: 0 },
   },
 } as const;
@@ -134,7 +136,7 @@ export const workspaceExport = {
 
 export const importSummary = {
   type: 'object',
-  required: ['workspaceId', 'mode', 'complete', 'lines', 'imported', 'replaced', 'unchanged', 'skipped', 'failed', 'erased', 'errors', 'bytes', 'ms'],
+  required: ['workspaceId', 'mode', 'complete', 'lines', 'imported', 'replaced', 'unchanged', 'skipped', 'failed', 'erased', 'boards', 'errors', 'bytes', 'ms'],
   additionalProperties: false,
   properties: {
     workspaceId: { type: 'string' },
@@ -147,6 +149,13 @@ export const importSummary = {
     skipped: count,
     failed: count,
     erased: { ...count, description: 'Players not imported because they were erased after the export (a tombstone in the workspace; docs/erasure.md).' },
+    boards: {
+      type: 'object',
+      required: ['imported', 'replaced', 'skipped', 'entries'],
+      additionalProperties: false,
+      description: 'Leaderboards: loaded as new, replaced (overwrite), kept as they were (skip), and the entries loaded.',
+      properties: { imported: count, replaced: count, skipped: count, entries: count },
+    },
     errors: {
       type: 'array',
       description: 'One entry per refused line (the first 1000).',

@@ -78,12 +78,44 @@ export const keys = {
    * scripts' deltas by every instance (store/workspaces/storage-usage.ts); not updated in the player's slot.
    */
   workspaceStorage: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:storage`,
+  /**
+   * Hash: board name -> the board's config as JSON (`periods`, `follow`, `createdAt`): the
+   * workspace's registry of leaderboards, in the workspace's own slot so that the count of
+   * boards (LEADERBOARD_MAX_BOARDS) is checked and changed in one step (lua/board-register.lua).
+   */
+  boardRegistry: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:boards`,
   /** Hash: key id -> last time (ms since the epoch) the key authenticated a request. */
   keyLastUsed: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:lastused`,
   /** SCAN pattern matching every key of the workspace's own slot (metadata, limits, usage). */
   workspacePattern: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}*`,
   /** Set of every workspace id (for listing). */
   workspaceIndex: () => `${PREFIX}workspaces`,
+
+  // --- Leaderboards (docs/leaderboards.md) ---
+  // Every key of one board shares the tag {<workspaceId>:<board>}: boards spread over a cluster,
+  // and each board's script (lua/board-*.lua) touches one slot: its periods' sorted sets and
+  // member hashes, its meta and its kept answers. Board names never hold braces or colons.
+
+  /**
+   * Hash: the board's meta, read and written by its scripts in the board's own slot: `p` the
+   * periods it keeps (a copy of the registry's, checked by every write), `s` the last sequence
+   * number (the tie-break), `n` the entries counted into the workspace's storage total.
+   */
+  boardMeta: (workspaceId: string, board: string) => `${PREFIX}lb:{${workspaceId}:${board}}`,
+  /**
+   * Sorted set of one period of a board: score = the player's score, member = an 8-character
+   * sequence code, then the user id (domain/leaderboard.ts). `periodId` is `all`, or a
+   * day/week/month id (domain/periods.ts), whose keys expire by themselves after the next period.
+   */
+  boardScores: (workspaceId: string, board: string, periodId: string) => `${PREFIX}lb:{${workspaceId}:${board}}:${periodId}`,
+  /** Hash of one period of a board: user id -> the sequence code of the player's member. Same TTL. */
+  boardMembers: (workspaceId: string, board: string, periodId: string) => `${PREFIX}lb:{${workspaceId}:${board}}:${periodId}:u`,
+  /** String: the first answer of a write to the board under one idempotency key (by its SHA-256). */
+  boardIdempotency: (workspaceId: string, board: string, keyHash: string) => `${PREFIX}lb:{${workspaceId}:${board}}:i:${keyHash}`,
+  /** Hash: user id -> the player's version last applied to a board that follows a player key. */
+  boardFollowed: (workspaceId: string, board: string) => `${PREFIX}lb:{${workspaceId}:${board}}:f`,
+  /** SCAN pattern matching every key of every board of a workspace. */
+  boardPattern: (workspaceId: string) => `${PREFIX}lb:{${workspaceId}:*`,
 
   /** Hash describing one API key, found by the SHA-256 (hex) of the raw key. */
   apiKey: (keyHash: string) => `${PREFIX}key:${keyHash}`,

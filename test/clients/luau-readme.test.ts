@@ -42,8 +42,8 @@ describe('clients/luau/README.md examples (against the service)', () => {
   const batches = (from = 0) => vm.requests.slice(from).filter((r) => r.url.endsWith('/data/batch'));
   const runServerScript = () => vm.run(`${withUrl(SERVER_SCRIPT, t.service.baseUrl)}\nSTORE = store`);
 
-  it('has the four examples this test runs', () => {
-    expect(blocks).to.have.length(4);
+  it('has the four examples this test runs, and the leaderboard one (luau-leaderboard.test.ts)', () => {
+    expect(blocks).to.have.length(5);
   });
 
   it('the server script: sessions for players present and joining, receipts once, one auto-save, close, BindToClose', async () => {

@@ -14,6 +14,8 @@ import { platformDataStores } from './luau-datastore.js';
 const here = new URL('.', import.meta.url);
 const source = (path: string) => readFileSync(new URL(path, here), 'utf8');
 const MODULE_SOURCE = source('../../clients/luau/src/init.luau');
+/** init.luau's child ModuleScript (clients/luau/default.project.json maps src/ as one tree). */
+const LEADERBOARD_SOURCE = source('../../clients/luau/src/Leaderboard.luau');
 const JSON_SOURCE = source('luau/json.luau');
 const PLATFORM_SOURCE = source('luau/platform.luau');
 const DATASTORE_SOURCE = source('luau/datastore.luau');
@@ -120,6 +122,7 @@ async function createLuauVm(): Promise<LuauVm> {
   const platform = state.loadstring(PLATFORM_SOURCE, 'platform.luau', true);
   const dataStores = state.loadstring(DATASTORE_SOURCE, 'datastore.luau', true);
   const playerDataModule = state.loadstring(MODULE_SOURCE, 'PlayerData', true);
+  const leaderboardModule = state.loadstring(LEADERBOARD_SOURCE, 'Leaderboard', true);
   let chunks = 0;
   const compiled = new Map<string, (...args: unknown[]) => Promise<unknown>>();
   const vm: LuauVm = {
@@ -138,6 +141,8 @@ async function createLuauVm(): Promise<LuauVm> {
     async reset() {
       await platform();
       await dataStores();
+      const [leaderboard] = (await leaderboardModule()) as unknown[];
+      state.env.set('LEADERBOARD_MODULE', leaderboard, true);
       const [playerData] = (await playerDataModule()) as unknown[];
       state.env.set('PlayerData', playerData, true);
       requests.length = 0;

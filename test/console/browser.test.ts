@@ -6,14 +6,16 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { BanStore } from '../../src/store/installation/bans.js';
 import { keys } from '../../src/store/keys.js';
 import { ADMIN_TOKEN, adminCall, testOps } from '../support/admin.js';
-import { call, useService } from '../support/service.js';
+import { call, testClock, useService } from '../support/service.js';
 import { randomSuffix } from './random-name.js';
 import { ensureConsoleBuilt, expectAccessible, launchBrowser, screenshot, signIn } from './support.js';
 
 describe('operator console in a browser', function () {
   this.timeout(60_000);
   // History on, to see the console named as the writer of a player's versions.
-  const h = useService({ ADMIN_TOKEN, HISTORY_MAX_VERSIONS: '50' });
+  // Moved a restore interval on where a write must open a restore point of its own.
+  const clock = testClock();
+  const h = useService({ ADMIN_TOKEN, HISTORY_MAX_VERSIONS: '50' }, { clock: clock.now });
   let browser: Browser;
   let context: BrowserContext;
   let page: Page;
@@ -150,6 +152,7 @@ describe('operator console in a browser', function () {
     await page.getByText('Not valid JSON').waitFor();
     expect(await page.getByRole('button', { name: 'Save' }).isDisabled()).to.equal(true);
     await editor.fill('{"gold": 42}');
+    clock.advance(300_000); // the edit opens a restore point, which names its writer
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('status').filter({ hasText: 'Saved "coins"' }).waitFor();
     const read = await publicCall('GET', '/data?userId=42&key=coins', ws.apiKey);

@@ -50,7 +50,7 @@ describe('operator console: erasures', function () {
     await erase.click();
     const job = page.getByRole('region', { name: /^Erasure er_/ });
     await job.getByTestId('job-state').filter({ hasText: 'done' }).waitFor();
-    expect(await job.getByRole('status').textContent()).to.equal('finished: 1 of 1 workspaces, 1 keys deleted');
+    expect(await job.getByRole('status').textContent()).to.equal('finished: 1 of 1 workspaces, 3 keys deleted');
     expect(await keysOfPlayer(h.redis, ws.workspaceId, userId)).to.deep.equal([]);
     await page.getByTestId('erasure-counts').waitFor();
     await expectAccessible(page, 'erasures');

@@ -23,6 +23,11 @@ import { startTestService, testRedis } from '../support/service.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ADMIN_TOKEN = 'docs-example-admin-token-0123456789';
+/**
+ * Settings the pages say their examples run with, in the reader's shell as in the service: a
+ * restore point a second (docs/history.md), so that its writes a second apart make points.
+ */
+const EXAMPLE_SETTINGS = { HISTORY_INTERVAL_SECONDS: '1' };
 /** The service's secrets of erasure (docs/erasure.md), in the reader's shell as in the service. */
 const ERASURE_SECRETS = {
   ROBLOX_WEBHOOK_SECRET: 'docs-example-webhook-secret-0123456789',
@@ -152,7 +157,7 @@ describe('every shell example in the README and docs/ (against the service)', fu
   before(async () => {
     redisDir = mkdtempSync(join(tmpdir(), 'pds-docs-redis-'));
     redis = await startLocalRedis({ dataDir: redisDir, appendonly: false });
-    service = await startTestService({ REDIS_URL: redis.url, ADMIN_TOKEN, ...ERASURE_SECRETS });
+    service = await startTestService({ REDIS_URL: redis.url, ADMIN_TOKEN, ...ERASURE_SECRETS, ...EXAMPLE_SETTINGS });
   });
   after(async () => {
     await service?.close();
@@ -198,6 +203,7 @@ describe('every shell example in the README and docs/ (against the service)', fu
           NODE_ENV: 'test',
           ADMIN_TOKEN,
           ...ERASURE_SECRETS,
+          ...EXAMPLE_SETTINGS,
           // A page that forgets to name its Redis fails here rather than reaching 127.0.0.1:6379.
           REDIS_URL: 'redis://127.0.0.1:1',
         });

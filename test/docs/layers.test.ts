@@ -12,7 +12,7 @@ const LAYERS: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['domain', ['domain/', 'errors.ts']],
   ['config', ['config.ts', 'logger.ts', 'schemas/', 'hot-metrics.ts', 'metrics.ts']],
   ['store', ['store/']],
-  ['policies and operations', ['auth/', 'gate/', 'saves/', 'admin/', 'erasure/']],
+  ['policies and operations', ['auth/', 'gate/', 'saves/', 'boards/', 'admin/', 'erasure/']],
   ['HTTP adapters', ['http/', 'admin/http/', 'openapi/', 'console/']],
   ['apps', ['app.ts', 'ops/', 'cli/']],
   ['composition root', ['main.ts', 'server.ts', 'cluster.ts', 'dev/']],

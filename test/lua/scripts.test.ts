@@ -61,6 +61,7 @@ describe('lua scripts', () => {
   it('each open with a header naming KEYS, ARGV and the output', () => {
     for (const script of SCRIPTS) {
       expect(script.lua.startsWith('--[['), script.file).to.equal(true);
+      // A script taking a varying number of keys names at least the first.
       for (let i = 1; i <= (script.numberOfKeys ?? 1); i++) expect(script.lua, script.file).to.include(`KEYS[${i}]`);
       expect(script.lua, script.file).to.match(/Input:/);
       expect(script.lua, script.file).to.match(/Output:/);
@@ -250,7 +251,9 @@ describe('lua/player-session.lua', () => {
     const idem = { keyHash: randomId('idem'), fingerprint: 'fp-1' };
     const first = await store.session(ws, '7', { action: 'acquire', sessionId: 'ses_a', owner: 'server-a', ttlMs: 60_000 }, idem);
     const again = await store.session(ws, '7', { action: 'acquire', sessionId: 'ses_z', owner: 'server-z', ttlMs: 60_000 }, idem);
-    expect(again).to.deep.equal({ reply: first.reply, replayed: true });
+    // The replay is the first answer, raw as kept, and keeps nothing more.
+    expect(again).to.deep.equal({ reply: first.reply, replayed: true, raw: first.raw, keptBytes: 0 });
+    expect(first.keptBytes).to.be.above(0);
     const other = await store.session(ws, '7', { action: 'release', sessionId: 'ses_a' }, { ...idem, fingerprint: 'fp-2' });
     expect(other.reply).to.deep.equal({ applied: false, refusal: { code: ErrorCode.IDEMPOTENCY_KEY_REUSED } });
     expect((await store.sessionOf(ws, '7')).session?.sessionId).to.equal('ses_a');
@@ -328,7 +331,7 @@ describe('lua/write-player.lua: refusals, locks and replays (through PlayerDataS
     const idem = { keyHash: randomId('idem'), fingerprint: 'fp-1' };
     const first = await write('6', { ops: [{ op: 'increment', key: 'n', amount: 1, defaultValue: 0 }] }, { ...context, idempotency: idem });
     const again = await write('6', { ops: [{ op: 'increment', key: 'n', amount: 1, defaultValue: 0 }] }, { ...context, idempotency: idem });
-    expect(again).to.deep.equal({ reply: first.reply, replayed: true });
+    expect(again).to.deep.equal({ reply: first.reply, replayed: true, raw: first.raw, keptBytes: 0 });
     expect(await store.get(ws, '6', 'n')).to.deep.include({ found: true, version: 1 });
     const reused = await write('6', { ops: [set('n', 5)] }, { ...context, idempotency: { ...idem, fingerprint: 'fp-2' } });
     expect(reused.reply).to.deep.equal(refused({ code: ErrorCode.IDEMPOTENCY_KEY_REUSED }));
@@ -338,6 +341,8 @@ describe('lua/write-player.lua: refusals, locks and replays (through PlayerDataS
     expect(await write('6', { ops: [set('n', 5)], ifVersion: 7 }, { ...context, idempotency: conflict })).to.deep.equal({
       reply: firstRefusal.reply,
       replayed: true,
+      raw: firstRefusal.raw,
+      keptBytes: 0,
     });
   });
 

@@ -66,6 +66,24 @@ describe('every documented route answers as the OpenAPI document says', () => {
     expectDescribed(await api.get('/nothing-here'), 404);
   });
 
+  it('leaderboard routes: success and error statuses', async () => {
+    const ws = await newWorkspace(redis, 'pro');
+    const api = client(service, ws.apiKey);
+    expectDescribed(await api.post('/leaderboards/coins/set', { userId: 'p1', score: 5 }), 200);
+    expectDescribed(await api.post('/leaderboards/coins/increment', { userId: 'p2', amount: 2.5 }, { headers: { 'Idempotency-Key': 'c-1' } }), 200);
+    expectDescribed(await api.post('/leaderboards/coins/increment', { userId: 'p2', amount: 2.5 }, { headers: { 'Idempotency-Key': 'c-1' } }), 200);
+    expectDescribed(await api.post('/leaderboards/coins/increment', { userId: 'p2', amount: 3 }, { headers: { 'Idempotency-Key': 'c-1' } }), 422);
+    expectDescribed(await api.post('/leaderboards/coins/increment', { userId: 'p2', amount: 1e308 }), 200);
+    expectDescribed(await api.post('/leaderboards/coins/increment', { userId: 'p2', amount: 1e308 }), 409);
+    expectDescribed(await api.post('/leaderboards/coins/set', { userId: 'p1' }), 400);
+    expectDescribed(await api.get('/leaderboards/coins?limit=1'), 200);
+    expectDescribed(await api.get('/leaderboards/coins?period=daily'), 404);
+    expectDescribed(await api.get('/leaderboards/coins/players/p1?around=1'), 200);
+    expectDescribed(await api.get('/leaderboards/coins/players/nobody'), 404);
+    expectDescribed(await api.post('/leaderboards/coins/delete', { userId: 'p1' }), 200);
+    expectDescribed(await api.get('/leaderboards/coins/delete'), 405);
+  });
+
   it('403 for a read-only key on a write route', async () => {
     const ws = await newWorkspace(redis, 'pro');
     const readKey = await new AdminOperations(redis).createKey(ws.workspaceId, { scope: 'read' });

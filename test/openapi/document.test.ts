@@ -12,6 +12,8 @@ import { createLogger } from '../../src/logger.js';
 import type { RunningService } from '../../src/server.js';
 import type { WorkspaceStore } from '../../src/store/workspaces/workspaces.js';
 import type { PlayerWrites } from '../../src/saves/player-writes.js';
+import type { BoardWrites } from '../../src/boards/board-writes.js';
+import type { LeaderboardStore } from '../../src/store/boards/leaderboard-store.js';
 import type { PlayerDataStore } from '../../src/store/players/player-data.js';
 import type { RateLimiter } from '../../src/store/workspaces/rate-limiter.js';
 import { ResponseChecker } from '../support/openapi-check.js';
@@ -68,6 +70,8 @@ describe('OpenAPI document', () => {
       limiter: {} as RateLimiter,
       players: {} as PlayerDataStore,
       writes: {} as PlayerWrites,
+      boards: {} as LeaderboardStore,
+      boardWrites: {} as BoardWrites,
       workspaces: {} as WorkspaceStore,
       erasures: {} as ErasureRequests,
     });
@@ -165,7 +169,7 @@ describe('OpenAPI document', () => {
         ...base,
         path: '/admin/v1/workspaces/ws_1',
         headers: { 'x-request-id': 'req-2' },
-        body: { success: true, data: { ...workspace, keys: [], storage: { bytes: 0, players: 0, quotaBytes: 1 } } },
+        body: { success: true, data: { ...workspace, keys: [], storage: { bytes: 0, players: 0, boardBytes: 0, keptBytes: 0, quotaBytes: 1 } } },
       };
       expect(checker.check(admin)).to.equal(undefined);
       const unknown = { ...base, path: '/api/v1/nope', status: 404, body: { success: false, error: 'No such endpoint', code: 'NOT_FOUND' } };

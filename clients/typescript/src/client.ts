@@ -13,8 +13,9 @@ import {
   checkVersion,
   userIdText,
 } from './checks.js';
-import { PlayerDataError, type Operation } from './errors.js';
-import { Transport, retryAfterSeconds, type Answer } from './transport.js';
+import type { Operation } from './errors.js';
+import { Leaderboard, type LeaderboardOptions } from './leaderboard.js';
+import { Transport, type Answer } from './transport.js';
 import type {
   AcquireOptions,
   BatchOp,
@@ -41,41 +42,7 @@ import type {
   WriteOptions,
 } from './types.js';
 
-type Body = Record<string, any>;
-
-/** The error an unsuccessful answer (or one failed player of a multi-player batch) stands for. */
-function errorOf(operation: Operation, status: number, body: Body, attempts: number, retryAfter?: number): PlayerDataError {
-  const message = typeof body['error'] === 'string' ? body['error'] : 'unexpected answer';
-  return new PlayerDataError(operation, status, message, retryAfter, {
-    code: typeof body['code'] === 'string' ? body['code'] : undefined,
-    version: typeof body['version'] === 'number' ? body['version'] : undefined,
-    data: body['data'],
-    attempts,
-  });
-}
-
-function bodyOf(operation: Operation, answer: Answer): Body {
-  if (answer.body !== undefined) return answer.body;
-  throw new PlayerDataError(operation, answer.status, "the answer is not the service's JSON (is baseUrl right?)", undefined, {
-    code: 'INVALID_ANSWER',
-    attempts: answer.attempts,
-  });
-}
-
-/** The body of a successful answer; anything else becomes a PlayerDataError. */
-function succeeded(operation: Operation, answer: Answer): Body {
-  const body = bodyOf(operation, answer);
-  if (answer.status === 200 && body['success'] === true) return body;
-  const retryAfter = answer.status === 429 ? retryAfterSeconds(answer) : undefined;
-  throw errorOf(operation, answer.status, body, answer.attempts, retryAfter);
-}
-
-// Only the service's own codes mean "no such player or key"; any other 404 (a wrong baseUrl, a
-// proxy) throws, so a misconfiguration is never mistaken for a player without data.
-function isMissing(operation: Operation, answer: Answer): boolean {
-  const code = bodyOf(operation, answer)['code'];
-  return answer.status === 404 && (code === 'PLAYER_NOT_FOUND' || code === 'KEY_NOT_FOUND');
-}
+import { errorOf, isMissing, succeeded, type Body } from './answers.js';
 
 function versionOf(body: Body): number {
   return typeof body['version'] === 'number' ? body['version'] : 0;
@@ -268,6 +235,17 @@ export class PlayerDataClient {
     const body = { userId: userIdText(op, userId), sessionId: checkKey(op, sessionId, 'sessionId') };
     const answer = succeeded(op, await this.write(op, '/sessions/release', body, options));
     return { released: answer['data'].released === true, version: versionOf(answer) };
+  }
+
+  /**
+   * A leaderboard of the workspace (docs/leaderboards.md): its calls read and write `name`, in
+   * `options.period` (default all-time; previous: the period before the current one).
+   */
+  leaderboard(name: string, options: LeaderboardOptions = {}): Leaderboard {
+    return new Leaderboard(name, options, {
+      read: (operation, path, signal) => this.transport.send({ operation, method: 'GET', path, signal }),
+      write: (operation, path, body, writeOptions) => this.write(operation, path, body, writeOptions),
+    });
   }
 
   private async pingAs(operation: 'init' | 'ping', options: CallOptions = {}): Promise<Workspace> {

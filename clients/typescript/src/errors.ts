@@ -17,7 +17,16 @@ export type Operation =
   | 'batchPlayers'
   | 'acquireSession'
   | 'renewSession'
-  | 'releaseSession';
+  | 'releaseSession'
+  | 'leaderboard'
+  | 'leaderboard.set'
+  | 'leaderboard.increment'
+  | 'leaderboard.delete'
+  | 'leaderboard.top'
+  | 'leaderboard.page'
+  | 'leaderboard.pages'
+  | 'leaderboard.rank'
+  | 'leaderboard.around';
 
 /** The service's codes (docs/safe-saves.md; src/errors.ts of the service). */
 export type ServerErrorCode =
@@ -36,6 +45,9 @@ export type ServerErrorCode =
   | 'NOT_A_NUMBER'
   | 'NUMBER_OUT_OF_RANGE'
   | 'TOO_MANY_KEYS'
+  | 'TOO_MANY_BOARDS'
+  | 'BOARD_FULL'
+  | 'PERIOD_NOT_KEPT'
   | 'SESSION_LOCKED'
   | 'SESSION_LOST'
   | 'IDEMPOTENCY_IN_PROGRESS'

@@ -1,8 +1,10 @@
 // The client's module-level API: the seven functions of the Luau module (init() connects once
 // with one ping, and the others use that connection), plus the safe-save calls (versions,
-// batches, sessions). PlayerDataClient serves code that talks to more than one workspace.
+// batches, sessions) and leaderboards. PlayerDataClient serves code that talks to more than one
+// workspace.
 import { PlayerDataClient } from './client.js';
 import type { Operation } from './errors.js';
+import type { Leaderboard, LeaderboardOptions } from './leaderboard.js';
 import type {
   AcquireOptions,
   BatchOp,
@@ -29,6 +31,8 @@ import type {
 } from './types.js';
 
 export { PlayerDataClient } from './client.js';
+export { Leaderboard } from './leaderboard.js';
+export type { BoardEntry, BoardPage, LeaderboardOptions, Order, PageOptions, Period, PeriodInfo, PlayerRank, ScoreResult } from './leaderboard.js';
 export type * from './types.js';
 export type { RetryConfig } from './transport.js';
 export { PlayerDataError, type ClientErrorCode, type ErrorCode, type ErrorDetails, type Operation, type ServerErrorCode } from './errors.js';
@@ -134,4 +138,12 @@ export async function renewSession(userId: UserId, sessionId: string, options?: 
 
 export async function releaseSession(userId: UserId, sessionId: string, options?: WriteOptions): Promise<ReleaseResult> {
   return connected('releaseSession').releaseSession(userId, sessionId, options);
+}
+
+/**
+ * A leaderboard of the workspace: set, increment, delete, top, page, pages, rank, around. Its
+ * calls are async; making it is not, and throws before init() (or for a bad name).
+ */
+export function leaderboard(name: string, options?: LeaderboardOptions): Leaderboard {
+  return connected('leaderboard').leaderboard(name, options);
 }

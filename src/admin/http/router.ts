@@ -14,6 +14,7 @@ import type { AdminOperations } from '../operations.js';
 import { banAdminRoutes } from './routes/bans.js';
 import { auditAdminRoutes } from './routes/audit.js';
 import { keyAdminRoutes } from './routes/keys.js';
+import { leaderboardAdminRoutes } from './routes/leaderboards.js';
 import { playerAdminRoutes } from './routes/players.js';
 import { transferAdminRoutes } from './routes/transfer.js';
 import { erasureAdminRoutes } from './routes/erasures.js';
@@ -81,5 +82,6 @@ export function adminRouter(token: string, ops: AdminOperations, config: Config,
   auditAdminRoutes(router, ops);
   transferAdminRoutes(router, ops);
   erasureAdminRoutes(router, ops, config);
+  leaderboardAdminRoutes(router, ops, config);
   return router;
 }

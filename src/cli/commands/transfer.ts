@@ -15,6 +15,8 @@ export interface ExportResult {
   readonly out: string;
   readonly players: number;
   readonly keys: number;
+  readonly boards: number;
+  readonly boardEntries: number;
   readonly bytes: number;
   readonly ms: number;
 }
@@ -53,6 +55,10 @@ export function importHuman(r: ImportSummary): string {
       `${r.lines} lines, ${r.imported} new, ${r.replaced} replaced, ${r.unchanged} unchanged, ${r.skipped} skipped, ${r.failed} failed` +
       (r.erased > 0 ? `, ${r.erased} erased (not imported: erased since the export)` : ''),
   ];
+  const b = r.boards;
+  if (b.imported + b.replaced + b.skipped > 0) {
+    lines.push(`leaderboards: ${b.imported} new, ${b.replaced} replaced, ${b.skipped} skipped; ${b.entries} entries loaded`);
+  }
   for (const e of r.errors) lines.push(`  line ${e.line}${e.userId === undefined ? '' : ` (player ${e.userId})`}: ${e.code}: ${e.error}`);
   if (r.failed > r.errors.length) lines.push(`  ... and ${r.failed - r.errors.length} more`);
   return lines.join('\n');
@@ -69,7 +75,9 @@ export function transferCommands(workspace: Command): void {
       run(
         opts,
         async ({ ops }) => writeExport(await ops.exportWorkspace(id), opts.out ?? process.stdout, true),
-        (r) => `exported workspace ${r.workspaceId} to ${r.out}: ${r.players} players, ${r.keys} keys, ${r.bytes} bytes in ${seconds(r.ms)}`,
+        (r) =>
+          `exported workspace ${r.workspaceId} to ${r.out}: ${r.players} players, ${r.keys} keys, ${r.bytes} bytes in ${seconds(r.ms)}` +
+          (r.boards > 0 ? `; ${r.boards} leaderboards, ${r.boardEntries} entries` : ''),
         undefined,
         process.stderr,
       ),

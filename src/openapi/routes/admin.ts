@@ -50,6 +50,7 @@ import {
 } from '../../schemas/admin.js';
 import { addBanBody, allowBody, bansQuery, keyDevBody, violationsQuery } from '../../schemas/gate-admin.js';
 import { adminRoute, type RouteSpec } from '../route-spec.js';
+import { adminLeaderboardRoutes } from './admin-leaderboards.js';
 
 const PLAYER = '/workspaces/:id/players/:userId';
 const addressParam = {
@@ -224,4 +225,11 @@ const gateRoutes = [
   }),
 ];
 
-export const adminRoutes: readonly RouteSpec[] = [...workspaceRoutes, ...keyRoutes, ...playerRoutes, ...auditRoutes, ...gateRoutes];
+export const adminRoutes: readonly RouteSpec[] = [
+  ...workspaceRoutes,
+  ...keyRoutes,
+  ...playerRoutes,
+  ...auditRoutes,
+  ...gateRoutes,
+  ...adminLeaderboardRoutes,
+];

@@ -26,7 +26,7 @@ import {
 import { openRoute, publicRoute, type HeaderSpec, type RouteSpec } from '../route-spec.js';
 
 /** Every write takes an Idempotency-Key and says when its answer is a replay (docs/safe-saves.md). */
-const idempotent = {
+export const idempotent = {
   requestHeaders: {
     'Idempotency-Key': {
       description:

@@ -9,6 +9,7 @@ import { AppError, ErrorCode, outcomeUnknown } from '../../errors.js';
 import { BulkReadGate } from './bulk-reads.js';
 import { keys } from '../keys.js';
 import { mayHaveRun, type RedisClient } from '../redis/redis.js';
+import { keptRecordBytes } from '../workspaces/idempotency-claims.js';
 import {
   decodeReadReply,
   decodeSessionReply,
@@ -26,6 +27,9 @@ import {
   type WriteContext,
   type WriteReply,
 } from './script-protocol.js';
+
+/** A script's reply, and the bytes of the answer it kept for the request's Idempotency-Key (0 for none, or a replay). */
+export type KeptReply<T> = Replayable<T> & { readonly keptBytes: number };
 
 /** Meta fields of the player hash start with this byte; data keys never do. */
 const META = '\0';
@@ -91,6 +95,8 @@ export const READ_INLINE_BYTES = 64 * 1024;
 export class PlayerDataStore {
   /** The limits argument of every write (writeLimitsArg). */
   private readonly limitsArg: string;
+  /** The limits argument for another answer-keeping time (a workspace over its quota keeps answers shorter). */
+  private readonly limitsArgs = new Map<number, string>();
 
   constructor(
     private readonly redis: RedisClient,
@@ -193,8 +199,10 @@ export class PlayerDataStore {
   }
 
   /** Applies a write with lua/write-player.lua; the reply says what happened. */
-  async write(workspaceId: string, userId: string, write: PlayerWrite, context: WriteContext): Promise<Replayable<WriteReply>> {
-    const args = writePlayerArgs(this.limitsArg, write, context);
+  async write(workspaceId: string, userId: string, write: PlayerWrite, context: WriteContext): Promise<KeptReply<WriteReply>> {
+    const ttl = context.idempotency?.ttlSeconds;
+    const limitsArg = ttl === undefined || ttl === this.limits.idempotencyTtlSeconds ? this.limitsArg : this.limitsArgFor(ttl);
+    const args = writePlayerArgs(limitsArg, write, context);
     const raw = await this.sent(() =>
       this.redis.writePlayer(
         keys.player(workspaceId, userId),
@@ -206,7 +214,28 @@ export class PlayerDataStore {
         ...args,
       ),
     );
-    return decodeWriteReply(raw);
+    return this.kept(decodeWriteReply(raw), workspaceId, userId, context.idempotency);
+  }
+
+  /** The bytes of the answer a script kept under the request's idempotency key (none for a replay or without a key). */
+  private kept<T>(decoded: Replayable<T>, workspaceId: string, userId: string, idempotency: WriteContext['idempotency']): KeptReply<T> {
+    if (idempotency === undefined || decoded.replayed) return { ...decoded, keptBytes: 0 };
+    const record = keys.playerIdempotency(workspaceId, userId, idempotency.keyHash);
+    return { ...decoded, keptBytes: keptRecordBytes(record, idempotency.fingerprint.length + 1 + JSON.stringify(decoded.raw).length) };
+  }
+
+  /** Shortens the answer kept for a player under an idempotency key (kept whole elsewhere: the request's claim). */
+  async shortenKeptAnswer(workspaceId: string, userId: string, keyHash: string, ms: number): Promise<void> {
+    await this.redis.pexpire(this.idempotencyKey(workspaceId, userId, keyHash), ms);
+  }
+
+  private limitsArgFor(ttlSeconds: number): string {
+    let arg = this.limitsArgs.get(ttlSeconds);
+    if (arg === undefined) {
+      arg = writeLimitsArg(this.limits, ttlSeconds);
+      this.limitsArgs.set(ttlSeconds, arg);
+    }
+    return arg;
   }
 
   /**
@@ -229,7 +258,7 @@ export class PlayerDataStore {
     userId: string,
     request: SessionRequest,
     idempotency?: WriteContext['idempotency'],
-  ): Promise<Replayable<SessionReply>> {
+  ): Promise<KeptReply<SessionReply>> {
     const raw = await this.sent(() =>
       this.redis.playerSession(
         keys.player(workspaceId, userId),
@@ -237,7 +266,7 @@ export class PlayerDataStore {
         ...playerSessionArgs(request, idempotency, this.limits.idempotencyTtlSeconds),
       ),
     );
-    return decodeSessionReply(raw, request.action);
+    return this.kept(decodeSessionReply(raw, request.action), workspaceId, userId, idempotency);
   }
 
   /** The player's version and live session (expired sessions are not shown). */

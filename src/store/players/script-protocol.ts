@@ -31,7 +31,8 @@ export type Refusal =
   | { readonly code: typeof ErrorCode.VERSION_CONFLICT | typeof ErrorCode.SESSION_LOST; readonly version: number }
   | { readonly code: typeof ErrorCode.SESSION_LOCKED; readonly version: number; readonly owner: string; readonly expiresAtMs: number }
   | { readonly code: typeof ErrorCode.PLAYER_TOO_LARGE; readonly version: number; readonly bytes: number }
-  | { readonly code: typeof ErrorCode.IDEMPOTENCY_KEY_REUSED };
+  | { readonly code: typeof ErrorCode.IDEMPOTENCY_KEY_REUSED }
+  | { readonly code: typeof ErrorCode.STORAGE_QUOTA_EXCEEDED; readonly version: number };
 
 export type WriteReply =
   | {
@@ -72,6 +73,8 @@ export type SessionReply =
 export interface Replayable<T> {
   readonly reply: T;
   readonly replayed: boolean;
+  /** The reply as the script answered it (for a replay, the first answer): what an answer kept elsewhere holds. */
+  readonly raw: RawReply;
 }
 
 /** The refusal of a negative code, from the fields every player script answers it with. */
@@ -94,6 +97,8 @@ function refusalOf(raw: RawReply): Refusal {
       return { code: ErrorCode.PLAYER_TOO_LARGE, version, bytes: Number(raw[2]) };
     case ScriptCode.IDEMPOTENCY_KEY_REUSED:
       return { code: ErrorCode.IDEMPOTENCY_KEY_REUSED };
+    case ScriptCode.STORAGE_QUOTA_EXCEEDED:
+      return { code: ErrorCode.STORAGE_QUOTA_EXCEEDED, version };
     default:
       throw unexpectedScriptReply(raw);
   }
@@ -108,7 +113,7 @@ function storageAt(raw: RawReply, at: number): StorageDelta {
  * A reply of a script that keeps answers under an Idempotency-Key: `{ 2, '<first answer as
  * JSON>' }` is a replay of that answer, decoded as the first one was.
  */
-function unwrapReplay(raw: RawReply): Replayable<RawReply> {
+function unwrapReplay(raw: RawReply): { reply: RawReply; replayed: boolean } {
   if (raw[0] !== 2) return { reply: raw, replayed: false };
   let first: unknown;
   try {
@@ -143,8 +148,11 @@ export interface WriteContext {
   /** Kind of write and who made it, for the history. */
   readonly kind: string;
   readonly actor: string;
-  /** The request's idempotency key (its SHA-256) and fingerprint, when it has one. */
-  readonly idempotency?: { readonly keyHash: string; readonly fingerprint: string } | undefined;
+  /**
+   * The request's idempotency key (its SHA-256) and fingerprint, when it has one, and how long
+   * its answer is kept (the configured IDEMPOTENCY_TTL_SECONDS when not said).
+   */
+  readonly idempotency?: { readonly keyHash: string; readonly fingerprint: string; readonly ttlSeconds?: number } | undefined;
 }
 
 export interface PlayerLimits {
@@ -161,10 +169,10 @@ export interface PlayerLimits {
   };
 }
 
-/** The limits argument of lua/write-player.lua: the same for every write, so built once. */
-export function writeLimitsArg(limits: PlayerLimits): string {
+/** The limits argument of lua/write-player.lua: the same for every write, so built once (once per answer-keeping time). */
+export function writeLimitsArg(limits: PlayerLimits, idempotencyTtlSeconds = limits.idempotencyTtlSeconds): string {
   const { intervalMs, maxVersions, fineMs, maxAgeMs, maxBytes } = limits.history;
-  return `${limits.maxKeysPerPlayer} ${limits.maxPlayerBytes} ${limits.idempotencyTtlSeconds} ${intervalMs} ${maxVersions} ${fineMs} ${maxAgeMs} ${maxBytes}`;
+  return `${limits.maxKeysPerPlayer} ${limits.maxPlayerBytes} ${idempotencyTtlSeconds} ${intervalMs} ${maxVersions} ${fineMs} ${maxAgeMs} ${maxBytes}`;
 }
 
 /** What a session id may hold (the schemas hold every id sent to it); the script parses on it. */
@@ -207,12 +215,13 @@ export function decodeWriteReply(raw: RawReply): Replayable<WriteReply> {
     return {
       reply: { applied: true, version, storage: storageAt(reply, 2), workBytes: Number(reply[6]), results: reply.slice(8).map(String) },
       replayed,
+      raw: reply,
     };
   }
   if (reply[0] === APPLIED_V1) {
-    return { reply: { applied: true, version, storage: storageAt(reply, 2), workBytes: 0, results: reply.slice(5).map(String) }, replayed };
+    return { reply: { applied: true, version, storage: storageAt(reply, 2), workBytes: 0, results: reply.slice(5).map(String) }, replayed, raw: reply };
   }
-  return { reply: { applied: false, refusal: refusalOf(reply) }, replayed };
+  return { reply: { applied: false, refusal: refusalOf(reply) }, replayed, raw: reply };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -224,6 +233,8 @@ export interface SessionRequest {
   readonly owner?: string;
   readonly ttlMs?: number | undefined;
   readonly steal?: boolean;
+  /** The workspace is at or over its storage quota: an acquire of a player that never had data is refused. */
+  readonly overQuota?: boolean;
 }
 
 /** ARGV of lua/player-session.lua (its header describes each). */
@@ -235,7 +246,8 @@ export function playerSessionArgs(request: SessionRequest, idempotency: WriteCon
     request.ttlMs === undefined ? '' : String(request.ttlMs),
     request.steal ? '1' : '',
     idempotency?.fingerprint ?? '',
-    String(idempotencyTtlSeconds),
+    String(idempotency?.ttlSeconds ?? idempotencyTtlSeconds),
+    request.overQuota ? '1' : '',
   ];
 }
 
@@ -245,9 +257,9 @@ export function playerSessionArgs(request: SessionRequest, idempotency: WriteCon
  */
 export function decodeSessionReply(raw: RawReply, action: SessionRequest['action']): Replayable<SessionReply> {
   const { reply, replayed } = unwrapReplay(raw);
-  if (reply[0] !== 1) return { reply: { applied: false, refusal: refusalOf(reply) }, replayed };
+  if (reply[0] !== 1) return { reply: { applied: false, refusal: refusalOf(reply) }, replayed, raw: reply };
   const version = Number(reply[1]);
-  if (action === 'release') return { reply: { applied: true, kind: 'released', version, released: Number(reply[2]) === 1 }, replayed };
+  if (action === 'release') return { reply: { applied: true, kind: 'released', version, released: Number(reply[2]) === 1 }, replayed, raw: reply };
   return {
     reply: {
       applied: true,
@@ -256,6 +268,7 @@ export function decodeSessionReply(raw: RawReply, action: SessionRequest['action
       session: { sessionId: String(reply[2]), owner: String(reply[3]), expiresAtMs: Number(reply[4]) },
     },
     replayed,
+    raw: reply,
   };
 }
 

@@ -64,6 +64,13 @@ export const SCRIPTS: readonly ScriptDefinition[] = Object.freeze([
   load('erasureLease', 'erasure-lease.lua', 1),
   load('setGames', 'set-games.lua', 1),
   load('auditRenameTargets', 'audit-rename-targets.lua', 1),
+  // Leaderboards: a variable number of keys, all in one board's slot (numberOfKeys given per call).
+  load('boardWrite', 'board-write.lua', undefined),
+  load('boardPage', 'board-page.lua', 2),
+  load('boardRank', 'board-rank.lua', 3),
+  load('boardRegister', 'board-register.lua', 1),
+  load('boardReset', 'board-reset.lua', undefined),
+  load('boardImport', 'board-import.lua', 3),
 ]);
 
 declare module 'ioredis' {
@@ -116,6 +123,12 @@ declare module 'ioredis' {
     erasureLease(lease: RedisKey, holder: string, action: 'renew' | 'release', ms: string): Result<number, Context>;
     setGames(games: RedisKey, workspaceId: string, ...gameIds: string[]): Result<[written: number, a: number | string, b: number | string], Context>;
     auditRenameTargets(audit: RedisKey, start: string, count: string, ...fromAndTo: string[]): Result<[renamed: number, length: number], Context>;
+    boardWrite(numberOfKeys: number, ...keysThenArgs: string[]): Result<Array<string | number>, Context>;
+    boardPage(meta: RedisKey, scores: RedisKey, ...args: string[]): Result<Array<string | number>, Context>;
+    boardRank(meta: RedisKey, scores: RedisKey, members: RedisKey, ...args: string[]): Result<Array<string | number>, Context>;
+    boardRegister(registry: RedisKey, ...args: string[]): Result<[status: number, configOrCount: string | number], Context>;
+    boardReset(numberOfKeys: number, ...keysThenArgs: string[]): Result<[removed: number, entriesDelta: number], Context>;
+    boardImport(meta: RedisKey, scores: RedisKey, members: RedisKey, ...args: string[]): Result<[number, number, number?], Context>;
   }
 }
 
@@ -158,6 +171,7 @@ export const ScriptCode = {
   SESSION_LOST: -6,
   PLAYER_TOO_LARGE: -7,
   IDEMPOTENCY_KEY_REUSED: -8,
+  STORAGE_QUOTA_EXCEEDED: -9,
 } as const;
 
 /** The error code of each script code. */
@@ -170,6 +184,27 @@ export const ERROR_OF_SCRIPT_CODE: Readonly<Record<number, ErrorCode>> = {
   [ScriptCode.SESSION_LOST]: ErrorCode.SESSION_LOST,
   [ScriptCode.PLAYER_TOO_LARGE]: ErrorCode.PLAYER_TOO_LARGE,
   [ScriptCode.IDEMPOTENCY_KEY_REUSED]: ErrorCode.IDEMPOTENCY_KEY_REUSED,
+  [ScriptCode.STORAGE_QUOTA_EXCEEDED]: ErrorCode.STORAGE_QUOTA_EXCEEDED,
+};
+
+/** The negative codes of the leaderboard scripts (lua/board-*.lua), named once. */
+export const BoardScriptCode = {
+  /** Not an error: the board is not in its workspace's registry yet; register, then write again. */
+  UNREGISTERED: -1,
+  /** Not an error: the board keeps other periods than the caller passed (or, on a read, not the one asked for). */
+  PERIODS_CHANGED: -2,
+  BOARD_FULL: -3,
+  NUMBER_OUT_OF_RANGE: -4,
+  /** The same code as the player scripts': the idempotency prologue is one and the same. */
+  IDEMPOTENCY_KEY_REUSED: -8,
+  STORAGE_QUOTA_EXCEEDED: -9,
+} as const;
+
+/** The error code of each board script code that is a refusal. */
+export const ERROR_OF_BOARD_CODE: Readonly<Record<number, ErrorCode>> = {
+  [BoardScriptCode.BOARD_FULL]: ErrorCode.BOARD_FULL,
+  [BoardScriptCode.NUMBER_OUT_OF_RANGE]: ErrorCode.NUMBER_OUT_OF_RANGE,
+  [BoardScriptCode.IDEMPOTENCY_KEY_REUSED]: ErrorCode.IDEMPOTENCY_KEY_REUSED,
 };
 
 /** A reply code no script returns: a bug, answered 500. */

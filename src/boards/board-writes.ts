@@ -1,0 +1,79 @@
+// Applies the public API's leaderboard writes: the storage quota (a write that may add entries
+// is refused at or over it; a delete always passes), the request's idempotency key claimed in
+// its workspace (saves/idempotency.ts, as player writes claim theirs), the board's script, and
+// the entries it added or removed counted into the workspace's storage total.
+import type { Period } from '../domain/periods.js';
+import { AppError } from '../errors.js';
+import { REPLAYED_HEADER, keyReused, withClaim, type IdempotencyClaims } from '../saves/idempotency.js';
+import type { WriteOrigin } from '../saves/player-writes.js';
+import type { StorageQuota } from '../saves/storage-quota.js';
+import { BOARD_ENTRY_BYTES } from '../store/boards/board-memory.js';
+import type { BoardOp, BoardWriteReply, LeaderboardStore } from '../store/boards/leaderboard-store.js';
+import { BoardScriptCode, ERROR_OF_BOARD_CODE, unexpectedScriptReply } from '../store/redis/scripts.js';
+import type { StorageUsage } from '../store/workspaces/storage-usage.js';
+
+/** About what an answer a board's script keeps for an Idempotency-Key costs Redis (store/workspaces/idempotency-claims.ts keptRecordBytes). */
+const BOARD_KEPT_ANSWER_BYTES = 200;
+
+export type BoardWriteOutcome =
+  | { readonly status: 'scored'; readonly scores: ReadonlyArray<readonly [Period, string]>; readonly replayed: boolean }
+  | { readonly status: 'deleted'; readonly deleted: boolean; readonly replayed: boolean };
+
+/** The refusal of a board script's reply, as its first answer said it (and a replay repeats). */
+function refusal(code: number, period: Period | undefined, replayed: boolean, maxEntries: number): AppError {
+  const headers = replayed ? { headers: { [REPLAYED_HEADER]: 'true' } } : {};
+  switch (code) {
+    case BoardScriptCode.BOARD_FULL:
+      return new AppError(
+        ERROR_OF_BOARD_CODE[code]!,
+        `The ${period} period of this leaderboard holds ${maxEntries} entries, the most it may (LEADERBOARD_MAX_ENTRIES): a new player cannot be added; existing ones can still be written`,
+        headers,
+      );
+    case BoardScriptCode.NUMBER_OUT_OF_RANGE:
+      return new AppError(ERROR_OF_BOARD_CODE[code]!, `The increment would leave the finite number range in the ${period} period`, headers);
+    case BoardScriptCode.IDEMPOTENCY_KEY_REUSED:
+      return keyReused();
+    default:
+      return unexpectedScriptReply([code]);
+  }
+}
+
+export class BoardWrites {
+  constructor(
+    private readonly store: LeaderboardStore,
+    private readonly claims: IdempotencyClaims,
+    private readonly quota: StorageQuota,
+    private readonly usage: StorageUsage,
+  ) {}
+
+  /** One write of the public API; its refusal thrown (as the first answer, when replayed). */
+  async write(origin: WriteOrigin, board: string, userId: string, op: BoardOp): Promise<BoardWriteOutcome> {
+    // A set or increment may add an entry (only its script knows); a delete always passes.
+    const verdict = this.quota.verdict(origin.workspaceId, origin.plan, op.op !== 'delete', origin.nowMs);
+    const reply = await withClaim(this.claims, origin, verdict, (claim) =>
+      this.store.write(origin.workspaceId, board, userId, op, {
+        nowMs: origin.nowMs,
+        idempotency: claim,
+      }),
+    );
+    // The board's script kept this answer under the key (besides the claim, counted by the claim).
+    if (origin.idempotencyKey !== undefined && !reply.replayed) this.quota.recordKept(origin.workspaceId, BOARD_KEPT_ANSWER_BYTES, origin.nowMs);
+    return this.outcome(origin.workspaceId, reply);
+  }
+
+  /**
+   * The write path's call for a board that follows a player key (LeaderboardStore.applyFollowed),
+   * with the entries it adds or removes counted into the workspace's storage total.
+   */
+  async applyFollowed(workspaceId: string, board: string, userId: string, valueJson: string | null, version: number, nowMs: number): Promise<BoardWriteOutcome> {
+    return this.outcome(workspaceId, await this.store.applyFollowed(workspaceId, board, userId, valueJson, version, nowMs));
+  }
+
+  private outcome(workspaceId: string, reply: BoardWriteReply): BoardWriteOutcome {
+    if (reply.status === 'refused') throw refusal(reply.code, reply.period, reply.replayed, this.store.limits.maxEntries);
+    if (!reply.replayed && reply.entriesDelta !== 0) this.usage.recordBoards(workspaceId, reply.entriesDelta * BOARD_ENTRY_BYTES);
+    return reply.status === 'scored'
+      ? { status: 'scored', scores: reply.scores, replayed: reply.replayed }
+      : { status: 'deleted', deleted: reply.deleted, replayed: reply.replayed };
+  }
+}
