@@ -155,13 +155,13 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const untrackKeyCache = metrics.trackKeyCache(authenticator);
   const untrackGate = metrics.trackGate(gate);
   const players = new PlayerDataStore(redis, playerLimitsOf(config), bulk);
-  const storage = new StorageUsage(redis, config.storage.refreshMs, { keptSeconds: config.idempotencyTtlSeconds });
+  const storage = new StorageUsage(redis, config.storage.refreshMs);
   storage.start(config.storage.flushMs);
   const quota = new StorageQuota(storage, config.storage.quotaBytes, {
     seconds: config.idempotencyTtlSeconds,
     overQuotaSeconds: config.idempotencyTtlOverQuotaSeconds,
   });
-  const claims = new IdempotencyClaims(redis, config.idempotencyTtlSeconds, (workspaceId, bytes) => quota.recordKept(workspaceId, bytes, Date.now()));
+  const claims = new IdempotencyClaims(redis, config.idempotencyTtlSeconds, (workspaceId, bytes, expiresAtMs) => quota.recordKept(workspaceId, bytes, expiresAtMs));
   const writes = new PlayerWrites(players, claims, config.limits, quota);
   const boards = new LeaderboardStore(redis, new BoardRegistry(redis, config.leaderboards.maxBoards), {
     maxEntries: config.leaderboards.maxEntries,

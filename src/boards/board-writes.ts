@@ -57,7 +57,9 @@ export class BoardWrites {
       }),
     );
     // The board's script kept this answer under the key (besides the claim, counted by the claim).
-    if (origin.idempotencyKey !== undefined && !reply.replayed) this.quota.recordKept(origin.workspaceId, BOARD_KEPT_ANSWER_BYTES, origin.nowMs);
+    if (origin.idempotencyKey !== undefined && !reply.replayed) {
+      this.quota.recordKept(origin.workspaceId, BOARD_KEPT_ANSWER_BYTES, origin.nowMs + this.store.limits.idempotencyTtlSeconds * 1000);
+    }
     return this.outcome(origin.workspaceId, reply);
   }
 

@@ -53,8 +53,8 @@ export class IdempotencyClaims {
   constructor(
     private readonly redis: RedisClient,
     private readonly ttlSeconds: number,
-    /** Told the bytes a new claim, or an answer kept in one, costs Redis (the storage totals). */
-    private readonly onKept: (workspaceId: string, bytes: number) => void = () => {},
+    /** Told the bytes a new claim, or an answer kept in one, costs Redis, and until when (the storage totals). */
+    private readonly onKept: (workspaceId: string, bytes: number, expiresAtMs: number) => void = () => {},
   ) {}
 
   /**
@@ -78,7 +78,7 @@ export class IdempotencyClaims {
     try {
       const first = await claimIdempotencyKey(this.redis, workspaceId, keyHash, fingerprint, ttlSeconds);
       if (first === null) {
-        this.onKept(workspaceId, claimBytes(workspaceId, keyHash, fingerprint));
+        this.onKept(workspaceId, claimBytes(workspaceId, keyHash, fingerprint), Date.now() + ttlSeconds * 1000);
       } else {
         const nl = first.indexOf('\n');
         if ((nl < 0 ? first : first.slice(0, nl)) !== fingerprint) throw keyReused();
@@ -90,7 +90,7 @@ export class IdempotencyClaims {
     }
     const keep = async (text: string) => {
       await keepClaimAnswer(this.redis, workspaceId, keyHash, fingerprint, text);
-      this.onKept(workspaceId, Buffer.byteLength(text) + 1);
+      this.onKept(workspaceId, Buffer.byteLength(text) + 1, Date.now() + ttlSeconds * 1000);
     };
     return { keyHash, fingerprint, ttlSeconds, ...(answer === undefined ? {} : { answer }), keep, done };
   }

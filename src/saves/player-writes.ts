@@ -68,7 +68,7 @@ export class PlayerWrites {
     const verdict = this.quota.verdict(origin.workspaceId, origin.plan, adds(request.write), origin.nowMs);
     return withClaim(this.claims, origin, verdict, async (claim) => {
       const reply = await this.apply(origin, request, claim);
-      this.quota.recordKept(origin.workspaceId, reply.keptBytes, origin.nowMs);
+      if (claim) this.quota.recordKept(origin.workspaceId, reply.keptBytes, origin.nowMs + claim.ttlSeconds * 1000);
       return appliedOrThrow(reply, this.context(request));
     });
   }
@@ -96,7 +96,7 @@ export class PlayerWrites {
     const verdict = this.quota.verdict(origin.workspaceId, origin.plan, false, origin.nowMs);
     return withClaim(this.claims, origin, verdict, async (claim, judged) => {
       const reply = await this.store.session(origin.workspaceId, userId, { ...request, overQuota: judged.over }, claim);
-      this.quota.recordKept(origin.workspaceId, reply.keptBytes, origin.nowMs);
+      if (claim) this.quota.recordKept(origin.workspaceId, reply.keptBytes, origin.nowMs + claim.ttlSeconds * 1000);
       return reply;
     });
   }

@@ -37,9 +37,9 @@ export class StorageQuota {
     return this.keepFor(plan, totals, adding);
   }
 
-  /** Bytes of answers kept for Idempotency-Keys now (they count while they may be alive). */
-  recordKept(workspaceId: string, bytes: number, nowMs: number): void {
-    this.usage.recordKept(workspaceId, bytes, nowMs);
+  /** Bytes of answers kept for Idempotency-Keys until `expiresAtMs` (they count until then). */
+  recordKept(workspaceId: string, bytes: number, expiresAtMs: number): void {
+    this.usage.recordKept(workspaceId, bytes, expiresAtMs);
   }
 
   private keepFor(plan: Plan, totals: StorageTotals, adding: boolean): KeepVerdict {

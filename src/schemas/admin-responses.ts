@@ -45,15 +45,16 @@ export const keyViewList = { type: 'array', items: keyView } as const;
 
 export const storageView = {
   type: 'object',
-  required: ['bytes', 'players', 'boardBytes', 'keptBytes', 'quotaBytes'],
+  required: ['bytes', 'players', 'boardBytes', 'keptBytes', 'messageBytes', 'quotaBytes'],
   additionalProperties: false,
   description:
-    "Bytes the workspace stores (players' data and history, leaderboard entries, answers kept for Idempotency-Keys) and players with data, as the instances last added them up (within STORAGE_FLUSH_MS), and the plan's quota.",
+    "Bytes the workspace stores (players' data and history, leaderboard entries, answers kept for Idempotency-Keys, waiting messages) and players with data, as the instances last added them up (within STORAGE_FLUSH_MS), and the plan's quota.",
   properties: {
     bytes: { type: 'integer', description: 'Everything counted toward the quota: the players\' bytes, boardBytes and keptBytes.' },
     players: { type: 'integer' },
     boardBytes: { type: 'integer', description: 'Leaderboard entries (docs/leaderboards.md).' },
     keptBytes: { type: 'integer', description: 'Answers kept for Idempotency-Keys that may still be alive (docs/safe-saves.md).' },
+    messageBytes: { type: 'integer', description: 'Messages waiting for players (docs/safe-saves.md, "Messages to players").' },
     quotaBytes: { type: 'integer', minimum: 0 },
   },
 } as const;

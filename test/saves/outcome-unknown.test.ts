@@ -130,7 +130,7 @@ describe('a write whose outcome is unknown (OUTCOME_UNKNOWN)', function () {
     const deadline = Date.now() + 20_000;
     const playersCounted = async () => {
       const totals = await readStorageTotals(direct, ws.workspaceId);
-      return { bytes: totals.bytes - totals.keptBytes - totals.boardBytes, players: totals.players };
+      return { bytes: totals.bytes - totals.keptBytes - totals.boardBytes - totals.messageBytes, players: totals.players };
     };
     let totals = await playersCounted();
     let held = await sumPlayerSizes(direct, ws.workspaceId);

@@ -3,9 +3,10 @@
 //   bytes    players' data and history, from the player scripts' deltas (lua/write-player.lua);
 //            recounted from the players themselves when deltas may have been lost (reconcile)
 //   boards   leaderboard entries (store/boards/)
-//   kept:<h> answers kept for Idempotency-Keys, by the UTC hour they were kept in: they expire
-//            by themselves after IDEMPOTENCY_TTL_SECONDS, so their bytes count only while an
-//            hour's answers can still be alive
+//   kept:<h> answers kept for Idempotency-Keys, and msg:<h> messages waiting for players, by
+//            the UTC hour they expire in (h = ms / 3,600,000): they expire by themselves, so an
+//            hour's bytes count until that hour has passed; one removed early (a message
+//            acknowledged) is taken off its hour
 // A workspace's total cannot be updated in the same step as a player's write, since on a cluster
 // the player lives in another slot. So each instance adds its deltas up in memory and writes them
 // to the workspace's hash every STORAGE_FLUSH_MS (HINCRBY, paced like the usage counts), and
@@ -19,27 +20,33 @@ import { singleFlight } from '../redis/single-flight.js';
 import { sumPlayerSizes } from '../players/player-sizes.js';
 
 export interface StorageTotals {
-  /** Everything counted: the players' bytes, the leaderboards' and the kept answers'. */
+  /** Everything counted: the players' bytes, the leaderboards', the kept answers' and the messages'. */
   readonly bytes: number;
   readonly players: number;
   /** The parts of `bytes` that are not players' data and history. */
   readonly boardBytes: number;
   readonly keptBytes: number;
+  readonly messageBytes: number;
 }
+
+/** Bytes by the UTC hour (ms since the epoch / 3,600,000) they expire in. */
+export type ByExpiryHour = ReadonlyMap<number, number>;
 
 /** What one write (or a flush of many) adds to a workspace's totals. */
 export interface StorageChange {
   readonly bytes?: number;
   readonly players?: number;
   readonly boards?: number;
-  /** Bytes of answers kept for Idempotency-Keys, by the hour (ms since the epoch / 3,600,000) they were kept in. */
-  readonly kept?: ReadonlyMap<number, number>;
+  /** Answers kept for Idempotency-Keys, by the hour they expire in. */
+  readonly kept?: ByExpiryHour;
+  /** Messages waiting for players, by the hour they expire in (negative: acknowledged). */
+  readonly messages?: ByExpiryHour;
 }
 
 const HOUR_MS = 3_600_000;
 const KEPT = 'kept:';
-/** Hours a kept answer may live when the caller does not say (IDEMPOTENCY_TTL_SECONDS's default, plus the hour it was kept in). */
-const DEFAULT_KEPT_HOURS = 25;
+const MESSAGES = 'msg:';
+export const expiryHourOf = (expiresAtMs: number) => Math.floor(expiresAtMs / HOUR_MS);
 
 interface Known {
   totals: StorageTotals;
@@ -52,23 +59,32 @@ interface Pending {
   players: number;
   boards: number;
   kept: Map<number, number>;
+  messages: Map<number, number>;
 }
 
-const emptyPending = (): Pending => ({ bytes: 0, players: 0, boards: 0, kept: new Map() });
+const emptyPending = (): Pending => ({ bytes: 0, players: 0, boards: 0, kept: new Map(), messages: new Map() });
 
-/** The totals of a storage hash's fields at `nowMs`: kept answers of hours that may still be alive only. */
-function totalsOf(fields: Record<string, string>, nowMs: number, keptHours: number): { totals: StorageTotals; expired: string[] } {
-  const oldestLive = Math.floor(nowMs / HOUR_MS) - keptHours;
+const addTo = (into: Map<number, number>, hour: number, bytes: number) => into.set(hour, (into.get(hour) ?? 0) + bytes);
+
+/** The totals of a storage hash's fields at `nowMs`: expiring bytes of hours not yet past only. */
+function totalsOf(fields: Record<string, string>, nowMs: number): { totals: StorageTotals; expired: string[] } {
+  const thisHour = expiryHourOf(nowMs);
   let kept = 0;
+  let messages = 0;
   const expired: string[] = [];
   for (const [field, value] of Object.entries(fields)) {
-    if (!field.startsWith(KEPT)) continue;
-    if (Number(field.slice(KEPT.length)) < oldestLive) expired.push(field);
-    else kept += Number(value);
+    const prefix = field.startsWith(KEPT) ? KEPT : field.startsWith(MESSAGES) ? MESSAGES : undefined;
+    if (prefix === undefined) continue;
+    if (Number(field.slice(prefix.length)) < thisHour) expired.push(field);
+    else if (prefix === KEPT) kept += Number(value);
+    else messages += Number(value);
   }
   const players = Number(fields['bytes'] ?? 0);
   const boards = Number(fields['boards'] ?? 0);
-  return { totals: { bytes: players + boards + kept, players: Number(fields['players'] ?? 0), boardBytes: boards, keptBytes: kept }, expired };
+  return {
+    totals: { bytes: players + boards + kept + messages, players: Number(fields['players'] ?? 0), boardBytes: boards, keptBytes: kept, messageBytes: messages },
+    expired,
+  };
 }
 
 /**
@@ -79,7 +95,7 @@ export async function addToStorageTotals(
   redis: RedisClient,
   workspaceId: string,
   change: StorageChange,
-  options: { nowMs?: number; keptHours?: number } = {},
+  options: { nowMs?: number } = {},
 ): Promise<StorageTotals> {
   const key = keys.workspaceStorage(workspaceId);
   // Plain commands, each atomic, sent in one write: a MULTI would double the commands of every
@@ -89,16 +105,17 @@ export async function addToStorageTotals(
   if (change.players) writes.push(redis.hincrby(key, 'players', change.players));
   if (change.boards) writes.push(redis.hincrby(key, 'boards', change.boards));
   for (const [hour, bytes] of change.kept ?? []) if (bytes) writes.push(redis.hincrby(key, `${KEPT}${hour}`, bytes));
+  for (const [hour, bytes] of change.messages ?? []) if (bytes) writes.push(redis.hincrby(key, `${MESSAGES}${hour}`, bytes));
   const [fields] = await Promise.all([redis.hgetall(key), ...writes]);
-  const { totals, expired } = totalsOf(fields, options.nowMs ?? Date.now(), options.keptHours ?? DEFAULT_KEPT_HOURS);
+  const { totals, expired } = totalsOf(fields, options.nowMs ?? Date.now());
   if (expired.length > 0) await redis.hdel(key, ...expired);
   return totals;
 }
 
 /** A workspace's totals as Redis holds them. */
-export async function readStorageTotals(redis: RedisClient, workspaceId: string, options: { nowMs?: number; keptHours?: number } = {}): Promise<StorageTotals> {
+export async function readStorageTotals(redis: RedisClient, workspaceId: string, options: { nowMs?: number } = {}): Promise<StorageTotals> {
   const fields = await redis.hgetall(keys.workspaceStorage(workspaceId));
-  return totalsOf(fields, options.nowMs ?? Date.now(), options.keptHours ?? DEFAULT_KEPT_HOURS).totals;
+  return totalsOf(fields, options.nowMs ?? Date.now()).totals;
 }
 
 export class StorageUsage {
@@ -114,15 +131,12 @@ export class StorageUsage {
   /** Recounts waiting to run, and when each workspace was last recounted (reconcile). */
   private readonly recounts = new Map<string, NodeJS.Timeout>();
   private readonly recountedAt = new Map<string, number>();
-  /** Hours a kept answer may live: IDEMPOTENCY_TTL_SECONDS, rounded up, plus the hour it was kept in. */
-  private readonly keptHours: number;
 
   constructor(
     private readonly redis: RedisClient,
     private readonly refreshMs: number,
-    options: { readonly keptSeconds?: number; readonly recount?: { readonly delayMs: number; readonly minGapMs: number } } = {},
+    options: { readonly recount?: { readonly delayMs: number; readonly minGapMs: number } } = {},
   ) {
-    this.keptHours = options.keptSeconds === undefined ? DEFAULT_KEPT_HOURS : Math.ceil(options.keptSeconds / 3600) + 1;
     this.recount = options.recount ?? { delayMs: 5000, minGapMs: 30_000 };
   }
 
@@ -141,12 +155,14 @@ export class StorageUsage {
     if (bytes !== 0) this.pendingOf(workspaceId).boards += bytes;
   }
 
-  /** Adds the bytes of answers kept for Idempotency-Keys now; they stop counting once they can no longer be alive. */
-  recordKept(workspaceId: string, bytes: number, nowMs: number): void {
-    if (bytes <= 0) return;
-    const kept = this.pendingOf(workspaceId).kept;
-    const hour = Math.floor(nowMs / HOUR_MS);
-    kept.set(hour, (kept.get(hour) ?? 0) + bytes);
+  /** Adds the bytes of answers kept for Idempotency-Keys until `expiresAtMs`; they stop counting once that hour has passed. */
+  recordKept(workspaceId: string, bytes: number, expiresAtMs: number): void {
+    if (bytes > 0) addTo(this.pendingOf(workspaceId).kept, expiryHourOf(expiresAtMs), bytes);
+  }
+
+  /** Adds (or, negative, takes off) the bytes of messages waiting until `expiresAtMs`. */
+  recordMessages(workspaceId: string, bytes: number, expiresAtMs: number): void {
+    if (bytes !== 0) addTo(this.pendingOf(workspaceId).messages, expiryHourOf(expiresAtMs), bytes);
   }
 
   /**
@@ -199,16 +215,15 @@ export class StorageUsage {
    * other instances' flushes during the recount are kept. This instance's own deltas are
    * flushed first. A write to a player the walk has already passed, made while it walks and
    * flushed by then, can be counted twice until the next recount: the error is at most what
-   * the workspace writes during one walk. Boards and kept answers are counted apart and not
-   * recounted here.
+   * the workspace writes during one walk. Boards, kept answers and messages are counted
+   * apart and not recounted here.
    */
   async reconcile(workspaceId: string): Promise<{ before: StorageTotals; after: StorageTotals }> {
     await this.flush();
-    const options = { keptHours: this.keptHours };
-    const before = await readStorageTotals(this.redis, workspaceId, options);
+    const before = await readStorageTotals(this.redis, workspaceId);
     const held = await sumPlayerSizes(this.redis, workspaceId);
-    const playersBytes = before.bytes - before.boardBytes - before.keptBytes;
-    const after = await addToStorageTotals(this.redis, workspaceId, { bytes: held.bytes - playersBytes, players: held.players - before.players }, options);
+    const playersBytes = before.bytes - before.boardBytes - before.keptBytes - before.messageBytes;
+    const after = await addToStorageTotals(this.redis, workspaceId, { bytes: held.bytes - playersBytes, players: held.players - before.players });
     this.known.set(workspaceId, { totals: after, at: Date.now() });
     return { before, after };
   }
@@ -223,21 +238,24 @@ export class StorageUsage {
   }
 
   private withPending(workspaceId: string, totals: StorageTotals): StorageTotals {
-    let { bytes, players, boardBytes, keptBytes } = totals;
+    let { bytes, players, boardBytes, keptBytes, messageBytes } = totals;
     for (const deltas of [this.pending.get(workspaceId), this.flushing.get(workspaceId)]) {
       if (deltas === undefined) continue;
       let kept = 0;
+      let messages = 0;
       for (const b of deltas.kept.values()) kept += b;
-      bytes += deltas.bytes + deltas.boards + kept;
+      for (const b of deltas.messages.values()) messages += b;
+      bytes += deltas.bytes + deltas.boards + kept + messages;
       players += deltas.players;
       boardBytes += deltas.boards;
       keptBytes += kept;
+      messageBytes += messages;
     }
-    return { bytes, players, boardBytes, keptBytes };
+    return { bytes, players, boardBytes, keptBytes, messageBytes };
   }
 
   private async read(workspaceId: string, nowMs: number): Promise<StorageTotals> {
-    const totals = await readStorageTotals(this.redis, workspaceId, { nowMs, keptHours: this.keptHours });
+    const totals = await readStorageTotals(this.redis, workspaceId, { nowMs });
     this.known.set(workspaceId, { totals, at: nowMs });
     return totals;
   }
@@ -251,7 +269,7 @@ export class StorageUsage {
     try {
       await writePaced(taken, async ([workspaceId, delta]) => {
         try {
-          const totals = await addToStorageTotals(this.redis, workspaceId, delta, { keptHours: this.keptHours });
+          const totals = await addToStorageTotals(this.redis, workspaceId, delta);
           // In one step: the answer includes these deltas, so they stop being counted apart.
           this.known.set(workspaceId, { totals, at: Date.now() });
           taken.delete(workspaceId);
@@ -262,7 +280,8 @@ export class StorageUsage {
           pending.bytes += delta.bytes;
           pending.players += delta.players;
           pending.boards += delta.boards;
-          for (const [hour, bytes] of delta.kept) pending.kept.set(hour, (pending.kept.get(hour) ?? 0) + bytes);
+          for (const [hour, bytes] of delta.kept) addTo(pending.kept, hour, bytes);
+          for (const [hour, bytes] of delta.messages) addTo(pending.messages, hour, bytes);
         }
       });
     } finally {
