@@ -1,6 +1,6 @@
 // The operator console as a person uses it, in Debian's Chromium against the real service and
 // Redis: sign-in, workspaces and keys, a player's data (edit, conflict), bans, audit, sign-out.
-// Every page gets an axe-core check; the main pages are photographed into docs/console/.
+// Every page gets an axe-core check; the main pages are photographed into artifacts/console/.
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { BanStore } from '../../src/store/installation/bans.js';

@@ -1,6 +1,7 @@
 // The browser tests' helpers: the console built once per run, Debian's Chromium driven by
 // playwright-core (one browser per test file), sign-in, the axe-core check, and screenshots
-// written into docs/console/ so that the docs show the console as it is.
+// kept as test artifacts in artifacts/console/ (git-ignored: `npm test` leaves the tree as it
+// found it, where writing them into docs/ rewrote tracked files on every run).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -12,7 +13,7 @@ import { buildConsole } from '../../console/build.js';
 import { ADMIN_TOKEN } from '../support/admin.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const SCREENSHOT_DIR = join(root, 'docs', 'console');
+export const SCREENSHOT_DIR = join(root, 'artifacts', 'console');
 
 let built: ReturnType<typeof buildConsole> | undefined;
 /** Builds the page once per test run, so the tests never serve a stale build. */
