@@ -13,6 +13,7 @@ import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errors.js';
 import { gateRequests } from './http/middleware/gate.js';
 import { observeRequests } from './http/middleware/metrics.js';
+import type { TrafficStats } from './store/installation/traffic-stats.js';
 import { rateLimit } from './http/middleware/rate-limit.js';
 import { recheckKey } from './http/middleware/recheck-key.js';
 import { requestLog } from './http/middleware/request-log.js';
@@ -49,6 +50,8 @@ export interface AppDeps {
   readonly lastUsed?: LastUsedRecorder;
   /** Each request's one clock reading (`startedAt`: updated_at, restore points); tests move it. */
   readonly clock?: () => number;
+  /** Counts each answer for the console's overview (store/installation/traffic-stats.ts); optional in tests. */
+  readonly traffic?: TrafficStats;
 }
 
 export function buildApp(deps: AppDeps): Koa<AppState> {
@@ -58,7 +61,7 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   app.on('error', (err: unknown) => logger.debug({ err }, 'connection error'));
 
   app.use(requestLog(logger, deps.clock));
-  app.use(observeRequests(deps.metrics ?? processMetrics));
+  app.use(observeRequests(deps.metrics ?? processMetrics, deps.traffic));
   app.use(errorHandler(logger, config.limits.maxBodyBytes));
   if (deps.gate) app.use(gateRequests(deps.gate));
 

@@ -15,6 +15,8 @@ import { instrumentRedis } from './store/redis/instrument.js';
 import { ApiKeyStore } from './store/workspaces/api-keys.js';
 import { EventSubscriber } from './store/redis/events.js';
 import { KeyUsageStore } from './store/workspaces/key-usage.js';
+import { PlayerIndexRecorder } from './store/workspaces/player-index.js';
+import { TrafficStats } from './store/installation/traffic-stats.js';
 import { PlayerDataStore, playerLimitsOf } from './store/players/player-data.js';
 import { IdempotencyClaims } from './saves/idempotency.js';
 import { PlayerWrites } from './saves/player-writes.js';
@@ -47,6 +49,10 @@ export interface RunningService {
   readonly lastUsed: LastUsedRecorder;
   /** The plan limiter: its leases and the usage counts waiting for the next write. */
   readonly limiter: RateLimiter;
+  /** Players seen written, waiting for the next batched write to their workspaces' lists. */
+  readonly playerIndex: PlayerIndexRecorder;
+  /** The public API's answers counted for the console's overview, until the next flush. */
+  readonly traffic: TrafficStats;
   /**
    * Turns /readyz to 503 (so load balancers take the instance out) while still serving
    * everything, for `ms`; resolves early when `skip` is called. Call close() after it.
@@ -146,12 +152,17 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const players = new PlayerDataStore(redis, playerLimitsOf(config), bulk);
   const storage = new StorageUsage(redis, config.storage.refreshMs);
   storage.start(config.storage.flushMs);
+  const playerIndex = new PlayerIndexRecorder(redis);
+  playerIndex.start(config.playerIndexFlushMs);
   const writes = new PlayerWrites(
     players,
     new IdempotencyClaims(redis, config.idempotencyTtlSeconds),
     config.limits,
     new StorageQuota(storage, config.storage.quotaBytes),
+    playerIndex,
   );
+  const traffic = new TrafficStats(redis, { gateMode: config.gate.mode }, config.statsFlushMs, options.clock);
+  traffic.start();
   const app = buildApp({
     config,
     logger,
@@ -163,6 +174,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     gate,
     lastUsed,
     clock: options.clock,
+    traffic,
   });
 
   let shuttingDown = false;
@@ -248,6 +260,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
       await events.stop();
       await limiter.stop().catch((err: unknown) => logger.warn({ err }, 'could not write the last usage counts'));
       await storage.stop().catch((err: unknown) => logger.warn({ err }, 'could not write the last storage counts'));
+      await traffic.stop().catch((err: unknown) => logger.warn({ err }, 'could not write the last traffic counts'));
+      await playerIndex.stop().catch((err: unknown) => logger.warn({ err }, 'could not write the last players list entries'));
       await bulk.quit().catch(() => bulk.disconnect());
       await redis.quit().catch(() => redis.disconnect());
     })();
@@ -265,6 +279,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
     gate,
     lastUsed,
     limiter,
+    playerIndex,
+    traffic,
     drain,
     close,
   };

@@ -9,6 +9,7 @@ import { AppError, badRequest, ErrorCode, notFound } from '../errors.js';
 import { appliedOrThrow } from '../saves/outcomes.js';
 import { storedBytesOf, type PlayerWrite } from '../store/players/script-protocol.js';
 import { addToStorageTotals } from '../store/workspaces/storage-usage.js';
+import { indexNote, recordPlayerWrites } from '../store/workspaces/player-index.js';
 import type { AdminContext } from './context.js';
 import { parseDataKey, parseUserId } from './inputs.js';
 
@@ -93,6 +94,7 @@ export async function adminWrite(ctx: AdminContext, workspaceId: string, userId:
   // Counted at once: an operator's writes are few, and the CLI has no flush of its own.
   if (reply.reply.applied) {
     await addToStorageTotals(ctx.redis, workspaceId, storedBytesOf(reply.reply.storage), reply.reply.storage.players);
+    await recordPlayerWrites(ctx.redis, workspaceId, [userId, String(indexNote(ctx.nowMs(), reply.reply.storage.players))]);
   }
   return appliedOrThrow(reply, {
     maxKeysPerPlayer: ctx.limits.maxKeysPerPlayer,

@@ -68,6 +68,7 @@ export async function deleteWorkspace(
   // 3. The workspace's own slot: record, key set, rate-limit window, usage, last-use times.
   const records = await unlinkMatching(ctx.redis, keys.workspacePattern(workspaceId));
   await options.onProgress?.({ phase: 'records', done: records });
+  await ctx.redis.zrem(keys.statsStorage(), workspaceId);
   await ctx.workspaces.unindex(workspaceId);
   await publishEvent(ctx.redis, { type: 'workspace', workspaceId });
 

@@ -5,6 +5,7 @@
 import type { Plan } from '../domain/types.js';
 import type { AppError } from '../errors.js';
 import type { PlayerDataStore } from '../store/players/player-data.js';
+import type { PlayerIndexRecorder } from '../store/workspaces/player-index.js';
 import type { PlayerWrite, Replayable, SessionReply, SessionRequest } from '../store/players/script-protocol.js';
 import type { ClaimedKey, IdempotencyClaims } from './idempotency.js';
 import { appliedOrThrow, type Applied, type RefusalContext } from './outcomes.js';
@@ -46,6 +47,8 @@ export class PlayerWrites {
     private readonly claims: IdempotencyClaims,
     private readonly limits: PlayerLimitsView,
     private readonly quota: StorageQuota,
+    /** The workspaces' players lists (the console's), fed by every applied write. */
+    private readonly index?: PlayerIndexRecorder,
   ) {}
 
   /** One player's write: its outcome, or its refusal thrown (as the first answer, when replayed). */
@@ -88,6 +91,7 @@ export class PlayerWrites {
     });
     if (reply.reply.applied && !reply.replayed) {
       this.quota.record(origin.workspaceId, reply.reply.storage);
+      this.index?.note(origin.workspaceId, request.userId, origin.nowMs, reply.reply.storage.players);
       origin.chargeWork?.(reply.reply.workBytes);
     }
     return reply;

@@ -133,3 +133,14 @@ export const auditQuery = {
     workspace: { type: 'string', description: 'Only entries about this workspace.' },
   },
 } as const;
+
+/** GET of a workspace's players: a page newest first, or a search by id (exact or prefix). */
+export const playerListQuery = {
+  type: 'object',
+  properties: {
+    limit: { type: 'string', pattern: '^[0-9]{1,3}$', description: 'Players per page, 1-100; default 25.' },
+    cursor: { type: 'string', maxLength: 100, description: 'The `next` of the page before.' },
+    prefix: { type: 'string', maxLength: 64, description: 'Only players whose user id starts with this (ZSCAN of the players list, in pages).' },
+    userId: { type: 'string', maxLength: 64, description: 'Exactly this player, found even when it was written before the players list existed.' },
+  },
+} as const;

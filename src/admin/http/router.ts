@@ -14,6 +14,7 @@ import type { AdminOperations } from '../operations.js';
 import { banAdminRoutes } from './routes/bans.js';
 import { auditAdminRoutes } from './routes/audit.js';
 import { keyAdminRoutes } from './routes/keys.js';
+import { overviewAdminRoutes } from './routes/overview.js';
 import { playerAdminRoutes } from './routes/players.js';
 import { transferAdminRoutes } from './routes/transfer.js';
 import { workspaceAdminRoutes } from './routes/workspaces.js';
@@ -79,5 +80,6 @@ export function adminRouter(token: string, ops: AdminOperations, config: Config,
   playerAdminRoutes(router, ops, config);
   auditAdminRoutes(router, ops);
   transferAdminRoutes(router, ops);
+  overviewAdminRoutes(router, ops);
   return router;
 }

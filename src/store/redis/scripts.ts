@@ -57,6 +57,8 @@ export const SCRIPTS: readonly ScriptDefinition[] = Object.freeze([
   load('touchKeys', 'touch-keys.lua', 2),
   load('hsetExisting', 'hset-existing.lua', 1),
   load('importPlayer', 'import-player.lua', 3),
+  load('indexPlayers', 'index-players.lua', 2),
+  load('playerLastWrite', 'player-last-write.lua', 1),
 ]);
 
 declare module 'ioredis' {
@@ -82,6 +84,8 @@ declare module 'ioredis' {
     hsetExisting(key: RedisKey, ...fieldsAndValues: string[]): Result<number, Context>;
     importPlayer(player: RedisKey, history: RedisKey, coarseHistory: RedisKey, ...args: string[]): Result<Array<string | number>, Context>;
     touchKeys(workspaceKey: RedisKey, lastUsedKey: RedisKey, ...keyIdAndMs: string[]): Result<number, Context>;
+    indexPlayers(workspaceKey: RedisKey, playersKey: RedisKey, ...userIdAndMs: string[]): Result<number, Context>;
+    playerLastWrite(player: RedisKey): Result<number, Context>;
   }
 }
 

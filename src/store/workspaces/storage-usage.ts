@@ -27,6 +27,9 @@ export async function addToStorageTotals(redis: RedisClient, workspaceId: string
   // every flush (measured: about one Redis command per request more with 2,000 workspaces).
   const key = keys.workspaceStorage(workspaceId);
   const [total, count] = await Promise.all([redis.hincrby(key, 'bytes', bytes), redis.hincrby(key, 'players', players)]);
+  // The overview's largest workspaces, as of this addition (several instances may land out of
+  // order: the next flush of the workspace puts it right; a ranking, not a bill).
+  await redis.zadd(keys.statsStorage(), total, workspaceId);
   return { bytes: total, players: count };
 }
 

@@ -4,7 +4,7 @@ import type { Config } from '../../../config.js';
 import { jsonBody } from '../../../http/middleware/json-body.js';
 import type { AppState } from '../../../http/state.js';
 import { compile } from '../../../http/validate.js';
-import { deletePlayerQuery, historyQuery, playerQuery, restorePlayerBody, setPlayerBody } from '../../../schemas/admin.js';
+import { deletePlayerQuery, historyQuery, playerListQuery, playerQuery, restorePlayerBody, setPlayerBody } from '../../../schemas/admin.js';
 import type { AdminOperations } from '../../operations.js';
 
 const validateQuery = compile<{ key?: string }>(playerQuery);
@@ -12,10 +12,17 @@ const validateSet = compile<{ key: string; value: unknown; ifVersion?: number }>
 const validateDelete = compile<{ key?: string; ifVersion?: string }>(deletePlayerQuery);
 const validateHistory = compile<{ limit?: string; before?: string }>(historyQuery);
 const validateRestore = compile<{ version: number; force?: boolean }>(restorePlayerBody);
+const validateList = compile<{ limit?: string; cursor?: string; prefix?: string; userId?: string }>(playerListQuery);
 const PLAYER = '/workspaces/:id/players/:userId';
 
 export function playerAdminRoutes(router: Router<AppState>, ops: AdminOperations, config: Config): void {
   const body = jsonBody(config.limits.maxBodyBytes);
+
+  // The players list: newest written first, or a search by id (admin/player-list.ts).
+  router.get('/workspaces/:id/players', async (ctx) => {
+    const query = validateList('query', ctx.query);
+    ctx.body = { success: true, data: await ops.listPlayers(ctx.params['id']!, query) };
+  });
 
   // Without ?key, the export: every key with its value and update time.
   router.get(PLAYER, async (ctx) => {
