@@ -65,6 +65,22 @@ export interface AdminOptions {
 }
 
 export const AUDIT_READ_MAX = 10_000;
+
+export interface AuditQuery {
+  readonly limit?: string | number | undefined;
+  readonly workspaceId?: string | undefined;
+  readonly action?: string | undefined;
+  readonly actor?: string | undefined;
+  /** ISO 8601 times, inclusive. */
+  readonly since?: string | undefined;
+  readonly until?: string | undefined;
+}
+
+function parseTime(raw: string, what: string): number {
+  const at = Date.parse(raw);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(at)) throw badRequest(`${what} must be an ISO 8601 time such as 2030-01-31T00:00:00Z, got "${raw}"`);
+  return at;
+}
 const USAGE_DAYS_MAX = 31;
 
 export class AdminOperations implements AdminContext {
@@ -256,10 +272,25 @@ export class AdminOperations implements AdminContext {
     return usageReport(this, workspaceId, parsePositiveInt(days, 'days', USAGE_DAYS_MAX));
   }
 
-  /** The newest audit entries, newest first; optionally only one workspace's. */
-  async readAudit(options: { limit?: string | number; workspaceId?: string | undefined } = {}): Promise<AuditEntry[]> {
+  /**
+   * The newest audit entries, newest first; optionally only those of one workspace, one action
+   * (or actions starting with `player.`: `player.*`), one actor, within a time range.
+   */
+  async readAudit(options: AuditQuery = {}): Promise<AuditEntry[]> {
     const limit = parsePositiveInt(options.limit ?? 50, 'limit', AUDIT_READ_MAX);
-    return this.auditLog.list(limit, options.workspaceId);
+    const since = options.since === undefined ? undefined : parseTime(options.since, 'since');
+    const until = options.until === undefined ? undefined : parseTime(options.until, 'until');
+    const { workspaceId, action, actor } = options;
+    if (!workspaceId && !action && !actor && since === undefined && until === undefined) return this.auditLog.list(limit);
+    const prefix = action?.endsWith('*') ? action.slice(0, -1) : undefined;
+    return this.auditLog.list(limit, {
+      keep: (e) =>
+        (!workspaceId || e.workspaceId === workspaceId) &&
+        (!action || (prefix !== undefined ? e.action.startsWith(prefix) : e.action === action)) &&
+        (!actor || e.actor === actor) &&
+        (until === undefined || Date.parse(e.at) <= until),
+      stopAfter: since === undefined ? undefined : (e) => Date.parse(e.at) < since,
+    });
   }
 
   // --- the players of a workspace ---
@@ -276,8 +307,9 @@ export class AdminOperations implements AdminContext {
 
   // --- one player's data, for support staff ---
 
-  exportPlayer(workspaceId: string, userId: string | number): Promise<playerSupport.PlayerExport> {
-    return playerSupport.exportPlayer(this, workspaceId, userId);
+  /** Every key of the player; `view` when a person looks at it (audited player.view), else an export. */
+  exportPlayer(workspaceId: string, userId: string | number, purpose: 'export' | 'view' = 'export'): Promise<playerSupport.PlayerExport> {
+    return playerSupport.exportPlayer(this, workspaceId, userId, purpose);
   }
 
   getPlayerValue(workspaceId: string, userId: string | number, key: string): Promise<playerSupport.PlayerEntry> {

@@ -52,7 +52,12 @@ function exportData(entries: Array<[string, { valueJson: string; updatedAtMs: nu
   return data;
 }
 
-export async function exportPlayer(ctx: AdminContext, workspaceId: string, rawUserId: string | number): Promise<PlayerExport> {
+export async function exportPlayer(
+  ctx: AdminContext,
+  workspaceId: string,
+  rawUserId: string | number,
+  purpose: 'export' | 'view' = 'export',
+): Promise<PlayerExport> {
   await ctx.requireWorkspace(workspaceId);
   const userId = parseUserId(rawUserId);
   // Support staff may read a player of any size, one that predates the size limit included.
@@ -60,7 +65,8 @@ export async function exportPlayer(ctx: AdminContext, workspaceId: string, rawUs
   if (!all.complete || all.entries.length === 0) {
     throw new AppError(ErrorCode.PLAYER_NOT_FOUND, 'Player not found', { extras: { version: all.version } });
   }
-  await ctx.audit('player.export', target(workspaceId, userId), { workspaceId, details: { keys: all.entries.length } });
+  // Shown to a person either way, so audited either way; a page load is a view, not an export.
+  await ctx.audit(purpose === 'view' ? 'player.view' : 'player.export', target(workspaceId, userId), { workspaceId, details: { keys: all.entries.length } });
   return { workspaceId, userId, exportedAt: new Date(ctx.nowMs()).toISOString(), version: all.version, data: exportData(all.entries) };
 }
 

@@ -7,7 +7,7 @@ import { compile } from '../../../http/validate.js';
 import { deletePlayerQuery, historyQuery, playerListQuery, playerQuery, restorePlayerBody, setPlayerBody } from '../../../schemas/admin.js';
 import type { AdminOperations } from '../../operations.js';
 
-const validateQuery = compile<{ key?: string }>(playerQuery);
+const validateQuery = compile<{ key?: string; purpose?: 'export' | 'view' }>(playerQuery);
 const validateSet = compile<{ key: string; value: unknown; ifVersion?: number }>(setPlayerBody);
 const validateDelete = compile<{ key?: string; ifVersion?: string }>(deletePlayerQuery);
 const validateHistory = compile<{ limit?: string; before?: string }>(historyQuery);
@@ -26,11 +26,11 @@ export function playerAdminRoutes(router: Router<AppState>, ops: AdminOperations
 
   // Without ?key, the export: every key with its value and update time.
   router.get(PLAYER, async (ctx) => {
-    const { key } = validateQuery('query', ctx.query);
+    const { key, purpose } = validateQuery('query', ctx.query);
     const { id, userId } = ctx.params as { id: string; userId: string };
     ctx.body = {
       success: true,
-      data: key === undefined ? await ops.exportPlayer(id, userId) : await ops.getPlayerValue(id, userId, key),
+      data: key === undefined ? await ops.exportPlayer(id, userId, purpose) : await ops.getPlayerValue(id, userId, key),
     };
   });
 
