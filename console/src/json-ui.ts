@@ -2,7 +2,7 @@
 // screen-reader-friendly, as before) over a coloured copy of its text: syntax colours, and the
 // character where the text stops being JSON underlined in place, named by line and column, with
 // a button that puts the caret there. Invalid JSON is never sent. The tree shows a value as
-// nested <details> (native expand and collapse), each node with a button that copies its path.
+// nested lists that fold (a button with aria-expanded), each node with a button that copies its path.
 import { html } from 'htm/preact';
 import { useMemo, useRef, useState } from 'preact/hooks';
 import { jsonProblem, pathText, tokens } from './json.js';
@@ -61,7 +61,7 @@ export function JsonEditor(props: {
     ${props.notice ?? null}
     <div class="json-box" ref=${layer}>
       <${Highlighted} text=${text} errorAt=${problem?.offset} />
-      <textarea id=${props.id} class="mono" rows=${rows} spellcheck=${false} autocomplete="off"
+      <textarea ref=${area} id=${props.id} class="mono" rows=${rows} spellcheck=${false} autocomplete="off"
         aria-invalid=${ok || empty ? 'false' : 'true'} aria-describedby=${problemId}
         value=${text}
         onScroll=${(e: Event) => {
@@ -108,24 +108,29 @@ function Leaf(props: { value: unknown }) {
 function Node(props: { name: string; value: unknown; path: Array<string | number>; depth: number; onCopied: (t: string) => void }) {
   const { value, path } = props;
   const [all, setAll] = useState(false);
+  const [open, setOpen] = useState(props.depth < 3);
   if (!isContainer(value)) {
     return html`<li><span class="tok-key">${props.name}</span>: <${Leaf} value=${value} /> <${CopyPath} path=${path} onCopied=${props.onCopied} /></li>`;
   }
   const entries: Array<[string | number, unknown]> = Array.isArray(value) ? value.map((v, i) => [i, v]) : Object.entries(value);
   const shown = all ? entries : entries.slice(0, CHILDREN_SHOWN);
   const summary = Array.isArray(value) ? `[${entries.length} item${entries.length === 1 ? '' : 's'}]` : `{${entries.length} key${entries.length === 1 ? '' : 's'}}`;
+  // A button that folds (aria-expanded), not <details>: the copy button beside it may not sit
+  // inside a <summary> (nested controls).
   return html`<li>
-    <details open=${props.depth < 2}>
-      <summary><span class="tok-key">${props.name}</span> <span class="meta">${summary}</span> <${CopyPath} path=${path} onCopied=${props.onCopied} /></summary>
-      <ul class="json-tree">
-        ${shown.map(([k, v]) => html`<${Node} key=${k} name=${typeof k === 'number' ? `[${k}]` : k} value=${v} path=${[...path, k]} depth=${props.depth + 1} onCopied=${props.onCopied} />`)}
-        ${entries.length > shown.length ? html`<li><button type="button" class="secondary" onClick=${() => setAll(true)}>Show all ${entries.length}</button></li>` : null}
-      </ul>
-    </details>
+    <button type="button" class="fold" aria-expanded=${open ? 'true' : 'false'} onClick=${() => setOpen(!open)}>
+      <span aria-hidden="true">${open ? '▾' : '▸'}</span> <span class="tok-key">${props.name}</span></button>
+    <span class="meta">${summary}</span> <${CopyPath} path=${path} onCopied=${props.onCopied} />
+    ${open
+      ? html`<ul class="json-tree">
+          ${shown.map(([k, v]) => html`<${Node} key=${k} name=${typeof k === 'number' ? `[${k}]` : k} value=${v} path=${[...path, k]} depth=${props.depth + 1} onCopied=${props.onCopied} />`)}
+          ${entries.length > shown.length ? html`<li><button type="button" class="secondary" onClick=${() => setAll(true)}>Show all ${entries.length}</button></li>` : null}
+        </ul>`
+      : null}
   </li>`;
 }
 
-/** A value as a tree: objects and arrays fold (the first two levels open), every node's path can be copied. */
+/** A value as a tree: objects and arrays fold (the first three levels open), every node's path can be copied. */
 export function JsonTree(props: { value: unknown; label: string; name: string }) {
   const [copied, setCopied] = useState('');
   return html`<div class="json-view" role="group" aria-label=${props.label}>

@@ -27,7 +27,7 @@ export function parseRoute(pathname: string): Route {
 }
 
 export const paths = {
-  overview: () => '/console/',
+  overview: () => '/console/overview',
   workspaces: () => '/console/workspaces',
   players: (id: string) => `/console/workspaces/${encodeURIComponent(id)}/players`,
   workspace: (id: string) => `/console/workspaces/${encodeURIComponent(id)}`,

@@ -1,4 +1,4 @@
-// /console/ (the home page): the installation at a glance, from GET /admin/v1/overview, read
+// /console/overview (the home page; /console/ redirects here): the installation at a glance, from GET /admin/v1/overview, read
 // again every 15 seconds while the page is open and visible. Each panel is one component in
 // PANELS below; a new one (recent erasures, once erasure lands) is one more entry there.
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -51,7 +51,7 @@ function Chart(props: { minutes: Minute[]; series: Array<{ label: string; stroke
         width: Math.max(260, Math.min(el.clientWidth || 560, 900)),
         height: 180,
         tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
-        series: [{}, ...props.series.map((s) => ({ label: s.label, stroke: s.stroke, width: 2, spanGaps: true }))],
+        series: [{}, ...props.series.map((s) => ({ label: s.label, stroke: s.stroke, width: 2, spanGaps: true, points: { show: true, size: 4 } }))],
         axes: [{}, { size: 56, label: props.unit }],
         legend: { show: true },
       },
@@ -68,8 +68,7 @@ function Traffic(props: { o: OverviewData }) {
   const last5 = minutes.slice(-5);
   const recent = last5.reduce((a, m) => a + m.requests, 0);
   return html`<${Panel} id="traffic" title="Requests, last hour (UTC)" wide=${true}>
-    <p data-testid="traffic-summary"><strong>${perSecond(recent, last5.length).toFixed(1)}</strong> requests a second over the last 5 minutes;
-      ${n(totals.requests)} in the hour, ${n(totals.limited)} refused with 429, ${n(totals.errors)} answered 5xx.</p>
+    <p data-testid="traffic-summary"><strong>${perSecond(recent, last5.length).toFixed(1)}</strong> requests a second over the last 5 minutes; ${n(totals.requests)} in the hour, ${n(totals.limited)} refused with 429, ${n(totals.errors)} answered 5xx.</p>
     <${Chart} minutes=${minutes} unit="req/s" series=${[
       { label: 'Requests a second', stroke: '#0b5cad', pick: (m: Minute) => m.requests / 60 },
       { label: '429s a second', stroke: '#8a5a00', pick: (m: Minute) => m.limited / 60 },
@@ -132,7 +131,7 @@ function RecentBans(props: { o: OverviewData }) {
   return html`<${Panel} id="recent-bans" title="Recent bans">
     ${bans.length === 0
       ? html`<p>No ban in force was made recently.</p>`
-      : html`<ul class="plain">${bans.map((b) => html`<li key=${b.address}><span class="mono">${b.address}</span>, ${time(b.bannedAt)}, ${b.source === 'gate' ? 'by the gate' : 'by an operator'}${b.reasons.length ? ` (${b.reasons.join(', ')})` : ''}</li>`)}</ul>`}
+      : html`<ul class="plain">${bans.map((b) => html`<li key=${b.address}><span class="mono">${b.address}</span>, ${time(b.bannedAt)}, ${b.source === 'gate' ? 'by the gate' : 'by an operator'}${b.reasons.filter((r) => r !== b.source).length ? ` (${b.reasons.filter((r) => r !== b.source).join(', ')})` : ''}</li>`)}</ul>`}
     <p><${Link} href=${paths.bans()}>All bans</${Link}> · gate mode <strong>${props.o.gateMode}</strong></p>
   </${Panel}>`;
 }

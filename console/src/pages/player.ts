@@ -110,7 +110,7 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
           <p>A game server holds this player (session of <strong class="mono">${session.owner}</strong> until ${time(session.expiresAt)}): a save is refused while it does, since the server would overwrite it with what it has in memory.</p>
           <button type="button" class="destructive" disabled=${action.busy} onClick=${() => {
             if (confirm(`Force-release the session of ${session.owner}? Do this only if that server is gone: a live one loses its next save.`)) void release(session.owner);
-          }}>Force-release session, then save</button>
+          }}>Force-release session first</button>
         </div>`
       : null;
 
