@@ -146,7 +146,7 @@ async function main(): Promise<void> {
       madeToken
         ? `  sign in with this admin token (made for this run; set ADMIN_TOKEN to keep one):\n\n  ${madeToken}\n`
         : '  sign in with your ADMIN_TOKEN',
-      `Admin CLI against this Redis:  REDIS_URL=${config.redisUrl} npm run --silent cli -- --help`,
+      `Admin CLI against this Redis:  REDIS_URL=${config.redisUrl} ./pds --help`,
       'Ctrl-C stops the service' + (localRedis ? ' and its redis-server.' : '.'),
       '',
     ].join('\n'),
