@@ -54,6 +54,8 @@ describe('operator console: player history and restore', function () {
     await rows.first().filter({ hasText: '3 (current)' }).waitFor();
     expect(await rows.count()).to.equal(4);
     expect(await rows.nth(1).textContent()).to.include('2').and.include('batch').and.include(`key:${ws.keyId}`).and.include('coins, hacked');
+    // The player's first write shows as version 0's restore point, with its time and writer.
+    expect(await rows.nth(3).textContent()).to.match(/^0\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTCset/).and.include(`key:${ws.keyId}`).and.include('coins');
 
     await page.getByRole('button', { name: 'View version 2' }).click();
     const version2 = page.getByRole('region', { name: 'Version 2' });
