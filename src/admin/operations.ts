@@ -29,6 +29,7 @@ import * as playerSupport from './player-support.js';
 import * as backup from './installation-backup.js';
 import * as transfer from './workspace-transfer.js';
 import { usageReport, USAGE_DAYS_DEFAULT, type UsageReport } from './usage-report.js';
+import { readAudit, type AuditQuery } from './audit-query.js';
 import { deleteWorkspace, type DeletedWorkspace, type DeletionOptions } from './workspace-deletion.js';
 
 export { parsePlan } from './inputs.js';
@@ -37,6 +38,7 @@ export type { DeletedWorkspace, DeletionOptions } from './workspace-deletion.js'
 export type { UsageReport } from './usage-report.js';
 export type { PlayerList, PlayerListQuery, PlayerListRow } from './player-list.js';
 export type { Overview } from './overview.js';
+export type { AuditQuery } from './audit-query.js';
 export type { HistoryVersion, PlayerAtVersion, PlayerHistory, RestoredPlayer } from './player-history.js';
 export type { InstallationImport, Manifest } from './installation-backup.js';
 export type { ImportOptions, ImportSource, ImportSummary, WorkspaceExport } from './workspace-transfer.js';
@@ -64,23 +66,8 @@ export interface AdminOptions {
   readonly config?: Pick<Config, 'limits' | 'history' | 'idempotencyTtlSeconds' | 'auditMaxEntries' | 'storage' | 'gate' | 'statsFlushMs'>;
 }
 
-export const AUDIT_READ_MAX = 10_000;
+export { AUDIT_READ_MAX } from './audit-query.js';
 
-export interface AuditQuery {
-  readonly limit?: string | number | undefined;
-  readonly workspaceId?: string | undefined;
-  readonly action?: string | undefined;
-  readonly actor?: string | undefined;
-  /** ISO 8601 times, inclusive. */
-  readonly since?: string | undefined;
-  readonly until?: string | undefined;
-}
-
-function parseTime(raw: string, what: string): number {
-  const at = Date.parse(raw);
-  if (!/^\d{4}-\d{2}-\d{2}/.test(raw) || Number.isNaN(at)) throw badRequest(`${what} must be an ISO 8601 time such as 2030-01-31T00:00:00Z, got "${raw}"`);
-  return at;
-}
 const USAGE_DAYS_MAX = 31;
 
 export class AdminOperations implements AdminContext {
@@ -272,25 +259,9 @@ export class AdminOperations implements AdminContext {
     return usageReport(this, workspaceId, parsePositiveInt(days, 'days', USAGE_DAYS_MAX));
   }
 
-  /**
-   * The newest audit entries, newest first; optionally only those of one workspace, one action
-   * (or actions starting with `player.`: `player.*`), one actor, within a time range.
-   */
-  async readAudit(options: AuditQuery = {}): Promise<AuditEntry[]> {
-    const limit = parsePositiveInt(options.limit ?? 50, 'limit', AUDIT_READ_MAX);
-    const since = options.since === undefined ? undefined : parseTime(options.since, 'since');
-    const until = options.until === undefined ? undefined : parseTime(options.until, 'until');
-    const { workspaceId, action, actor } = options;
-    if (!workspaceId && !action && !actor && since === undefined && until === undefined) return this.auditLog.list(limit);
-    const prefix = action?.endsWith('*') ? action.slice(0, -1) : undefined;
-    return this.auditLog.list(limit, {
-      keep: (e) =>
-        (!workspaceId || e.workspaceId === workspaceId) &&
-        (!action || (prefix !== undefined ? e.action.startsWith(prefix) : e.action === action)) &&
-        (!actor || e.actor === actor) &&
-        (until === undefined || Date.parse(e.at) <= until),
-      stopAfter: since === undefined ? undefined : (e) => Date.parse(e.at) < since,
-    });
+  /** The newest audit entries, newest first, filtered (admin/audit-query.ts). */
+  readAudit(options: AuditQuery = {}): Promise<AuditEntry[]> {
+    return readAudit(this.auditLog, options);
   }
 
   // --- the players of a workspace ---

@@ -58,7 +58,13 @@ function Chart(props: { minutes: Minute[]; series: Array<{ label: string; stroke
       data,
       el,
     );
-    return () => plot.destroy();
+    // Follows the page's width (a phone turned, a window resized) instead of being cut off.
+    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(260, Math.min(el.clientWidth || 560, 900)), height: 180 }));
+    resize.observe(el);
+    return () => {
+      resize.disconnect();
+      plot.destroy();
+    };
   }, [props.minutes]);
   return html`<div class="chart" ref=${box} aria-hidden="true"></div>`;
 }
