@@ -13,6 +13,7 @@ import { authenticate } from './http/middleware/authenticate.js';
 import { errorHandler } from './http/middleware/errors.js';
 import { gateRequests } from './http/middleware/gate.js';
 import { observeRequests } from './http/middleware/metrics.js';
+import type { TrafficStats } from './store/installation/traffic-stats.js';
 import { rateLimit } from './http/middleware/rate-limit.js';
 import { recheckKey } from './http/middleware/recheck-key.js';
 import { requestLog } from './http/middleware/request-log.js';
@@ -62,6 +63,8 @@ export interface AppDeps {
   readonly clock?: () => number;
   /** Records erasure requests: needed when ROBLOX_WEBHOOK_SECRET turns the platform's webhook on. */
   readonly erasures?: Pick<ErasureRequests, 'request'>;
+  /** Counts each answer for the console's overview (store/installation/traffic-stats.ts); optional in tests. */
+  readonly traffic?: TrafficStats;
 }
 
 export function buildApp(deps: AppDeps): Koa<AppState> {
@@ -71,7 +74,7 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   app.on('error', (err: unknown) => logger.debug({ err }, 'connection error'));
 
   app.use(requestLog(logger, deps.clock));
-  app.use(observeRequests(deps.metrics ?? processMetrics));
+  app.use(observeRequests(deps.metrics ?? processMetrics, deps.traffic));
   app.use(errorHandler(logger, config.limits.maxBodyBytes));
   const trust = proxyTrustOf(config.gate);
   const callerOf = (ctx: Koa.Context) =>

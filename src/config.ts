@@ -91,6 +91,10 @@ export interface Config {
   readonly authFailuresPerMinute: number;
   /** How often each instance writes the API keys' last-use times to Redis. */
   readonly keyLastUsedFlushMs: number;
+  /** How often each instance adds the players it saw written to each workspace's players list. */
+  readonly playerIndexFlushMs: number;
+  /** How often each instance adds its traffic summary (and its heartbeat) for the console's overview. */
+  readonly statsFlushMs: number;
   /** How many audit entries are kept (the oldest are dropped beyond). */
   readonly auditMaxEntries: number;
   readonly admin: {
@@ -426,6 +430,8 @@ export function loadConfig(env: Env = process.env): Config {
     },
     authFailuresPerMinute: int(env, 'AUTH_FAILURES_PER_MINUTE', 30, 1, 1_000_000),
     keyLastUsedFlushMs: int(env, 'KEY_LAST_USED_FLUSH_MS', 5000, 100, 600_000),
+    playerIndexFlushMs: int(env, 'PLAYER_INDEX_FLUSH_MS', 5000, 100, 600_000),
+    statsFlushMs: int(env, 'STATS_FLUSH_MS', 10_000, 100, 60_000),
     auditMaxEntries: int(env, 'AUDIT_MAX_ENTRIES', 10_000, 10, 10_000_000),
     admin: {
       token: adminToken(env),

@@ -15,6 +15,8 @@ import { instrumentRedis } from './store/redis/instrument.js';
 import { ApiKeyStore } from './store/workspaces/api-keys.js';
 import { EventSubscriber } from './store/redis/events.js';
 import { KeyUsageStore } from './store/workspaces/key-usage.js';
+import { PlayerIndexRecorder } from './store/workspaces/player-index.js';
+import { TrafficStats } from './store/installation/traffic-stats.js';
 import { PlayerDataStore, playerLimitsOf } from './store/players/player-data.js';
 import { IdempotencyClaims } from './saves/idempotency.js';
 import { PlayerWrites } from './saves/player-writes.js';
@@ -56,6 +58,10 @@ export interface RunningService {
   readonly limiter: RateLimiter;
   /** This instance's erasure worker; absent without ERASURE_DIGEST_SECRET. */
   readonly erasureWorker: ErasureWorker | undefined;
+  /** Players seen written, waiting for the next batched write to their workspaces' lists. */
+  readonly playerIndex: PlayerIndexRecorder;
+  /** The public API's answers counted for the console's overview, until the next flush. */
+  readonly traffic: TrafficStats;
   /**
    * Turns /readyz to 503 (so load balancers take the instance out) while still serving
    * everything, for `ms`; resolves early when `skip` is called. Call close() after it.
@@ -162,7 +168,9 @@ export async function startService(config: Config, logger: Logger, options: Serv
     overQuotaSeconds: config.idempotencyTtlOverQuotaSeconds,
   });
   const claims = new IdempotencyClaims(redis, config.idempotencyTtlSeconds, (workspaceId, bytes, expiresAtMs) => quota.recordKept(workspaceId, bytes, expiresAtMs));
-  const writes = new PlayerWrites(players, claims, config.limits, quota);
+  const playerIndex = new PlayerIndexRecorder(redis);
+  playerIndex.start(config.playerIndexFlushMs);
+  const writes = new PlayerWrites(players, claims, config.limits, quota, playerIndex);
   const boards = new LeaderboardStore(redis, new BoardRegistry(redis, config.leaderboards.maxBoards), {
     maxEntries: config.leaderboards.maxEntries,
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
@@ -173,6 +181,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
     metrics.erasuresRequested.inc({ source });
     erasureWorker?.wake();
   });
+  const traffic = new TrafficStats(redis, { gateMode: config.gate.mode }, config.statsFlushMs, options.clock);
+  traffic.start();
   const app = buildApp({
     config,
     logger,
@@ -188,6 +198,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     lastUsed,
     clock: options.clock,
     erasures: erasureRequests,
+    traffic,
   });
 
   let shuttingDown = false;
@@ -275,6 +286,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
       await events.stop();
       await limiter.stop().catch((err: unknown) => logger.warn({ err }, 'could not write the last usage counts'));
       await storage.stop().catch((err: unknown) => logger.warn({ err }, 'could not write the last storage counts'));
+      await traffic.stop().catch((err: unknown) => logger.warn({ err }, 'could not write the last traffic counts'));
+      await playerIndex.stop().catch((err: unknown) => logger.warn({ err }, 'could not write the last players list entries'));
       await bulk.quit().catch(() => bulk.disconnect());
       await redis.quit().catch(() => redis.disconnect());
     })();
@@ -293,6 +306,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
     lastUsed,
     limiter,
     erasureWorker,
+    playerIndex,
+    traffic,
     drain,
     close,
   };

@@ -5,6 +5,8 @@ import 'uplot/dist/uPlot.min.css';
 import './style.css';
 import { resumeSession, signIn, signOut, whenSignedOut } from './api.js';
 import { AuditPage } from './pages/audit.js';
+import { OverviewPage } from './pages/overview.js';
+import { PlayersPage } from './pages/players.js';
 import { BansPage } from './pages/bans.js';
 import { ErasuresPage } from './pages/erasures.js';
 import { LeaderboardPage } from './pages/leaderboard.js';
@@ -15,6 +17,45 @@ import { linkClick, paths, useRoute, type Route } from './router.js';
 import { ErrorNote, html, Link, useAction } from './ui.js';
 
 type Session = 'checking' | 'signed-out' | 'signed-in';
+
+/**
+ * The main navigation. The messages and leaderboards of a workspace (issue 31) belong in the
+ * workspace's own navigation (pages/workspace-nav.ts), not here, once their admin API lands.
+ */
+const NAV = [
+  { section: 'overview', label: 'Overview', href: paths.overview },
+  { section: 'workspaces', label: 'Workspaces', href: paths.workspaces },
+  { section: 'bans', label: 'Bans', href: paths.bans },
+  { section: 'audit', label: 'Audit', href: paths.audit },
+  { section: 'erasures', label: 'Erasures', href: paths.erasures },
+] as const;
+
+/** Which main section each page belongs to (the one its link marks as current). */
+const SECTION_OF: Record<Route['page'], string | undefined> = {
+  overview: 'overview',
+  workspaces: 'workspaces',
+  workspace: 'workspaces',
+  players: 'workspaces',
+  player: 'workspaces',
+  leaderboard: 'workspaces',
+  bans: 'bans',
+  audit: 'audit',
+  erasures: 'erasures',
+  missing: undefined,
+};
+
+const TITLE: Record<Route['page'], string> = {
+  overview: 'Overview',
+  workspaces: 'Workspaces',
+  workspace: 'Workspace',
+  players: 'Players',
+  player: 'Player',
+  leaderboard: 'Leaderboard',
+  bans: 'Bans',
+  audit: 'Audit',
+  erasures: 'Erasures',
+  missing: 'Not found',
+};
 
 function SignIn(props: { onSignedIn: () => void; ended: boolean }) {
   const [token, setToken] = useState('');
@@ -43,6 +84,10 @@ function SignIn(props: { onSignedIn: () => void; ended: boolean }) {
 function Page(props: { route: Route }) {
   const route = props.route;
   switch (route.page) {
+    case 'overview':
+      return html`<${OverviewPage} />`;
+    case 'players':
+      return html`<${PlayersPage} key=${route.workspaceId} workspaceId=${route.workspaceId} />`;
     case 'workspaces':
       return html`<${WorkspacesPage} />`;
     case 'workspace':
@@ -84,21 +129,17 @@ function App() {
     );
   }, []);
   useEffect(() => {
-    document.title = `${route.page === 'missing' ? 'Not found' : route.page[0]!.toUpperCase() + route.page.slice(1)} · Operator console`;
+    document.title = `${TITLE[route.page]} · Operator console`;
   }, [route.page]);
   if (session === 'checking') return html`<main id="main"><p role="status">Loading…</p></main>`;
   if (session === 'signed-out') return html`<${SignIn} ended=${ended} onSignedIn=${() => setSession('signed-in')} />`;
-  const current = (page: string) =>
-    route.page === page || (page === 'workspaces' && !['bans', 'audit', 'erasures'].includes(route.page)) ? 'page' : undefined;
+  const section = SECTION_OF[route.page];
   return html`
     <a class="skip" href="#main">Skip to content</a>
     <header>
       <span class="brand">Operator console</span>
       <nav aria-label="Main">
-        <a href=${paths.workspaces()} aria-current=${current('workspaces')} onClick=${navClick}>Workspaces</a>
-        <a href=${paths.bans()} aria-current=${current('bans')} onClick=${navClick}>Bans</a>
-        <a href=${paths.audit()} aria-current=${current('audit')} onClick=${navClick}>Audit</a>
-        <a href=${paths.erasures()} aria-current=${current('erasures')} onClick=${navClick}>Erasures</a>
+        ${NAV.map((item) => html`<a key=${item.section} href=${item.href()} aria-current=${section === item.section ? 'page' : undefined} onClick=${linkClick}>${item.label}</a>`)}
       </nav>
       <button type="button" onClick=${() => {
         void signOut().finally(() => {
@@ -109,7 +150,5 @@ function App() {
     </header>
     <main id="main" tabindex="-1" ref=${main}><${Page} route=${route} /></main>`;
 }
-
-const navClick = linkClick;
 
 render(html`<${App} />`, document.getElementById('app')!);

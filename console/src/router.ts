@@ -3,7 +3,9 @@
 import { useEffect, useState } from 'preact/hooks';
 
 export type Route =
+  | { page: 'overview' }
   | { page: 'workspaces' }
+  | { page: 'players'; workspaceId: string }
   | { page: 'workspace'; workspaceId: string }
   | { page: 'player'; workspaceId: string; userId: string }
   | { page: 'leaderboard'; workspaceId: string; board: string }
@@ -17,18 +19,21 @@ export function parseRoute(pathname: string): Route {
   if (parts[0] === 'workspaces') {
     if (parts.length === 1) return { page: 'workspaces' };
     if (parts.length === 2) return { page: 'workspace', workspaceId: parts[1]! };
+    if (parts.length === 3 && parts[2] === 'players') return { page: 'players', workspaceId: parts[1]! };
     if (parts.length === 4 && parts[2] === 'players') return { page: 'player', workspaceId: parts[1]!, userId: parts[3]! };
     if (parts.length === 4 && parts[2] === 'leaderboards') return { page: 'leaderboard', workspaceId: parts[1]!, board: parts[3]! };
   }
   if (parts.length === 1 && parts[0] === 'bans') return { page: 'bans' };
   if (parts.length === 1 && parts[0] === 'audit') return { page: 'audit' };
   if (parts.length === 1 && parts[0] === 'erasures') return { page: 'erasures' };
-  if (parts.length === 0) return { page: 'workspaces' };
+  if (parts.length === 0 || (parts.length === 1 && parts[0] === 'overview')) return { page: 'overview' };
   return { page: 'missing' };
 }
 
 export const paths = {
+  overview: () => '/console/overview',
   workspaces: () => '/console/workspaces',
+  players: (id: string) => `/console/workspaces/${encodeURIComponent(id)}/players`,
   workspace: (id: string) => `/console/workspaces/${encodeURIComponent(id)}`,
   player: (id: string, userId: string) => `/console/workspaces/${encodeURIComponent(id)}/players/${encodeURIComponent(userId)}`,
   leaderboard: (id: string, board: string) => `/console/workspaces/${encodeURIComponent(id)}/leaderboards/${encodeURIComponent(board)}`,

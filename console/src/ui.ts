@@ -6,9 +6,33 @@ import { ApiError } from './api.js';
 import { linkClick } from './router.js';
 
 export { html };
+export { JsonEditor, JsonTree, pretty } from './json-ui.js';
 
-export function Link(props: { href: string; children: ComponentChildren; class?: string }) {
-  return html`<a href=${props.href} class=${props.class} onClick=${linkClick}>${props.children}</a>`;
+/** Bytes for people: 512 bytes, 3.4 KiB, 1.2 GiB. */
+export function size(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let n = Math.max(0, bytes);
+  let unit = 0;
+  while (n >= 1024 && unit < units.length - 1) {
+    n /= 1024;
+    unit++;
+  }
+  return `${unit === 0 ? n : n.toFixed(1)} ${units[unit]}`;
+}
+
+/**
+ * One panel of a page (the overview's are all of this kind): a titled section whose content
+ * loads on its own, so a slow or failing panel never holds up the others.
+ */
+export function Panel(props: { id: string; title: string; children: ComponentChildren; wide?: boolean }) {
+  return html`<section class=${`panel${props.wide ? ' wide' : ''}`} aria-labelledby=${`${props.id}-h`}>
+    <h2 id=${`${props.id}-h`}>${props.title}</h2>
+    ${props.children}
+  </section>`;
+}
+
+export function Link(props: { href: string; children: ComponentChildren; class?: string; current?: boolean }) {
+  return html`<a href=${props.href} class=${props.class} aria-current=${props.current ? 'page' : undefined} onClick=${linkClick}>${props.children}</a>`;
 }
 
 export function describeError(err: unknown): string {
@@ -122,41 +146,6 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
   } catch (err) {
     return { ok: false, problem: (err as Error).message };
   }
-}
-
-/**
- * The JSON editor: a text area checked as you type. Invalid JSON is named in words and the
- * save button stays off, so nothing invalid is ever sent.
- */
-export function JsonEditor(props: {
-  id: string;
-  label: string;
-  initial: string;
-  busy: boolean;
-  submitLabel: string;
-  onSubmit: (value: unknown) => void;
-  onCancel?: () => void;
-}) {
-  const [text, setText] = useState(props.initial);
-  const empty = text.trim() === '';
-  const parsed = empty ? ({ ok: false, problem: '' } as const) : parseJson(text);
-  const problemId = `${props.id}-problem`;
-  return html`<form class="json-editor" onSubmit=${(e: Event) => {
-    e.preventDefault();
-    if (parsed.ok) props.onSubmit(parsed.value);
-  }}>
-    <label for=${props.id}>${props.label}</label>
-    <textarea id=${props.id} class="mono" rows=${Math.min(20, Math.max(4, text.split('\n').length + 1))} spellcheck=${false}
-      aria-invalid=${parsed.ok ? 'false' : 'true'} aria-describedby=${problemId}
-      value=${text} onInput=${(e: Event) => setText((e.target as HTMLTextAreaElement).value)}></textarea>
-    <p id=${problemId} class=${parsed.ok || empty ? 'hint' : 'error'} aria-live="polite">
-      ${parsed.ok ? 'Valid JSON.' : empty ? 'Type a JSON value: a number, "text", true, {...} or [...].' : `Not valid JSON: ${parsed.problem}`}
-    </p>
-    <div class="row">
-      <button type="submit" disabled=${!parsed.ok || props.busy}>${props.submitLabel}</button>
-      ${props.onCancel ? html`<button type="button" onClick=${props.onCancel}>Cancel</button>` : null}
-    </div>
-  </form>`;
 }
 
 /** A destructive action confirmed by typing a word (the workspace's name, the user id). */

@@ -27,16 +27,22 @@ import type { AdminContext, AuditFacts } from './context.js';
 import { parseName, parsePlan, parsePositiveInt } from './inputs.js';
 import * as keyLifecycle from './key-lifecycle.js';
 import * as playerHistory from './player-history.js';
+import * as playerList from './player-list.js';
+import * as installationOverview from './overview.js';
 import * as playerSupport from './player-support.js';
 import * as backup from './installation-backup.js';
 import * as transfer from './workspace-transfer.js';
 import { usageReport, USAGE_DAYS_DEFAULT, type UsageReport } from './usage-report.js';
+import { readAudit, type AuditQuery } from './audit-query.js';
 import { deleteWorkspace, type DeletedWorkspace, type DeletionOptions } from './workspace-deletion.js';
 
 export { parsePlan } from './inputs.js';
 export type { CreatedKey, KeyOptions, KeyView, RotateOptions, RotatedKey } from './key-lifecycle.js';
 export type { DeletedWorkspace, DeletionOptions } from './workspace-deletion.js';
 export type { UsageReport } from './usage-report.js';
+export type { PlayerList, PlayerListQuery, PlayerListRow } from './player-list.js';
+export type { Overview } from './overview.js';
+export type { AuditQuery } from './audit-query.js';
 export type { HistoryVersion, PlayerAtVersion, PlayerHistory, RestoredPlayer } from './player-history.js';
 export type { InstallationImport, Manifest } from './installation-backup.js';
 export type { ErasureList, WorkspaceGames } from './erasures.js';
@@ -62,10 +68,11 @@ export interface AdminOptions {
   readonly actor?: string;
   readonly clock?: () => number;
   /** Limits and retention; the defaults of src/config.ts when not given. */
-  readonly config?: Pick<Config, 'limits' | 'history' | 'idempotencyTtlSeconds' | 'auditMaxEntries' | 'storage' | 'erasure' | 'leaderboards'>;
+  readonly config?: Pick<Config, 'limits' | 'history' | 'idempotencyTtlSeconds' | 'auditMaxEntries' | 'storage' | 'erasure' | 'leaderboards' | 'gate' | 'statsFlushMs'>;
 }
 
-export const AUDIT_READ_MAX = 10_000;
+export { AUDIT_READ_MAX } from './audit-query.js';
+
 const USAGE_DAYS_MAX = 31;
 
 export class AdminOperations implements AdminContext {
@@ -78,6 +85,8 @@ export class AdminOperations implements AdminContext {
   readonly limits: Config['limits'];
   readonly storageQuota: Config['storage']['quotaBytes'];
   readonly erasure: Config['erasure'];
+  /** The gate's settings and the stats interval, for the overview and the bans page. */
+  readonly installation: Pick<Config, 'gate' | 'statsFlushMs'>;
   private readonly ownActor: string;
   private readonly auditLog: AuditLogStore;
   private readonly clock: () => number;
@@ -112,6 +121,7 @@ export class AdminOperations implements AdminContext {
     this.erasure = config.erasure;
     this.maxValueDepth = config.limits.maxValueDepth;
     this.auditLog = new AuditLogStore(redis, config.auditMaxEntries);
+    this.installation = { gate: config.gate, statsFlushMs: config.statsFlushMs };
     this.ownActor = options.actor ?? 'unknown';
     this.clock = options.clock ?? Date.now;
   }
@@ -259,22 +269,46 @@ export class AdminOperations implements AdminContext {
     return keyLifecycle.rotateKey(this, keyId, options);
   }
 
+  // --- the installation at a glance ---
+
+  /** The console's overview: the last hour's traffic, memory, instances, busiest workspaces, recent bans. */
+  overview(): Promise<installationOverview.Overview> {
+    return installationOverview.overview(this, this.installation.gate, this.installation.statsFlushMs);
+  }
+
+  /** The gate's mode on this instance and what it means (the bans page). */
+  gateState() {
+    return installationOverview.gateState(this.installation.gate);
+  }
+
   // --- usage and audit ---
 
   usage(workspaceId: string, days: string | number = USAGE_DAYS_DEFAULT): Promise<UsageReport> {
     return usageReport(this, workspaceId, parsePositiveInt(days, 'days', USAGE_DAYS_MAX));
   }
 
-  /** The newest audit entries, newest first; optionally only one workspace's. */
-  async readAudit(options: { limit?: string | number; workspaceId?: string | undefined } = {}): Promise<AuditEntry[]> {
-    const limit = parsePositiveInt(options.limit ?? 50, 'limit', AUDIT_READ_MAX);
-    return this.auditLog.list(limit, options.workspaceId);
+  /** The newest audit entries, newest first, filtered (admin/audit-query.ts). */
+  readAudit(options: AuditQuery = {}): Promise<AuditEntry[]> {
+    return readAudit(this.auditLog, options);
+  }
+
+  // --- the players of a workspace ---
+
+  /** A page of the workspace's players, newest written first, or found by id (admin/player-list.ts). */
+  listPlayers(workspaceId: string, query?: playerList.PlayerListQuery): Promise<playerList.PlayerList> {
+    return playerList.listPlayers(this, workspaceId, query);
+  }
+
+  /** Puts every player with data on the players list, once (players written before it existed). */
+  indexPlayers(workspaceId: string, onProgress?: (seen: number, added: number) => void) {
+    return playerList.indexPlayers(this, workspaceId, onProgress);
   }
 
   // --- one player's data, for support staff ---
 
-  exportPlayer(workspaceId: string, userId: string | number): Promise<playerSupport.PlayerExport> {
-    return playerSupport.exportPlayer(this, workspaceId, userId);
+  /** Every key of the player; `view` when a person looks at it (audited player.view), else an export. */
+  exportPlayer(workspaceId: string, userId: string | number, purpose: 'export' | 'view' = 'export'): Promise<playerSupport.PlayerExport> {
+    return playerSupport.exportPlayer(this, workspaceId, userId, purpose);
   }
 
   getPlayerValue(workspaceId: string, userId: string | number, key: string): Promise<playerSupport.PlayerEntry> {

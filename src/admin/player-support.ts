@@ -9,6 +9,7 @@ import { AppError, badRequest, ErrorCode, notFound } from '../errors.js';
 import { appliedOrThrow } from '../saves/outcomes.js';
 import { storedBytesOf, type PlayerWrite } from '../store/players/script-protocol.js';
 import { addToStorageTotals } from '../store/workspaces/storage-usage.js';
+import { indexNote, recordPlayerWrites } from '../store/workspaces/player-index.js';
 import type { AdminContext } from './context.js';
 import { parseDataKey, parseUserId } from './inputs.js';
 
@@ -51,7 +52,12 @@ function exportData(entries: Array<[string, { valueJson: string; updatedAtMs: nu
   return data;
 }
 
-export async function exportPlayer(ctx: AdminContext, workspaceId: string, rawUserId: string | number): Promise<PlayerExport> {
+export async function exportPlayer(
+  ctx: AdminContext,
+  workspaceId: string,
+  rawUserId: string | number,
+  purpose: 'export' | 'view' = 'export',
+): Promise<PlayerExport> {
   await ctx.requireWorkspace(workspaceId);
   const userId = parseUserId(rawUserId);
   // Support staff may read a player of any size, one that predates the size limit included.
@@ -59,7 +65,8 @@ export async function exportPlayer(ctx: AdminContext, workspaceId: string, rawUs
   if (!all.complete || all.entries.length === 0) {
     throw new AppError(ErrorCode.PLAYER_NOT_FOUND, 'Player not found', { extras: { version: all.version } });
   }
-  await ctx.audit('player.export', target(workspaceId, userId), { workspaceId, details: { keys: all.entries.length } });
+  // Shown to a person either way, so audited either way; a page load is a view, not an export.
+  await ctx.audit(purpose === 'view' ? 'player.view' : 'player.export', target(workspaceId, userId), { workspaceId, details: { keys: all.entries.length } });
   return { workspaceId, userId, exportedAt: new Date(ctx.nowMs()).toISOString(), version: all.version, data: exportData(all.entries) };
 }
 
@@ -93,6 +100,7 @@ export async function adminWrite(ctx: AdminContext, workspaceId: string, userId:
   // Counted at once: an operator's writes are few, and the CLI has no flush of its own.
   if (reply.reply.applied) {
     await addToStorageTotals(ctx.redis, workspaceId, { bytes: storedBytesOf(reply.reply.storage), players: reply.reply.storage.players });
+    await recordPlayerWrites(ctx.redis, workspaceId, [userId, String(indexNote(ctx.nowMs(), reply.reply.storage.players))]);
   }
   return appliedOrThrow(reply, {
     maxKeysPerPlayer: ctx.limits.maxKeysPerPlayer,

@@ -75,6 +75,7 @@ export async function deleteWorkspace(
   const records = await unlinkMatching(ctx.redis, keys.workspacePattern(workspaceId));
   await new GameMap(ctx.redis).set(workspaceId, []);
   await options.onProgress?.({ phase: 'records', done: records });
+  await ctx.redis.zrem(keys.statsStorage(), workspaceId);
   await ctx.workspaces.unindex(workspaceId);
   await publishEvent(ctx.redis, { type: 'workspace', workspaceId });
 

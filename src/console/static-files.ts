@@ -53,7 +53,7 @@ export function consolePages(dir = CONSOLE_WEB_DIR): Middleware<AppState> {
     if (path !== '/console' && !path.startsWith('/console/')) return next();
     if (path === '/console/session' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
     if (path === '/console' || path === '/console/') {
-      ctx.redirect('/console/workspaces');
+      ctx.redirect('/console/overview');
       return;
     }
     built ??= load(dir);

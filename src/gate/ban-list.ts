@@ -39,6 +39,8 @@ export class BanList {
     private readonly logger: Logger,
     private readonly reloadMs: number,
     private readonly clock: () => number = Date.now,
+    /** `operator`: only bans an operator made apply (the gate is off: its own bans are set aside). */
+    private readonly applies: 'all' | 'operator' = 'all',
   ) {}
 
   get size(): number {
@@ -122,7 +124,7 @@ export class BanList {
   private async load(): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       const epoch = this.epoch;
-      const snapshot = await this.store.snapshot();
+      const snapshot = this.applies === 'operator' ? await this.store.operatorSnapshot() : await this.store.snapshot();
       if (epoch !== this.epoch && attempt < MAX_LOAD_ATTEMPTS) continue;
       this.banned = new Set(snapshot.banned);
       this.allowed = CidrList.of(snapshot.allowed);
@@ -139,7 +141,8 @@ export class BanList {
       return;
     }
     const address = event.address;
-    this.store.isBanned(address).then(
+    const banned = this.applies === 'operator' ? this.store.get(address).then((r) => r?.source === 'operator') : this.store.isBanned(address);
+    banned.then(
       (banned) => {
         this.epoch++;
         if (banned) this.banned.add(address);

@@ -98,7 +98,9 @@ export class Gate {
   constructor(private readonly deps: GateDeps) {
     const { config } = deps;
     this.clock = deps.clock ?? Date.now;
-    this.bans = new BanList(deps.store, deps.events, deps.logger, config.banReloadMs, this.clock);
+    // With the gate off, the operator's bans still apply; the gate's own (automatic) bans are set
+    // aside, so `off` remains the switch that stops every refusal the gate decided by itself.
+    this.bans = new BanList(deps.store, deps.events, deps.logger, config.banReloadMs, this.clock, config.mode === 'off' ? 'operator' : 'all');
     this.allowedRanges = CidrList.of(config.allowedCidrs);
     this.trust = proxyTrustOf(config);
     this.logSampler = new LogSampler(deps.logger, config.violationLogPerMinute, this.clock);
@@ -113,9 +115,14 @@ export class Gate {
     return this.stats.snapshot();
   }
 
-  /** Loads the ban list (mode off: nothing to load). Throws when Redis cannot be read. */
+  /** Loads the ban list (in every mode: an operator's ban is a ban). Throws when Redis cannot be read. */
   async start(): Promise<void> {
-    if (this.mode !== 'off') await this.bans.start();
+    await this.bans.start();
+  }
+
+  /** Nothing to check: the gate is off and no ban applies, so a request passes untouched. */
+  get idle(): boolean {
+    return this.mode === 'off' && this.bans.size === 0;
   }
 
   /** Stops the reload timer and waits for violation records still being written. */
@@ -129,10 +136,10 @@ export class Gate {
   }
 
   /**
-   * The gate's checks for one request, when it is on (report or enforce): resolves when the
-   * request may go on, with the principal of its key when the checks had to look the key up
-   * (an editor play-test's development key), so that authentication does not look it up again;
-   * throws the 403 (an AppError) when it may not.
+   * The gate for one request: bans in every mode, then (report or enforce) the checks. Resolves
+   * when the request may go on, with the principal of its key when the checks had to look the
+   * key up (an editor play-test's development key), so that authentication does not look it up
+   * again; throws the 403 (an AppError) when it may not.
    */
   async admit(request: GateRequest): Promise<Principal | undefined> {
     const address = this.clientAddress(request);
@@ -143,6 +150,7 @@ export class Gate {
         throw forbidden(bannedMessage(banSubject(address.ip)));
       }
     }
+    if (this.mode === 'off') return;
     const userAgent = header(request, 'user-agent');
     if (isEditorRequest(userAgent)) return this.editorPlayTest(request, address);
 

@@ -17,6 +17,7 @@ import {
 } from '../store/players/script-protocol.js';
 import { unexpectedScriptReply } from '../store/redis/scripts.js';
 import { withClaim, type ClaimedKey, type IdempotencyClaims } from './idempotency.js';
+import type { PlayerIndexRecorder } from '../store/workspaces/player-index.js';
 import { appliedOrThrow, type Applied, type RefusalContext } from './outcomes.js';
 import type { StorageQuota } from './storage-quota.js';
 
@@ -61,6 +62,8 @@ export class PlayerWrites {
     private readonly claims: IdempotencyClaims,
     private readonly limits: PlayerLimitsView,
     private readonly quota: StorageQuota,
+    /** The workspaces' players lists (the console's), fed by every applied write. */
+    private readonly index?: PlayerIndexRecorder,
   ) {}
 
   /** One player's write: its outcome, or its refusal thrown (as the first answer, when replayed). */
@@ -119,6 +122,7 @@ export class PlayerWrites {
     }
     if (reply.reply.applied && !reply.replayed) {
       this.quota.record(origin.workspaceId, reply.reply.storage);
+      this.index?.note(origin.workspaceId, request.userId, origin.nowMs, reply.reply.storage.players);
       origin.chargeWork?.(reply.reply.workBytes);
     }
     return reply;

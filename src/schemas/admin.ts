@@ -93,7 +93,14 @@ export const deletePlayerQuery = {
 
 export const playerQuery = {
   type: 'object',
-  properties: { key: keySchema },
+  properties: {
+    key: keySchema,
+    purpose: {
+      type: 'string',
+      enum: ['export', 'view'],
+      description: 'Without ?key: `view` when a person looks at the player (the console\'s page; audited as player.view), `export` (the default) when the data leaves as a file (audited as player.export).',
+    },
+  },
 } as const;
 
 /** GET of a player's history: a page of at most `limit` versions older than `before`. */
@@ -131,5 +138,20 @@ export const auditQuery = {
   properties: {
     limit: { type: 'string', pattern: '^[0-9]{1,5}$', description: 'How many entries, 1-10000; default 50.' },
     workspace: { type: 'string', description: 'Only entries about this workspace.' },
+    action: { type: 'string', maxLength: 64, description: 'Only this action (`player.set`), or actions starting with what comes before a final `*` (`player.*`).' },
+    actor: { type: 'string', maxLength: 128, description: 'Only this actor: `console`, `admin-api`, `cli:<user>`.' },
+    since: { type: 'string', maxLength: 40, description: 'Only entries at or after this ISO 8601 time.' },
+    until: { type: 'string', maxLength: 40, description: 'Only entries at or before this ISO 8601 time.' },
+  },
+} as const;
+
+/** GET of a workspace's players: a page newest first, or a search by id (exact or prefix). */
+export const playerListQuery = {
+  type: 'object',
+  properties: {
+    limit: { type: 'string', pattern: '^[0-9]{1,3}$', description: 'Players per page, 1-100; default 25.' },
+    cursor: { type: 'string', maxLength: 100, description: 'The `next` of the page before.' },
+    prefix: { type: 'string', maxLength: 64, description: 'Only players whose user id starts with this (ZSCAN of the players list, in pages).' },
+    userId: { type: 'string', maxLength: 64, description: 'Exactly this player, found even when it was written before the players list existed.' },
   },
 } as const;

@@ -86,6 +86,13 @@ export const keys = {
   boardRegistry: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:boards`,
   /** Hash: key id -> last time (ms since the epoch) the key authenticated a request. */
   keyLastUsed: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:lastused`,
+  /**
+   * Sorted set: user id -> when the player was last written (ms), for the console's players list
+   * (store/workspaces/player-index.ts). Written in batches by each instance and at once by admin
+   * writes; a player whose data is deleted entirely leaves it. In the workspace's slot, so one
+   * batch is one script call that also checks the workspace still exists.
+   */
+  workspacePlayers: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:players`,
   /** SCAN pattern matching every key of the workspace's own slot (metadata, limits, usage). */
   workspacePattern: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}*`,
   /** Set of every workspace id (for listing). */
@@ -184,6 +191,22 @@ export const keys = {
   erasureRewriteDue: () => `${PREFIX}{erasure}:rewrite-due`,
   /** String: held for ERASURE_AOF_REWRITE_HOURS after a rewrite started, so rewrites are spaced. */
   erasureRewriteWindow: () => `${PREFIX}{erasure}:rewrite-window`,
+  /** List of the newest bans (JSON: address, bannedAt, source, reasons), newest first, capped: the overview's recent bans. */
+  recentBans: () => `${PREFIX}bans:recent`,
+
+  // The console's overview (store/installation/traffic-stats.ts). All in one slot ({stats}), so
+  // an instance's flush is one MULTI and the overview's ZUNION of an hour's minutes is legal on
+  // a cluster.
+  /** Hash of one minute's public answers, every instance added up: requests, limited, errors, l<bucket>. Minute = ms of its start. Kept 2 h. */
+  statsMinute: (minute: number) => `${PREFIX}{stats}:m:${minute}`,
+  /** Sorted set of one minute's requests per workspace. Kept 2 h. */
+  statsMinuteWorkspaces: (minute: number) => `${PREFIX}{stats}:w:${minute}`,
+  /** Sorted set: instance id -> its last report (ms). */
+  statsInstances: () => `${PREFIX}{stats}:instances`,
+  /** Hash of one instance (host, pid, startedAt, gateMode); TTL three flush intervals. */
+  statsInstance: (instanceId: string) => `${PREFIX}{stats}:instance:${instanceId}`,
+  /** Sorted set: workspace id -> bytes it stores, as its total was last added up (storage-usage.ts). */
+  statsStorage: () => `${PREFIX}{stats}:storage`,
 
   /** Pub/sub channel that tells every instance to drop cached keys, workspaces and bans. */
   eventsChannel: () => `${PREFIX}events`,

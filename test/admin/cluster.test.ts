@@ -68,4 +68,26 @@ describe('admin operations on Redis Cluster', function () {
     expect((await ops.usage(kept.workspaceId)).players).to.equal(300);
     expect(await ops.exportPlayer(kept.workspaceId, 7)).to.have.nested.property('data.coins.value', 7);
   });
+
+  it('lists players spread over every master (backfill, pages, rows) and reads the overview from every master', async () => {
+    const ops = new AdminOperations(redis, { actor: 'test' });
+    const ws = await ops.createWorkspace({ name: 'listed on a cluster' });
+    await seed(ws.workspaceId, 300);
+    const indexed = await ops.indexPlayers(ws.workspaceId);
+    expect(indexed).to.include({ seen: 300, listed: 300 });
+    await ops.setPlayerValue(ws.workspaceId, 'newest', 'coins', 1);
+    const first = await ops.listPlayers(ws.workspaceId, { limit: 100 });
+    expect(first.players[0]).to.include({ userId: 'newest', version: 1, keys: 1 });
+    let seen = first.players.length;
+    for (let cursor = first.next; cursor !== null; ) {
+      const page = await ops.listPlayers(ws.workspaceId, { limit: 100, cursor });
+      seen += page.players.length;
+      cursor = page.next;
+    }
+    expect(seen).to.equal(301);
+    const overview = await ops.overview();
+    expect(overview.memory.nodes).to.equal(3);
+    expect(overview.minutes).to.have.length(60);
+  });
 });
+

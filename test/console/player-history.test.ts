@@ -6,7 +6,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN_TOKEN, testOps } from '../support/admin.js';
 import { call, testClock, useService } from '../support/service.js';
 import { randomSuffix } from './random-name.js';
-import { ensureConsoleBuilt, expectAccessible, launchBrowser, screenshot, signIn } from './support.js';
+import { checkBothSizes, DESKTOP, ensureConsoleBuilt, launchBrowser, recordAdminAnswers, signIn } from './support.js';
 
 describe('operator console: player history and restore', function () {
   this.timeout(60_000);
@@ -25,7 +25,8 @@ describe('operator console: player history and restore', function () {
     await browser?.close();
   });
   beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    context = await browser.newContext({ viewport: DESKTOP });
+    recordAdminAnswers(context);
     page = await context.newPage();
   });
   afterEach(async () => {
@@ -53,6 +54,8 @@ describe('operator console: player history and restore', function () {
     await rows.first().filter({ hasText: '3 (current)' }).waitFor();
     expect(await rows.count()).to.equal(4);
     expect(await rows.nth(1).textContent()).to.include('2').and.include('batch').and.include(`key:${ws.keyId}`).and.include('coins, hacked');
+    // The player's first write shows as version 0's restore point, with its time and writer.
+    expect(await rows.nth(3).textContent()).to.match(/^0\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTCset/).and.include(`key:${ws.keyId}`).and.include('coins');
 
     await page.getByRole('button', { name: 'View version 2' }).click();
     const version2 = page.getByRole('region', { name: 'Version 2' });
@@ -63,8 +66,11 @@ describe('operator console: player history and restore', function () {
     await page.getByRole('button', { name: 'Restore version 2' }).click();
     const dialog = page.getByRole('dialog', { name: 'Restore version 2?' });
     await dialog.getByText('job-77').first().waitFor();
-    await expectAccessible(page, 'player history');
-    await screenshot(page, 'player-history');
+    // What will change, before anything is written: coins back to 100, hacked removed, level kept.
+    const diff = dialog.getByRole('region', { name: 'What will change' }).locator('tbody tr');
+    await diff.first().waitFor();
+    expect(await diff.allTextContents()).to.deep.equal(['coinschanged0100', 'hackedremovedtrue—']);
+    await checkBothSizes(page, 'player-history', () => diff.first().waitFor());
 
     await dialog.getByRole('button', { name: 'Restore version 2' }).click();
     await dialog.getByRole('alert').filter({ hasText: 'SESSION_LOCKED' }).waitFor();
@@ -73,7 +79,12 @@ describe('operator console: player history and restore', function () {
     await dialog.getByLabel("End the game server's session first").check();
     clock.advance(300_000);
     await dialog.getByRole('button', { name: 'Restore version 2' }).click();
-    await page.getByRole('status').filter({ hasText: 'Restored version 2 as version 4; ended the session of job-77' }).waitFor();
+    const result = page.getByTestId('restore-result');
+    await result.filter({ hasText: 'Restored version 2 as version 4 (1 key written, 1 deleted); ended the session of job-77' }).waitFor();
+    // Said where the operator is looking (focus moves there), and the panels showing the old data closed.
+    expect(await result.evaluate((el) => el === document.activeElement)).to.equal(true);
+    expect(await page.getByRole('region', { name: 'Version 2' }).count()).to.equal(0);
+    expect(await page.getByRole('dialog').count()).to.equal(0);
     await page.getByText('No game server holds this player.').waitFor();
     expect(await page.getByTestId('player-version').textContent()).to.equal('4');
     await rows.first().filter({ hasText: '4 (current)' }).waitFor();

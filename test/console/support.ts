@@ -1,18 +1,20 @@
 // The browser tests' helpers: the console built once per run, Debian's Chromium driven by
 // playwright-core (one browser per test file), sign-in, the axe-core check, and screenshots
-// written into docs/console/ so that the docs show the console as it is.
+// kept as test artifacts in artifacts/console/ (git-ignored: `npm test` leaves the tree as it
+// found it, where writing them into docs/ rewrote tracked files on every run).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { buildConsole } from '../../console/build.js';
 import { ADMIN_TOKEN } from '../support/admin.js';
+import { recordResponse } from '../support/response-recorder.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const SCREENSHOT_DIR = join(root, 'docs', 'console');
+export const SCREENSHOT_DIR = join(root, 'artifacts', 'console');
 
 let built: ReturnType<typeof buildConsole> | undefined;
 /** Builds the page once per test run, so the tests never serve a stale build. */
@@ -70,4 +72,51 @@ export async function expectAccessible(page: Page, what: string): Promise<void> 
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}
+
+export const DESKTOP = { width: 1280, height: 800 } as const;
+export const PHONE = { width: 390, height: 844 } as const;
+
+/** Elements that stick out past the screen's right edge (none may, on a phone: tables are cards there). */
+export function widerThanScreen(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll('body *')]
+      .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1 && !el.closest('.chart'))
+      .map((el) => `${el.tagName}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`),
+  );
+}
+
+/**
+ * A page as it stands, at both sizes: axe-core (no serious or critical violation) and a
+ * screenshot `<name>-desktop.png` at 1280x800, then the same at a phone's 390x844 (`-phone`),
+ * where nothing may stick out sideways; `ready` waits for what the page must show at each size.
+ */
+export async function checkBothSizes(page: Page, name: string, ready: () => Promise<unknown> = async () => {}): Promise<void> {
+  await page.setViewportSize(DESKTOP);
+  await ready();
+  await expectAccessible(page, `${name} at 1280x800`);
+  await screenshot(page, `${name}-desktop`);
+  await page.setViewportSize(PHONE);
+  await ready();
+  expect(await widerThanScreen(page), `${name}: elements wider than a phone's screen`).to.deep.equal([]);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), `${name} scrolls sideways`).to.be.at.most(0);
+  await expectAccessible(page, `${name} at 390x844`);
+  await screenshot(page, `${name}-phone`);
+  await page.setViewportSize(DESKTOP);
+}
+
+/**
+ * Every admin API answer the page receives is recorded, like the tests' own calls, for the
+ * end-of-run check against the OpenAPI document.
+ */
+export function recordAdminAnswers(context: BrowserContext): void {
+  context.on('response', (res) => {
+    const url = res.url();
+    if (!new URL(url).pathname.startsWith('/admin/v1/')) return;
+    const method = res.request().method();
+    void res.text().then(
+      (text) => recordResponse(url, method, new Response(null, { status: res.status(), headers: res.headers() }), text),
+      () => {}, // a download the browser streamed to disk: its body is not kept
+    );
+  });
 }

@@ -3,6 +3,26 @@ import { useMemo, useState } from 'preact/hooks';
 import { adminData, enc } from '../api.js';
 import { ErrorNote, html, JsonView, Notice, Pager, time, useAction, useLoad, usePages } from '../ui.js';
 
+interface GateState {
+  mode: 'off' | 'report' | 'enforce';
+  meaning: string;
+  checks: { userAgent: boolean; robloxId: boolean; addressRanges: number };
+  banMaxPerMinute: number;
+}
+
+/** The gate's mode on this instance and what it means, above the bans it governs. */
+function GateMode(props: { gate: GateState | undefined; error: unknown }) {
+  const g = props.gate;
+  return html`<section aria-labelledby="gate-h" class="gate-mode">
+    <h2 id="gate-h">Gate mode: ${g ? html`<strong data-testid="gate-mode">${g.mode}</strong>` : '…'}</h2>
+    <${ErrorNote} error=${props.error} />
+    ${g
+      ? html`<p>${g.meaning}</p>
+        <p class="meta">Checks: User-Agent ${g.checks.userAgent ? 'on' : 'off'}, Roblox-Id ${g.checks.robloxId ? 'on' : 'off'}, ${g.checks.addressRanges} platform address ranges; at most ${g.banMaxPerMinute} automatic bans a minute. Set by GATE_MODE (docs/platform-access.md).</p>`
+      : null}
+  </section>`;
+}
+
 interface Ban {
   address: string;
   bannedAt: string;
@@ -43,7 +63,7 @@ async function loadBans(): Promise<Ban[]> {
   return out;
 }
 
-function BanList() {
+function BanList(props: { mode: GateState['mode'] | undefined }) {
   const list = useLoad(loadBans, []);
   const [query, setQuery] = useState('');
   const [note, setNote] = useState<string | undefined>();
@@ -65,15 +85,16 @@ function BanList() {
         setQuery((e.target as HTMLInputElement).value);
         pages.setPage(0);
       }} /></div>
-    <div class="table-wrap"><table>
+    <div class="table-wrap"><table class="cards">
       <caption class="visually-hidden">Bans</caption>
       <thead><tr><th scope="col">Address</th><th scope="col">Banned</th><th scope="col">Source</th><th scope="col">Reasons</th><th scope="col">Evidence</th><th scope="col">Action</th></tr></thead>
       <tbody>${pages.shown.map(
         (b) => html`<tr key=${b.address}>
-          <td class="mono">${b.address}</td><td>${time(b.bannedAt)}</td><td>${b.source}</td>
-          <td>${b.reasons.join(', ')}${b.note ? html`<div class="meta">${b.note}</div>` : null}</td>
-          <td>${b.evidence ? html`<details><summary>Evidence of ${b.address}</summary><${JsonView} value=${b.evidence} label=${`Evidence of ${b.address}`} /></details>` : '—'}</td>
-          <td><button type="button" aria-label=${`Lift the ban of ${b.address}`} disabled=${action.busy} onClick=${() => {
+          <td data-label="Address" class="mono">${b.address}</td><td data-label="Banned">${time(b.bannedAt)}</td>
+          <td data-label="Source">${b.source === 'gate' ? 'the gate' : 'an operator'}${b.source === 'gate' && props.mode === 'off' ? html`<div class="meta">not applied while the gate is off</div>` : null}</td>
+          <td data-label="Reasons">${b.reasons.join(', ') || '—'}${b.note ? html`<div class="meta">${b.note}</div>` : null}</td>
+          <td data-label="Evidence">${b.evidence ? html`<details><summary>Evidence of ${b.address}</summary><${JsonView} value=${b.evidence} label=${`Evidence of ${b.address}`} /></details>` : '—'}</td>
+          <td data-label="Action"><button type="button" aria-label=${`Lift the ban of ${b.address}`} disabled=${action.busy} onClick=${() => {
             if (!confirm(`Lift the ban of ${b.address}?`)) return;
             void action.run(async () => {
               await adminData('DELETE', `/bans/${enc(b.address)}`);
@@ -113,12 +134,12 @@ function AllowList() {
     <h2 id="allow-h">Allow-list (never banned)</h2>
     <${Notice} text=${done} />
     <${ErrorNote} error=${list.error ?? action.error} />
-    <div class="table-wrap"><table>
+    <div class="table-wrap"><table class="cards">
       <caption class="visually-hidden">Allow-list</caption>
       <thead><tr><th scope="col">Address or range</th><th scope="col">Added</th><th scope="col">Note</th><th scope="col">Action</th></tr></thead>
       <tbody>${pages.shown.map(
-        (a) => html`<tr key=${a.entry}><td class="mono">${a.entry}</td><td>${time(a.addedAt)}</td><td>${a.note ?? '—'}</td>
-          <td><button type="button" class="secondary" aria-label=${`Remove ${a.entry} from the allow-list`} disabled=${action.busy} onClick=${() =>
+        (a) => html`<tr key=${a.entry}><td data-label="Address or range" class="mono">${a.entry}</td><td data-label="Added">${time(a.addedAt)}</td><td data-label="Note">${a.note ?? '—'}</td>
+          <td data-label="Action"><button type="button" class="secondary" aria-label=${`Remove ${a.entry} from the allow-list`} disabled=${action.busy} onClick=${() =>
             void action.run(async () => {
               await adminData('DELETE', `/ban-allow/${enc(a.entry)}`);
               setDone(`Removed ${a.entry} from the allow-list.`);
@@ -149,13 +170,13 @@ function Violations() {
   return html`<section aria-labelledby="viol-h">
     <h2 id="viol-h">Recent violations</h2>
     <${ErrorNote} error=${list.error} />
-    <div class="table-wrap"><table>
+    <div class="table-wrap"><table class="cards">
       <caption class="visually-hidden">Recent violations</caption>
       <thead><tr><th scope="col">When</th><th scope="col">Address</th><th scope="col">Reasons</th><th scope="col">Outcome</th><th scope="col">Evidence</th></tr></thead>
       <tbody>${pages.shown.map(
-        (v, i) => html`<tr key=${v.at + i}><td>${time(v.at)}</td><td class="mono">${v.address ?? 'unknown'}</td><td>${v.reasons.join(', ')}</td>
-          <td>${v.outcome} (${v.mode})${v.notBanned ? html`<div class="meta">${v.notBanned}</div>` : null}</td>
-          <td><details><summary>Evidence</summary><${JsonView} value=${v.evidence} label="Evidence" /></details></td></tr>`,
+        (v, i) => html`<tr key=${v.at + i}><td data-label="When">${time(v.at)}</td><td data-label="Address" class="mono">${v.address ?? 'unknown'}</td><td data-label="Reasons">${v.reasons.join(', ')}</td>
+          <td data-label="Outcome">${v.outcome} (${v.mode})${v.notBanned ? html`<div class="meta">${v.notBanned}</div>` : null}</td>
+          <td data-label="Evidence"><details><summary>Evidence</summary><${JsonView} value=${v.evidence} label="Evidence" /></details></td></tr>`,
       )}</tbody></table></div>
     ${list.data && list.data.length === 0 ? html`<p>No violations recorded.</p>` : null}
     <${Pager} label="Violations" ...${pages} />
@@ -163,5 +184,6 @@ function Violations() {
 }
 
 export function BansPage() {
-  return html`<h1>Bans</h1><${BanList} /><${AllowList} /><${Violations} />`;
+  const gate = useLoad(() => adminData<GateState>('GET', '/gate'), []);
+  return html`<h1>Bans</h1><${GateMode} gate=${gate.data} error=${gate.error} /><${BanList} mode=${gate.data?.mode} /><${AllowList} /><${Violations} />`;
 }

@@ -50,11 +50,11 @@ function KeyRow(props: { view: KeyView; onChanged: (note: string, apiKey?: strin
   const act = (fn: () => Promise<void>) => void action.run(fn).then(() => undefined);
   const name = k.label ? `${k.label} (${k.prefix}…)` : `${k.prefix}…`;
   return html`<tr>
-    <td><span class="mono">${k.prefix}…</span><div class="meta mono">${k.keyId}</div></td>
-    <td>${k.label ?? '—'}</td><td>${k.scope}</td>
-    <td class=${`status-${k.status}`}>${k.status}${k.dev ? ', development' : ''}</td>
-    <td>${time(k.createdAt)}</td><td>${time(k.expiresAt)}</td><td>${time(k.lastUsedAt)}</td>
-    <td>${k.status === 'active'
+    <td data-label="Key"><span class="mono">${k.prefix}…</span><div class="meta mono">${k.keyId}</div></td>
+    <td data-label="Label">${k.label ?? '—'}</td><td data-label="Scope">${k.scope}</td>
+    <td data-label="Status" class=${`status-${k.status}`}>${k.status}${k.dev ? ', development' : ''}</td>
+    <td data-label="Created">${time(k.createdAt)}</td><td data-label="Expires">${time(k.expiresAt)}</td><td data-label="Last used">${time(k.lastUsedAt)}</td>
+    <td data-label="Actions">${k.status === 'active'
       ? html`<div class="row">
           <button type="button" class="destructive" disabled=${action.busy} aria-label=${`Revoke key ${name}`}
             onClick=${() => {
@@ -95,7 +95,7 @@ export function KeysSection(props: { workspaceId: string; keys: KeyView[]; reloa
     <h2 id="keys-h">API keys</h2>
     <${Notice} text=${note} />
     ${secret ? html`<${ShownOnce} label="New API key" secret=${secret} />` : null}
-    <div class="table-wrap"><table>
+    <div class="table-wrap"><table class="cards">
       <caption class="visually-hidden">API keys</caption>
       <thead><tr><th scope="col">Key</th><th scope="col">Label</th><th scope="col">Scope</th><th scope="col">Status</th>
         <th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Last used</th><th scope="col">Actions</th></tr></thead>

@@ -8,7 +8,8 @@ import { useMemo, useState } from 'preact/hooks';
 import { adminData, ApiError, enc } from '../api.js';
 import { navigate, paths } from '../router.js';
 import { PlayerHistory } from './player-history.js';
-import { ErrorNote, html, JsonEditor, JsonView, Link, Notice, Pager, time, TypedConfirm, useAction, useLoad, usePages } from '../ui.js';
+import { ErrorNote, html, JsonEditor, JsonTree, Link, Notice, Pager, pretty, time, TypedConfirm, useAction, useLoad, usePages } from '../ui.js';
+import { WorkspaceNav } from './workspace-nav.js';
 
 interface Entry {
   value: unknown;
@@ -33,7 +34,8 @@ interface Loaded {
 async function loadPlayer(workspaceId: string, userId: string): Promise<Loaded> {
   const base = `/workspaces/${enc(workspaceId)}/players/${enc(userId)}`;
   const [exported, held] = await Promise.all([
-    adminData<{ data: Record<string, Entry>; exportedAt: string; version: number }>('GET', base).catch((err: unknown) => {
+    // A person looks at the player: audited as player.view (the export button is the export).
+    adminData<{ data: Record<string, Entry>; exportedAt: string; version: number }>('GET', `${base}?purpose=view`).catch((err: unknown) => {
       if (err instanceof ApiError && err.code === 'PLAYER_NOT_FOUND') {
         const version = err.body?.['version'];
         return { data: {}, exportedAt: new Date().toISOString(), version: typeof version === 'number' ? version : 0, missing: true };
@@ -82,19 +84,40 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
       player.reload();
     });
 
-  const exportFile = () => {
-    if (!loaded) return;
-    const body = JSON.stringify({ workspaceId, userId, exportedAt: loaded.exportedAt, version: loaded.version, session: loaded.session, data: loaded.data }, null, 2);
-    const link = document.createElement('a');
-    link.href = URL.createObjectURL(new Blob([body], { type: 'application/json' }));
-    link.download = `player-${workspaceId}-${userId}.json`;
-    link.click();
-    setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
-  };
+  /** A fresh read of the player as a file: this is the audited export (player.export). */
+  const exportFile = () =>
+    action.run(async () => {
+      const exported = await adminData<Record<string, unknown>>('GET', `${base}?purpose=export`);
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(new Blob([JSON.stringify(exported, null, 2)], { type: 'application/json' }));
+      link.download = `player-${workspaceId}-${userId}.json`;
+      link.click();
+      setTimeout(() => URL.revokeObjectURL(link.href), 10_000);
+      setNote('Exported the player as a JSON file.');
+    });
+
+  const release = (owner: string) =>
+    action.run(async () => {
+      await adminData('DELETE', `${base}/session`);
+      setNote(`Released the session of ${owner}.`);
+      player.reload();
+    });
+
+  /** Said before an edit when a game server holds the player, with the way out. */
+  const heldNotice = (session: Session | null) =>
+    session
+      ? html`<div class="warning" role="note">
+          <p>A game server holds this player (session of <strong class="mono">${session.owner}</strong> until ${time(session.expiresAt)}): a save is refused while it does, since the server would overwrite it with what it has in memory.</p>
+          <button type="button" class="destructive" disabled=${action.busy} onClick=${() => {
+            if (confirm(`Force-release the session of ${session.owner}? Do this only if that server is gone: a live one loses its next save.`)) void release(session.owner);
+          }}>Force-release session first</button>
+        </div>`
+      : null;
 
   const conflict = conflictText(action.error);
-  return html`<p><${Link} href=${paths.workspace(workspaceId)}>← Workspace ${workspaceId}</${Link}></p>
+  return html`<p><${Link} href=${paths.players(workspaceId)}>← Players of ${workspaceId}</${Link}></p>
     <h1>Player <span class="mono">${userId}</span></h1>
+    <${WorkspaceNav} workspaceId=${workspaceId} current="player" />
     <${ErrorNote} error=${player.error} />
     ${loaded
       ? html`<p class="meta">
@@ -107,17 +130,13 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
                 Changes are refused while it holds it (the server would overwrite them with what it has in memory).</p>
               <button type="button" class="destructive" disabled=${action.busy} onClick=${() => {
                 if (!confirm(`Force-release the session of ${loaded.session!.owner}? Do this only if that server is gone: a live one loses its next save.`)) return;
-                void action.run(async () => {
-                  await adminData('DELETE', `${base}/session`);
-                  setNote(`Released the session of ${loaded.session!.owner}.`);
-                  player.reload();
-                });
+                void release(loaded.session!.owner);
               }}>Force-release session</button>
             </div>`
           : html`<p class="meta">No game server holds this player.</p>`}
         <div class="row">
           <button type="button" class="secondary" onClick=${() => player.reload()}>Reload</button>
-          ${loaded.found ? html`<button type="button" class="secondary" onClick=${exportFile}>Export as JSON file</button>` : null}
+          ${loaded.found ? html`<button type="button" class="secondary" disabled=${action.busy} onClick=${() => void exportFile()}>Export as JSON file</button>` : null}
         </div>
         <${Notice} text=${note} />
         ${conflict ? html`<p class="error" role="alert">${conflict}</p>` : html`<${ErrorNote} error=${action.error} />`}
@@ -135,10 +154,10 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
             <h3 id=${`${slug}-h`} class="mono">${key}</h3>
             <p class="meta">updated_at ${time(entry.updated_at)}</p>
             ${editing?.key === key
-              ? html`<${JsonEditor} id=${`${slug}-edit`} label=${`New value of ${key} (JSON)`} initial=${JSON.stringify(entry.value, null, 2)}
-                  busy=${action.busy} submitLabel="Save" onCancel=${() => setEditing(undefined)}
+              ? html`<${JsonEditor} id=${`${slug}-edit`} label=${`New value of ${key} (JSON)`} initial=${pretty(entry.value)}
+                  busy=${action.busy} submitLabel="Save" onCancel=${() => setEditing(undefined)} notice=${heldNotice(loaded.session)}
                   onSubmit=${(value: unknown) => void write(key, value, editing!.version)} />`
-              : html`<${JsonView} value=${entry.value} label=${`Value of ${key}`} />
+              : html`<${JsonTree} value=${entry.value} label=${`Value of ${key}`} name=${key} />
                 <div class="row">
                   <button type="button" class="secondary" aria-label=${`Edit ${key}`} onClick=${() => {
                     action.setError(undefined);
@@ -158,7 +177,7 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
         <${Pager} label="Keys" ...${pages} />
         <section aria-labelledby="add-h">
           <h2 id="add-h">Add a key</h2>
-          <${AddKey} busy=${action.busy} onAdd=${(key: string, value: unknown) => {
+          <${AddKey} busy=${action.busy} notice=${heldNotice(loaded.session)} onAdd=${(key: string, value: unknown) => {
             if (loaded.data[key]) {
               action.setError(new Error(`"${key}" exists: edit it instead.`));
               return;
@@ -168,8 +187,12 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
         </section>
         ${loaded.version > 0
           ? html`<${PlayerHistory} workspaceId=${workspaceId} userId=${userId} version=${loaded.version} sessionOwner=${loaded.session?.owner}
-              onRestored=${(message: string) => {
-                setNote(message);
+              current=${loaded.data}
+              onRestored=${() => {
+                // The page's other panels show the data before the restore: close them.
+                setEditing(undefined);
+                setNote(undefined);
+                action.setError(undefined);
                 player.reload();
               }} />`
           : null}
@@ -188,12 +211,12 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
         : null}`;
 }
 
-function AddKey(props: { busy: boolean; onAdd: (key: string, value: unknown) => void }) {
+function AddKey(props: { busy: boolean; notice: unknown; onAdd: (key: string, value: unknown) => void }) {
   const [key, setKey] = useState('');
   return html`<div>
     <label for="new-key">Key</label>
     <input id="new-key" maxlength="128" value=${key} onInput=${(e: Event) => setKey((e.target as HTMLInputElement).value)} />
-    <${JsonEditor} id="new-value" label="Value (JSON)" initial="" busy=${props.busy || !key.trim()} submitLabel="Add key"
+    <${JsonEditor} id="new-value" label="Value (JSON)" initial="" busy=${props.busy || !key.trim()} submitLabel="Add key" notice=${props.notice}
       onSubmit=${(value: unknown) => props.onAdd(key.trim(), value)} />
   </div>`;
 }

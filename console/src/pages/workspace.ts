@@ -3,29 +3,19 @@
 import { useState } from 'preact/hooks';
 import { adminData, enc } from '../api.js';
 import { navigate, paths } from '../router.js';
-import { ErrorNote, html, Link, Notice, time, TypedConfirm, useAction, useLoad } from '../ui.js';
+import { ErrorNote, html, Link, Notice, size, time, TypedConfirm, useAction, useLoad } from '../ui.js';
 import { KeysSection, type KeyView } from './keys.js';
 import { LeaderboardsSection } from './leaderboards.js';
 import { TransferSection } from './transfer.js';
 import { GamesSection } from './games.js';
 import { UsageSection, type UsageReport } from './usage.js';
+import { WorkspaceNav } from './workspace-nav.js';
 import type { Workspace } from './workspaces.js';
 
 interface Storage {
   bytes: number;
   players: number;
   quotaBytes: number;
-}
-
-function size(bytes: number): string {
-  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let n = Math.max(0, bytes);
-  let unit = 0;
-  while (n >= 1024 && unit < units.length - 1) {
-    n /= 1024;
-    unit++;
-  }
-  return `${unit === 0 ? n : n.toFixed(1)} ${units[unit]}`;
 }
 
 /** What the workspace stores against its plan's quota, as the service last added it up. */
@@ -72,6 +62,7 @@ function FindPlayer(props: { workspaceId: string }) {
   const [userId, setUserId] = useState('');
   return html`<section aria-labelledby="player-h">
     <h2 id="player-h">Players</h2>
+    <p><${Link} href=${paths.players(props.workspaceId)}>List the players</${Link}>, newest written first, or open one by its id:</p>
     <form class="row" onSubmit=${(e: Event) => {
       e.preventDefault();
       if (userId.trim()) navigate(paths.player(props.workspaceId, userId.trim()));
@@ -104,6 +95,7 @@ export function WorkspacePage(props: { workspaceId: string }) {
   const w = details.data;
   return html`<p><${Link} href=${paths.workspaces()}>← Workspaces</${Link}></p>
     <h1>${w ? w.name : 'Workspace'} <span class="meta mono">${id}</span></h1>
+    <${WorkspaceNav} workspaceId=${id} current="workspace" />
     <${ErrorNote} error=${details.error} />
     ${w
       ? html`<p class="meta">Plan ${w.plan}; created ${time(w.createdAt)}.</p>

@@ -77,13 +77,13 @@ export function WorkspacesPage() {
     <${ErrorNote} error=${list.error} />
     ${list.loading && !list.data ? html`<p role="status">Loading…</p>` : null}
     ${list.data
-      ? html`<div class="table-wrap"><table>
+      ? html`<div class="table-wrap"><table class="cards">
           <caption class="visually-hidden">Workspaces</caption>
           <thead><tr><th scope="col">Name</th><th scope="col">Id</th><th scope="col">Plan</th><th scope="col">Created</th></tr></thead>
           <tbody>${pages.shown.map(
             (w) => html`<tr key=${w.id}>
-              <td><${Link} href=${paths.workspace(w.id)}>${w.name}</${Link}></td>
-              <td class="mono">${w.id}</td><td>${w.plan}</td><td>${time(w.createdAt)}</td></tr>`,
+              <td data-label="Name"><${Link} href=${paths.workspace(w.id)}>${w.name}</${Link}></td>
+              <td data-label="Id" class="mono">${w.id}</td><td data-label="Plan">${w.plan}</td><td data-label="Created">${time(w.createdAt)}</td></tr>`,
           )}</tbody></table></div>
           ${found.length === 0 ? html`<p>No workspace matches.</p>` : null}
           <${Pager} label="Workspaces" ...${pages} />`

@@ -15,6 +15,7 @@ import { banAdminRoutes } from './routes/bans.js';
 import { auditAdminRoutes } from './routes/audit.js';
 import { keyAdminRoutes } from './routes/keys.js';
 import { leaderboardAdminRoutes } from './routes/leaderboards.js';
+import { overviewAdminRoutes } from './routes/overview.js';
 import { playerAdminRoutes } from './routes/players.js';
 import { transferAdminRoutes } from './routes/transfer.js';
 import { erasureAdminRoutes } from './routes/erasures.js';
@@ -83,5 +84,6 @@ export function adminRouter(token: string, ops: AdminOperations, config: Config,
   transferAdminRoutes(router, ops);
   erasureAdminRoutes(router, ops, config);
   leaderboardAdminRoutes(router, ops, config);
+  overviewAdminRoutes(router, ops);
   return router;
 }

@@ -2,14 +2,15 @@
 // key lookup, each request is handed to the gate's checks as a plain request (no Koa context
 // crosses into the policy), and goes on only when they pass. A principal the checks resolved
 // (an editor play-test's key) is handed on, so authenticate.ts does not look the key up again.
-// With the gate off (the default) a request passes without a promise of its own.
+// Bans apply in every mode (an operator's ban is a ban); with the gate off (the default) and no
+// ban in force, a request passes without a promise of its own.
 import type { Middleware } from 'koa';
 import type { Gate, GateRequest } from '../../gate/gate.js';
 import type { AppState } from '../state.js';
 
 export function gateRequests(gate: Gate): Middleware<AppState> {
   return (ctx, next) => {
-    if (gate.mode === 'off') return next();
+    if (gate.idle) return next();
     const request: GateRequest = {
       method: ctx.method,
       path: ctx.path,

@@ -3,17 +3,21 @@
 import { performance } from 'node:perf_hooks';
 import type { Middleware } from 'koa';
 import type { ServiceMetrics } from '../../metrics.js';
+import type { TrafficStats } from '../../store/installation/traffic-stats.js';
 import { routeOf } from '../route-of.js';
 import type { AppState } from '../state.js';
 
-export function observeRequests(metrics: ServiceMetrics): Middleware<AppState> {
+/** `traffic`, when given, also counts each answer for the console's overview (the public API's only). */
+export function observeRequests(metrics: ServiceMetrics, traffic?: TrafficStats): Middleware<AppState> {
   return async function observe(ctx, next) {
     const started = performance.now();
     try {
       await next();
     } finally {
       const route = routeOf(ctx) ?? 'unmatched';
-      metrics.observeRequest(ctx.method, route, ctx.status, (performance.now() - started) / 1000);
+      const seconds = (performance.now() - started) / 1000;
+      metrics.observeRequest(ctx.method, route, ctx.status, seconds);
+      traffic?.count(ctx.state.startedAt, ctx.status, seconds * 1000, ctx.state.principal?.workspace.id);
       if (ctx.status === 429 && ctx.state.principal) metrics.rateLimited.labels(ctx.state.principal.workspace.plan).inc();
     }
   };

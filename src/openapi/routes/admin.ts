@@ -40,6 +40,7 @@ import {
   historyQuery,
   importBody,
   importQuery,
+  playerListQuery,
   playerQuery,
   restorePlayerBody,
   versionParam,
@@ -49,6 +50,7 @@ import {
   usageQuery,
 } from '../../schemas/admin.js';
 import { addBanBody, allowBody, bansQuery, keyDevBody, violationsQuery } from '../../schemas/gate-admin.js';
+import { gateState, overview, playerList } from '../../schemas/admin-console.js';
 import { adminRoute, type RouteSpec } from '../route-spec.js';
 import { adminLeaderboardRoutes } from './admin-leaderboards.js';
 
@@ -122,6 +124,14 @@ const keyRoutes = [
 ];
 
 const playerRoutes = [
+  adminRoute('get', '/workspaces/:id/players', 'The players of a workspace, newest written first, or found by user id', {
+    query: playerListQuery,
+    ok: playerList,
+    errors: [400, 404],
+    description:
+      'A page of at most `limit` players (default 25, at most 100) from the players list the write path keeps; pass `next` as `cursor` for the next page. ' +
+      '`userId` finds one player exactly (also one written before the list existed); `prefix` searches ids by their start, in pages. docs/console.md.',
+  }),
   adminRoute('get', PLAYER, 'Read one value of a player (?key=), or export all of them', {
     query: playerQuery,
     ok: playerRead,
@@ -225,6 +235,16 @@ const gateRoutes = [
   }),
 ];
 
+const consoleRoutes = [
+  adminRoute('get', '/overview', 'The installation at a glance: the last hour of traffic, memory, instances, busiest workspaces, recent bans', {
+    ok: overview,
+    description:
+      'Every instance adds its counts to Redis every STATS_FLUSH_MS; this reads them with Redis INFO and a few small keys, ' +
+      'so its cost does not grow with traffic (docs/console.md, "Overview").',
+  }),
+  adminRoute('get', '/gate', "The gate's mode on this instance, what it means, and its checks", { ok: gateState }),
+];
+
 export const adminRoutes: readonly RouteSpec[] = [
   ...workspaceRoutes,
   ...keyRoutes,
@@ -232,4 +252,5 @@ export const adminRoutes: readonly RouteSpec[] = [
   ...auditRoutes,
   ...gateRoutes,
   ...adminLeaderboardRoutes,
+  ...consoleRoutes,
 ];

@@ -50,23 +50,32 @@ export class AuditLogStore {
   }
 
   /**
-   * The newest `limit` entries, newest first, optionally only those of one workspace (read in
-   * pages, so a filter never loads the whole list at once). Unreadable entries are skipped.
+   * The newest `limit` entries that `filter` keeps, newest first (read in pages, so a filter
+   * never loads the whole list at once). Unreadable entries are skipped. `stopAfter`, when it
+   * says so for an entry, ends the walk there (entries are newest first: one older than a time
+   * range's start ends it).
    */
-  async list(limit: number, workspaceId?: string): Promise<AuditEntry[]> {
+  async list(limit: number, filter?: AuditFilter): Promise<AuditEntry[]> {
     const out: AuditEntry[] = [];
-    const page = workspaceId ? 1000 : limit;
+    const page = filter ? 1000 : limit;
     for (let start = 0; out.length < limit; start += page) {
       const raw = await this.redis.lrange(keys.auditLog(), start, start + page - 1);
       for (const line of raw) {
         const entry = parseEntry(line);
-        if (entry && (!workspaceId || entry.workspaceId === workspaceId)) out.push(entry);
+        if (!entry) continue;
+        if (filter?.stopAfter?.(entry)) return out;
+        if (!filter || filter.keep(entry)) out.push(entry);
         if (out.length === limit) break;
       }
       if (raw.length < page) break;
     }
     return out;
   }
+}
+
+export interface AuditFilter {
+  keep(entry: AuditEntry): boolean;
+  stopAfter?(entry: AuditEntry): boolean;
 }
 
 function parseEntry(line: string): AuditEntry | undefined {

@@ -8,6 +8,8 @@ import type { RedisClient } from '../redis/redis.js';
 
 /** How many violations are kept: enough to review a rollout, bounded under a flood. */
 export const VIOLATIONS_KEPT = 1000;
+/** Bans kept in the recent-bans list (the overview shows the newest few still in force). */
+export const RECENT_BANS_KEPT = 50;
 /** The ban-rate counter outlives its minute, so a late increment still finds it. */
 const BAN_RATE_TTL_S = 120;
 
@@ -32,6 +34,19 @@ export class BanStore {
   /** Just the banned addresses and allow-list entries: what every instance keeps in memory. */
   async snapshot(): Promise<{ banned: string[]; allowed: string[] }> {
     const [banned, allowed] = await Promise.all([this.redis.hkeys(keys.bans()), this.redis.hkeys(keys.banAllow())]);
+    return { banned, allowed };
+  }
+
+  /**
+   * The subjects of the bans an operator made (not the gate's own) and the allow-list: what an
+   * instance keeps with the gate off. Reads every record (HGETALL), which `snapshot` avoids: the
+   * gate's records carry their evidence (up to 3.5 KB each), so this costs more, once a reload.
+   */
+  async operatorSnapshot(): Promise<{ banned: string[]; allowed: string[] }> {
+    const [all, allowed] = await Promise.all([this.redis.hgetall(keys.bans()), this.redis.hkeys(keys.banAllow())]);
+    const banned = Object.entries(all)
+      .filter(([, raw]) => parse<BanRecord>(raw)?.source === 'operator')
+      .map(([subject]) => subject);
     return { banned, allowed };
   }
 
@@ -97,7 +112,12 @@ export class BanStore {
   /** Adds the ban unless one exists (the first record and its evidence are kept). */
   async add(record: BanRecord): Promise<boolean> {
     const created = (await this.redis.hsetnx(keys.bans(), record.address, JSON.stringify(record))) === 1;
-    if (created) await publishEvent(this.redis, { type: 'ban', address: record.address });
+    if (created) {
+      await publishEvent(this.redis, { type: 'ban', address: record.address });
+      // The bans hash has no order; the overview's "recent bans" reads this short list instead.
+      const { address, bannedAt, source, reasons } = record;
+      await this.redis.multi().lpush(keys.recentBans(), JSON.stringify({ address, bannedAt, source, reasons })).ltrim(keys.recentBans(), 0, RECENT_BANS_KEPT - 1).exec();
+    }
     return created;
   }
 
@@ -106,6 +126,18 @@ export class BanStore {
     const removed = await this.redis.hdel(keys.bans(), ...addresses);
     for (const address of addresses) await publishEvent(this.redis, { type: 'ban', address });
     return removed;
+  }
+
+  /** The newest bans still in force, newest first (at most `limit`). */
+  async recent(limit: number): Promise<Array<Pick<BanRecord, 'address' | 'bannedAt' | 'source' | 'reasons'>>> {
+    const raw = await this.redis.lrange(keys.recentBans(), 0, RECENT_BANS_KEPT - 1);
+    const seen = new Set<string>();
+    const entries = raw
+      .map((r) => parse<Pick<BanRecord, 'address' | 'bannedAt' | 'source' | 'reasons'>>(r))
+      .filter((r): r is Pick<BanRecord, 'address' | 'bannedAt' | 'source' | 'reasons'> => r !== undefined && !seen.has(r.address) && Boolean(seen.add(r.address)));
+    if (entries.length === 0) return [];
+    const still = await this.redis.hmget(keys.bans(), ...entries.map((e) => e.address));
+    return entries.filter((_, i) => still[i] !== null).slice(0, limit);
   }
 
   /** Just the allow-list entries (`network/bits`). */

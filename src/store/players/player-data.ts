@@ -36,6 +36,8 @@ const META = '\0';
 const VERSION = '\0v';
 const KEY_COUNT = '\0n';
 const SESSION = '\0s';
+/** The meta fields a players list shows for each row (lua/write-player.lua names them all). */
+export const PLAYER_META = { version: VERSION, keys: KEY_COUNT, bytes: '\0b', session: SESSION } as const;
 
 /** The limits the player scripts enforce, as config sets them. */
 export function playerLimitsOf(config: Pick<Config, 'limits' | 'history' | 'idempotencyTtlSeconds'>): PlayerLimits {

@@ -71,6 +71,8 @@ export const SCRIPTS: readonly ScriptDefinition[] = Object.freeze([
   load('boardRegister', 'board-register.lua', 1),
   load('boardReset', 'board-reset.lua', undefined),
   load('boardImport', 'board-import.lua', 3),
+  load('indexPlayers', 'index-players.lua', 2),
+  load('playerLastWrite', 'player-last-write.lua', 1),
 ]);
 
 declare module 'ioredis' {
@@ -129,6 +131,8 @@ declare module 'ioredis' {
     boardRegister(registry: RedisKey, ...args: string[]): Result<[status: number, configOrCount: string | number], Context>;
     boardReset(numberOfKeys: number, ...keysThenArgs: string[]): Result<[removed: number, entriesDelta: number], Context>;
     boardImport(meta: RedisKey, scores: RedisKey, members: RedisKey, ...args: string[]): Result<[number, number, number?], Context>;
+    indexPlayers(workspaceKey: RedisKey, playersKey: RedisKey, ...userIdAndMs: string[]): Result<number, Context>;
+    playerLastWrite(player: RedisKey): Result<number, Context>;
   }
 }
 

@@ -109,6 +109,9 @@ export async function addToStorageTotals(
   const [fields] = await Promise.all([redis.hgetall(key), ...writes]);
   const { totals, expired } = totalsOf(fields, options.nowMs ?? Date.now());
   if (expired.length > 0) await redis.hdel(key, ...expired);
+  // The overview's largest workspaces, as of this addition (several instances may land out of
+  // order: the next flush of the workspace puts it right; a ranking, not a bill).
+  await redis.zadd(keys.statsStorage(), totals.bytes, workspaceId);
   return totals;
 }
 

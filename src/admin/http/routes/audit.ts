@@ -5,11 +5,12 @@ import { compile } from '../../../http/validate.js';
 import { auditQuery } from '../../../schemas/admin.js';
 import type { AdminOperations } from '../../operations.js';
 
-const validateQuery = compile<{ limit?: string; workspace?: string }>(auditQuery);
+const validateQuery = compile<{ limit?: string; workspace?: string; action?: string; actor?: string; since?: string; until?: string }>(auditQuery);
 
 export function auditAdminRoutes(router: Router<AppState>, ops: AdminOperations): void {
   router.get('/audit', async (ctx) => {
     const query = validateQuery('query', ctx.query);
-    ctx.body = { success: true, data: await ops.readAudit({ limit: query.limit, workspaceId: query.workspace }) };
+    const { limit, workspace, action, actor, since, until } = query;
+    ctx.body = { success: true, data: await ops.readAudit({ limit, workspaceId: workspace, action, actor, since, until }) };
   });
 }

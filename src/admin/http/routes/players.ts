@@ -4,26 +4,33 @@ import type { Config } from '../../../config.js';
 import { jsonBody } from '../../../http/middleware/json-body.js';
 import type { AppState } from '../../../http/state.js';
 import { compile } from '../../../http/validate.js';
-import { deletePlayerQuery, historyQuery, playerQuery, restorePlayerBody, setPlayerBody } from '../../../schemas/admin.js';
+import { deletePlayerQuery, historyQuery, playerListQuery, playerQuery, restorePlayerBody, setPlayerBody } from '../../../schemas/admin.js';
 import type { AdminOperations } from '../../operations.js';
 
-const validateQuery = compile<{ key?: string }>(playerQuery);
+const validateQuery = compile<{ key?: string; purpose?: 'export' | 'view' }>(playerQuery);
 const validateSet = compile<{ key: string; value: unknown; ifVersion?: number }>(setPlayerBody);
 const validateDelete = compile<{ key?: string; ifVersion?: string }>(deletePlayerQuery);
 const validateHistory = compile<{ limit?: string; before?: string }>(historyQuery);
 const validateRestore = compile<{ version: number; force?: boolean }>(restorePlayerBody);
+const validateList = compile<{ limit?: string; cursor?: string; prefix?: string; userId?: string }>(playerListQuery);
 const PLAYER = '/workspaces/:id/players/:userId';
 
 export function playerAdminRoutes(router: Router<AppState>, ops: AdminOperations, config: Config): void {
   const body = jsonBody(config.limits.maxBodyBytes);
 
+  // The players list: newest written first, or a search by id (admin/player-list.ts).
+  router.get('/workspaces/:id/players', async (ctx) => {
+    const query = validateList('query', ctx.query);
+    ctx.body = { success: true, data: await ops.listPlayers(ctx.params['id']!, query) };
+  });
+
   // Without ?key, the export: every key with its value and update time.
   router.get(PLAYER, async (ctx) => {
-    const { key } = validateQuery('query', ctx.query);
+    const { key, purpose } = validateQuery('query', ctx.query);
     const { id, userId } = ctx.params as { id: string; userId: string };
     ctx.body = {
       success: true,
-      data: key === undefined ? await ops.exportPlayer(id, userId) : await ops.getPlayerValue(id, userId, key),
+      data: key === undefined ? await ops.exportPlayer(id, userId, purpose) : await ops.getPlayerValue(id, userId, key),
     };
   });
 

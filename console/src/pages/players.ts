@@ -1,0 +1,105 @@
+// /console/workspaces/<id>/players: the workspace's players, newest written first, 25 a page,
+// with each one's version, size and the game server holding it; search by user id (exact, or
+// every id starting with what is typed). Read from the players list the write path keeps
+// (GET /admin/v1/workspaces/:id/players): a page costs the same for a hundred players or a million.
+import { useState } from 'preact/hooks';
+import { adminData, enc } from '../api.js';
+import { paths } from '../router.js';
+import { ErrorNote, html, Link, size, time, useLoad } from '../ui.js';
+import { WorkspaceNav } from './workspace-nav.js';
+import type { Workspace } from './workspaces.js';
+
+interface Row {
+  userId: string;
+  lastWriteAt: string | null;
+  version: number;
+  keys: number | null;
+  bytes: number | null;
+  session: { owner: string; expiresAt: string } | null;
+}
+interface Page {
+  listed: number;
+  players: Row[];
+  next: string | null;
+}
+interface Query {
+  mode: 'newest' | 'exact' | 'prefix';
+  text: string;
+}
+
+const LIMIT = 25;
+
+function PlayerTable(props: { workspaceId: string; rows: Row[] }) {
+  return html`<div class="table-wrap"><table class="cards">
+    <caption class="visually-hidden">Players</caption>
+    <thead><tr><th scope="col">User id</th><th scope="col">Last write</th><th scope="col">Version</th><th scope="col">Keys</th><th scope="col">Size</th><th scope="col">Held by</th></tr></thead>
+    <tbody>${props.rows.map(
+      (p) => html`<tr key=${p.userId}>
+        <td data-label="User id"><${Link} href=${paths.player(props.workspaceId, p.userId)} class="mono">${p.userId}</${Link}></td>
+        <td data-label="Last write">${p.lastWriteAt ? time(p.lastWriteAt) : 'before the list'}</td>
+        <td data-label="Version">${p.version}</td>
+        <td data-label="Keys">${p.keys ?? '—'}</td>
+        <td data-label="Size">${p.bytes === null ? '—' : size(p.bytes)}</td>
+        <td data-label="Held by">${p.session ? html`<span class="held">${p.session.owner}</span> until ${time(p.session.expiresAt)}` : 'no server'}</td>
+      </tr>`,
+    )}</tbody>
+  </table></div>`;
+}
+
+export function PlayersPage(props: { workspaceId: string }) {
+  const id = props.workspaceId;
+  const workspace = useLoad(() => adminData<Workspace>('GET', `/workspaces/${enc(id)}`), [id]);
+  const [query, setQuery] = useState<Query>({ mode: 'newest', text: '' });
+  // The cursors of the pages shown so far: the last one is the current page's.
+  const [cursors, setCursors] = useState<Array<string | undefined>>([undefined]);
+  const cursor = cursors[cursors.length - 1];
+  const [text, setText] = useState('');
+  const [mode, setMode] = useState<'exact' | 'prefix'>('prefix');
+  const page = useLoad(() => {
+    const q = [`limit=${LIMIT}`];
+    if (cursor) q.push(`cursor=${enc(cursor)}`);
+    if (query.mode === 'exact') q.push(`userId=${enc(query.text)}`);
+    if (query.mode === 'prefix') q.push(`prefix=${enc(query.text)}`);
+    return adminData<Page>('GET', `/workspaces/${enc(id)}/players?${q.join('&')}`);
+  }, [id, query, cursor]);
+  const search = (next: Query) => {
+    setQuery(next);
+    setCursors([undefined]);
+  };
+  const data = page.data;
+  return html`<p><${Link} href=${paths.workspace(id)}>← Workspace ${workspace.data?.name ?? id}</${Link}></p>
+    <h1>Players <span class="meta mono">${id}</span></h1>
+    <${WorkspaceNav} workspaceId=${id} current="players" />
+    <form class="inline-form" role="search" aria-label="Find players" onSubmit=${(e: Event) => {
+      e.preventDefault();
+      const t = text.trim();
+      search(t ? { mode, text: t } : { mode: 'newest', text: '' });
+    }}>
+      <div><label for="player-search">User id</label><input id="player-search" value=${text} maxlength="64" autocomplete="off"
+        onInput=${(e: Event) => setText((e.target as HTMLInputElement).value)} /></div>
+      <div><label for="player-search-mode">Match</label>
+        <select id="player-search-mode" value=${mode} onChange=${(e: Event) => setMode((e.target as HTMLSelectElement).value as 'exact' | 'prefix')}>
+          <option value="prefix">ids starting with it</option><option value="exact">exactly this id</option>
+        </select></div>
+      <div><button type="submit">Search</button></div>
+      ${query.mode !== 'newest' ? html`<div><button type="button" class="secondary" onClick=${() => {
+        setText('');
+        search({ mode: 'newest', text: '' });
+      }}>Show all players</button></div>` : null}
+    </form>
+    <${ErrorNote} error=${page.error} />
+    ${data
+      ? html`<p class="meta" role="status">${query.mode === 'newest'
+          ? `${data.listed.toLocaleString('en')} players on the list, newest written first; page ${cursors.length}.`
+          : query.mode === 'exact'
+            ? data.players.length ? `Player ${query.text}.` : `No player ${query.text} in this workspace.`
+            : `${data.players.length} ${data.players.length === 1 ? 'player' : 'players'} whose id starts with "${query.text}"${data.next ? ' so far' : ''}.`}</p>
+        ${data.players.length > 0 ? html`<${PlayerTable} workspaceId=${id} rows=${data.players} />` : query.mode === 'newest' ? html`<p>No player on the list yet. Players appear once written; those written before the list existed appear after <code>pds player index --workspace ${id}</code>.</p>` : null}
+        <nav class="pager" aria-label="Players pages">
+          <button type="button" disabled=${cursors.length <= 1} onClick=${() => setCursors([undefined])}>First page</button>
+          <button type="button" disabled=${data.next === null} onClick=${() => setCursors([...cursors, data.next ?? undefined])}>${query.mode === 'prefix' ? 'More matches' : 'Next page'}</button>
+        </nav>`
+      : page.loading
+        ? html`<p role="status">Loading…</p>`
+        : null}`;
+}

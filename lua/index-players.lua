@@ -1,0 +1,33 @@
+--[[
+  Record players' last writes in a workspace's players list (a sorted set, user id -> ms of the
+  last write), or take players whose data was deleted entirely off it. Several instances report
+  the same player in any order: a write keeps the latest time (ZADD GT), and a removal applies
+  only when no later write is known, so a removal reported late never hides a player written
+  again since. Nothing is written once the workspace is gone, so a flush that races a
+  workspace deletion cannot leave a stray list behind.
+
+  Input:
+    KEYS[1] the workspace's metadata hash
+    KEYS[2] the workspace's players list (sorted set)
+    ARGV[1], ARGV[2], ...  pairs of user id and time: `<ms>` for a write, `-<ms>` for a removal
+                           (the player's data deleted entirely at that time)
+
+  Output:
+    the number of pairs that changed the list, or -1 when the workspace does not exist
+]]
+if redis.call('EXISTS', KEYS[1]) == 0 then
+  return -1
+end
+local changed = 0
+for i = 1, #ARGV, 2 do
+  local user, at = ARGV[i], tonumber(ARGV[i + 1])
+  if at >= 0 then
+    changed = changed + redis.call('ZADD', KEYS[2], 'GT', 'CH', at, user)
+  else
+    local known = redis.call('ZSCORE', KEYS[2], user)
+    if known and tonumber(known) <= -at then
+      changed = changed + redis.call('ZREM', KEYS[2], user)
+    end
+  end
+end
+return changed
