@@ -7,6 +7,7 @@
   Input:
     KEYS[1] the player hash
     KEYS[2] the player's idempotency record for this request (used only when ARGV[6] is not empty)
+    KEYS[3] the player's waiting messages (includes/inbox.lua; read only by an acquire with ARGV[9])
     ARGV[1] 'acquire', 'renew' or 'release'
     ARGV[2] session id: the new one for acquire, the holder's for renew and release
     ARGV[3] owner (acquire only): the game server's id
@@ -15,9 +16,14 @@
     ARGV[6] fingerprint of the request for its idempotency key, or ''
     ARGV[7] seconds an idempotency record is kept
     ARGV[8] '1' when the workspace is at or over its storage quota, else ''
+    ARGV[9] acquire only: '1' to hand the new session every message waiting (the join's load)
 
   Output:
-    { 1, version, sessionId, owner, expiresAtMs }  acquired or renewed
+    { 1, version, sessionId, owner, expiresAtMs, firstSessionAtMs, sessionCount, messages }
+                                                    acquired: the player's first session's time and
+                                                    sessions so far (this one counted); messages:
+                                                    '' or `[[id,sentAtMs,<message>],...]` oldest first
+    { 1, version, sessionId, owner, expiresAtMs }  renewed
     { 1, version, released }                        release: 1 when this call released it, else 0
     { -5, version, owner, expiresAtMs }             SESSION_LOCKED: another live session holds it
     { -6, version }                                 SESSION_LOST: renew of a session that no longer holds it
@@ -29,12 +35,13 @@
     { -8 }                                          IDEMPOTENCY_KEY_REUSED (not recorded)
   Every answer but -8 is recorded under the idempotency key when there is one.
 ]]
-local P, I = KEYS[1], KEYS[2]
+local P, I, M = KEYS[1], KEYS[2], KEYS[3]
 local action, idemFp, idemTtl = ARGV[1], ARGV[6], ARGV[7]
 
 --- @include "includes/idempotency.lua"
 --- @include "includes/player-meta.lua"
 --- @include "includes/session.lua"
+--- @include "includes/inbox.lua"
 
 -- A player written before versions existed gets its meta here, as write-player.lua would.
 local version = redis.call('HGET', P, '\0v')
@@ -68,9 +75,22 @@ if action == 'acquire' then
   end
   if version == 0 and ARGV[8] == '1' then return answer({ -9, 0 }) end
   local until_ = clock + tonumber(ARGV[4])
-  redis.call('HSET', P, '\0s', ARGV[2] .. '|' .. until_ .. '|' .. ARGV[4] .. '|' .. ARGV[3])
+  -- A new session is handed every message waiting when it loads the player, and none before.
+  local messages, handed = '', nil
+  if ARGV[9] == '1' then
+    local parts = {}
+    for _, m in ipairs(liveMessages(M, clock)) do
+      parts[#parts + 1] = '["' .. m.id .. '",' .. m.sentAt .. ',' .. m.json .. ']'
+      handed = m.id
+    end
+    if #parts > 0 then messages = '[' .. table.concat(parts, ',') .. ']' end
+  end
+  local first = redis.call('HGET', P, '\0f') or tostring(clock)
+  local count = redis.call('HINCRBY', P, '\0c', 1)
+  redis.call('HSET', P, '\0s', ARGV[2] .. '|' .. until_ .. '|' .. ARGV[4] .. '|' .. ARGV[3], '\0f', first)
+  if handed then redis.call('HSET', P, '\0md', handed) else redis.call('HDEL', P, '\0md') end
   keepWhileHeld(until_)
-  return answer({ 1, version, ARGV[2], ARGV[3], until_ })
+  return answer({ 1, version, ARGV[2], ARGV[3], until_, tonumber(first), count, messages })
 end
 
 if action == 'renew' then
@@ -87,7 +107,7 @@ if session and string.match(session, '^([^|]*)|') == ARGV[2] then
   if version == 0 then
     redis.call('DEL', P)
   else
-    redis.call('HDEL', P, '\0s')
+    redis.call('HDEL', P, '\0s', '\0md')
   end
   return answer({ 1, version, 1 })
 end

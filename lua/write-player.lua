@@ -11,6 +11,7 @@
     \0h bytes of history            \0s session: `<id>|<expires ms>|<ttl ms>|<owner>`
     \0r the open restore point, and \0r<key> the point each key was last recorded in
        (includes/restore-points.lua)
+    \0md the newest message handed to the session that holds the player
   A hash without \0v was written before versions existed: version 1 (0 when empty), and its
   counts are computed here once (includes/player-meta.lua).
 
@@ -21,7 +22,7 @@
     KEYS[4] the restore points' index (hash field `x`; read only when a point is written)
     KEYS[5] the player's idempotency record for this request (read and written only when
             ARGV[4] is not empty)
-    KEYS[6] the player's waiting messages (not used yet by this script)
+    KEYS[6] the player's waiting messages (includes/inbox.lua; used only when ARGV[6] is not '')
     ARGV[1] now, ms since the epoch (updated_at of the entries written, the history's clock)
     ARGV[2] the limits, the same for every write of an instance (one argument, so a write
             carries few): `<most data keys> <most data bytes> <seconds an idempotency record
@@ -33,7 +34,11 @@
     ARGV[4] fingerprint of the request for its idempotency key, or '' without a key
     ARGV[5] the kind of write and who writes, for the history: `<kind> <who>` (kind: 'set',
             'increment', 'delete', 'batch', ...; who: `key:<id>` or `admin:<actor>`)
-    ARGV[6] reserved for the player's messages: ''
+    ARGV[6] the player's messages: '' for nothing, else `<d or -> <id> <id> ...`: 'd' hands the
+            session the messages that arrived since it was last handed some (only when the
+            write holds the player's live session); each id is a message this save
+            acknowledges (processed): removed in the same step as the ops, none if a check fails;
+            an id no longer waiting is no error (a retried save)
     ARGV[7..] ops, three values each: kind, key, argument
                's' key stored-entry        set
                'i' key '<amount> <default>' increment (decimal strings from JavaScript)
@@ -44,7 +49,10 @@
     { 3, version, dataBytesDelta, playersDelta, historyBytesDelta, inboxBytesDelta, workBytes,
       messages, r1, r2, ... }  applied; workBytes: the bytes this step read or copied inside
         Redis (the entries it replaced, the history it wrote or thinned), for the caller's byte
-        budget; messages: '' (reserved); r = ARGV[1] for a set (its updated_at), the new value
+        budget; messages: '' or `{"d":[[id,sentAtMs,<message>],...],"a":[[bytes,expiresAtMs],...]}`,
+        the messages handed to the session (oldest first) and those acknowledged (what each
+        held); inboxBytesDelta: minus the acknowledged messages' bytes; r = ARGV[1] for a set
+        (its updated_at), the new value
         for an increment, '0' or '1' for a delete, and for a delete of everything a single r:
         the number of keys removed. (Status 1, without the inbox, work and messages fields, is
         the layout of answers kept by the release before; script-protocol.ts reads both.)
@@ -59,7 +67,7 @@
     { -8 }                     IDEMPOTENCY_KEY_REUSED (not recorded)
   Every answer but -8 is recorded under the idempotency key when there is one.
 ]]
-local P, H, HC, HM, I = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local P, H, HC, HM, I, M = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local now = ARGV[1]
 local maxKeys, maxBytes, idemTtl, histInterval, histMaxPoints, histFineMs, histMaxAgeMs, histMaxBytes =
   string.match(ARGV[2], '^(%d+) (%d+) (%d+) (%d+) (%d+) (%d+) (%d+) (%d+)$')
@@ -72,10 +80,11 @@ local deleteAll = ARGV[7] == 'a'
 --- @include "includes/player-meta.lua"
 --- @include "includes/session.lua"
 --- @include "includes/restore-points.lua"
+--- @include "includes/inbox.lua"
 
 -- The player's meta and the ops' current entries in one read, and the counts of a player
 -- written before versions existed.
-local fields = { '\0v', '\0n', '\0b', '\0h', '\0s', '\0r' }
+local fields = { '\0v', '\0n', '\0b', '\0h', '\0s', '\0r', '\0md' }
 local FIRST_OP = 7
 if not deleteAll then
   for i = FIRST_OP + 1, #ARGV, 3 do
@@ -150,7 +159,7 @@ else
   local index = 0
   for i = FIRST_OP, #ARGV, 3 do
     local kind, field, arg = ARGV[i], ARGV[i + 1], ARGV[i + 2]
-    local old = meta[7 + 2 * index]
+    local old = meta[8 + 2 * index]
     local entry = false
     if old then work = work + #old end
     if kind == 's' then
@@ -182,7 +191,7 @@ else
       changedKeys[#changedKeys + 1] = field
       previous[#previous + 1] = old or false
       newEntries[#newEntries + 1] = entry
-      marks[#marks + 1] = meta[8 + 2 * index] or false
+      marks[#marks + 1] = meta[9 + 2 * index] or false
       if entry and not old then addedKeys = addedKeys + 1 end
       if old and not entry then removedKeys = removedKeys + 1 end
       byteDelta = byteDelta + (entry and (#field + #entry) or 0) - (old and (#field + #old) or 0)
@@ -201,6 +210,8 @@ end
 local newVersion = version
 local historyDelta = 0
 local dropOldMeta = false
+-- The newest message handed to the session by this write, if any.
+local deliveredUpTo
 -- Fields that mark the keys this write recorded in the open point (and the point itself).
 local recordedMarks = {}
 local interval = tonumber(histInterval)
@@ -245,6 +256,44 @@ if #changedKeys > 0 then
   end
 end
 
+-- The player's messages: acknowledged ones removed, new ones handed to the holding session.
+local inboxDelta, messagesJson = 0, ''
+if ARGV[6] ~= '' then
+  local parts = {}
+  local acks = {}
+  for id in string.gmatch(string.sub(ARGV[6], 2), '%S+') do acks[#acks + 1] = id end
+  if #acks > 0 then
+    local values = redis.call('HMGET', M, unpack(acks))
+    local gone, removed = {}, {}
+    for i = 1, #acks do
+      local value = values[i]
+      if value then
+        gone[#gone + 1] = acks[i]
+        local expires = string.match(value, '^%d+|(%d+)|')
+        removed[#removed + 1] = '[' .. (#acks[i] + #value) .. ',' .. expires .. ']'
+        inboxDelta = inboxDelta - #acks[i] - #value
+      end
+    end
+    if #gone > 0 then redis.call('HDEL', M, unpack(gone)) end
+    parts[#parts + 1] = '"a":[' .. table.concat(removed, ',') .. ']'
+  end
+  if string.sub(ARGV[6], 1, 1) == 'd' and renewTo then
+    local handed = meta[7] or ''
+    local delivered = {}
+    for _, m in ipairs(liveMessages(M, redisClockMs())) do
+      if m.id > handed then
+        delivered[#delivered + 1] = '["' .. m.id .. '",' .. m.sentAt .. ',' .. m.json .. ']'
+        handed = m.id
+      end
+    end
+    if #delivered > 0 then
+      deliveredUpTo = handed
+      parts[#parts + 1] = '"d":[' .. table.concat(delivered, ',') .. ']'
+    end
+  end
+  if #parts > 0 then messagesJson = '{' .. table.concat(parts, ',') .. '}' end
+end
+
 local newKeys = nKeys + addedKeys - removedKeys
 -- A write that changed nothing and holds no session leaves the hash as it was (a delete of
 -- what a player never had creates nothing). Data and meta go in one HSET.
@@ -264,8 +313,13 @@ if #changedKeys > 0 or renewTo then
   if renewTo and release ~= 'r' then
     toSet[#toSet + 1] = '\0s'
     toSet[#toSet + 1] = renewTo
+    if deliveredUpTo then
+      toSet[#toSet + 1] = '\0md'
+      toSet[#toSet + 1] = deliveredUpTo
+    end
   elseif renewTo then
     toDelete[#toDelete + 1] = '\0s'
+    toDelete[#toDelete + 1] = '\0md'
   end
   if #toDelete > 0 then redis.call('HDEL', P, unpack(toDelete)) end
   redis.call('HSET', P, unpack(toSet))
@@ -277,6 +331,6 @@ local playersDelta = 0
 if meta[1] or nKeys == 0 then
   if nKeys == 0 and newKeys > 0 then playersDelta = 1 elseif nKeys > 0 and newKeys == 0 then playersDelta = -1 end
 end
-local reply = { 3, newVersion, byteDelta, playersDelta, historyDelta, 0, work, '' }
+local reply = { 3, newVersion, byteDelta, playersDelta, historyDelta, inboxDelta, work, messagesJson }
 for k = 1, #results do reply[#reply + 1] = results[k] end
 return answer(reply)

@@ -221,6 +221,22 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "unauthorized('API key has been revoked')",
     tests: ['test/http/ping.test.ts'],
   },
+  {
+    id: 'message-marker-kept',
+    bug: "an acquire without load keeps the last session's delivery marker: messages handed to a crashed server are never handed to the next",
+    file: 'lua/player-session.lua',
+    find: "if handed then redis.call('HSET', P, '\\0md', handed) else redis.call('HDEL', P, '\\0md') end",
+    replace: "if handed then redis.call('HSET', P, '\\0md', handed) end",
+    tests: ['test/saves/messages-exactly-once.test.ts'],
+  },
+  {
+    id: 'message-ack-ignored',
+    bug: "a save's acknowledgements remove nothing, so the next session is handed (and applies) the same messages again",
+    file: 'lua/write-player.lua',
+    find: "if #gone > 0 then redis.call('HDEL', M, unpack(gone)) end",
+    replace: "if #gone > 0 then redis.call('HEXISTS', M, gone[1]) end",
+    tests: ['test/saves/messages.test.ts', 'test/saves/messages-exactly-once.test.ts'],
+  },
 ];
 
 type Outcome = 'caught' | 'SURVIVED' | 'stale';

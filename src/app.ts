@@ -21,6 +21,8 @@ import { batchRoutes } from './http/routes/batch.js';
 import { dataRoutes } from './http/routes/data.js';
 import { leaderboardRoutes } from './http/routes/leaderboards.js';
 import { sessionRoutes } from './http/routes/sessions.js';
+import { messageRoutes } from './http/routes/messages.js';
+import { versionRoutes } from './http/routes/versions.js';
 import { openApiRoutes } from './http/routes/openapi.js';
 import { pingRoutes } from './http/routes/ping.js';
 import { robloxWebhookRouter } from './http/routes/roblox-webhook.js';
@@ -30,6 +32,7 @@ import type { AppState } from './http/state.js';
 import type { Logger } from './logger.js';
 import { metrics as processMetrics, type ServiceMetrics } from './metrics.js';
 import type { PlayerWrites } from './saves/player-writes.js';
+import type { PlayerMessages } from './saves/player-messages.js';
 import type { BoardWrites } from './boards/board-writes.js';
 import type { LeaderboardStore } from './store/boards/leaderboard-store.js';
 import type { PlayerDataStore } from './store/players/player-data.js';
@@ -49,8 +52,8 @@ export interface AppDeps {
   /** Leaderboards: reads from the store, writes through their quota and idempotency keys. */
   readonly boards: LeaderboardStore;
   readonly boardWrites: BoardWrites;
-  /** The clock leaderboard periods are judged by; each request's arrival when not given (tests set it). */
-  readonly boardClock?: () => number;
+  /** Messages to players: sent through the quota and idempotency keys, acknowledged by saves. */
+  readonly messages: PlayerMessages;
   /** Read by ping, which answers from Redis rather than from the key cache. */
   readonly workspaces: WorkspaceStore;
   /** Defaults to the process-wide registry. */
@@ -114,7 +117,9 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   dataRoutes(api, { guard, recheck, players: deps.players, writes: deps.writes, config });
   batchRoutes(api, { guard, recheck, writes: deps.writes, config });
   sessionRoutes(api, { guard, recheck, players: deps.players, writes: deps.writes, config });
-  leaderboardRoutes(api, { guard, recheck, boards: deps.boards, boardWrites: deps.boardWrites, config, clock: deps.boardClock });
+  leaderboardRoutes(api, { guard, recheck, boards: deps.boards, boardWrites: deps.boardWrites, config });
+  messageRoutes(api, { guard, recheck, messages: deps.messages, config });
+  versionRoutes(api, guard, deps.players);
 
   app.use(api.routes());
   app.use(api.allowedMethods());

@@ -45,6 +45,17 @@ export interface Config {
     /** Lease of a session when acquire names none. */
     readonly defaultTtlSeconds: number;
   };
+  /** Messages to players (saves/player-messages.ts): INBOX_FULL and PAYLOAD_TOO_LARGE beyond these. */
+  readonly messages: {
+    /** Most bytes of one message, as JSON. */
+    readonly maxBytes: number;
+    /** Most messages waiting for one player. */
+    readonly maxWaiting: number;
+    /** How long a message waits when the sender names no time. */
+    readonly defaultTtlSeconds: number;
+    /** The longest a sender may name. */
+    readonly maxTtlSeconds: number;
+  };
   /** How long the first answer to an Idempotency-Key is kept. */
   readonly idempotencyTtlSeconds: number;
   /** How long a workspace at or over its storage quota keeps them (saves/storage-quota.ts). */
@@ -394,6 +405,12 @@ export function loadConfig(env: Env = process.env): Config {
     },
     sessions: {
       defaultTtlSeconds: int(env, 'SESSION_DEFAULT_TTL_SECONDS', 300, 30, 3600),
+    },
+    messages: {
+      maxBytes: int(env, 'MESSAGE_MAX_BYTES', 16 * 1024, 64, 1024 * 1024),
+      maxWaiting: int(env, 'MESSAGES_MAX_WAITING', 100, 1, 10_000),
+      defaultTtlSeconds: int(env, 'MESSAGE_TTL_SECONDS', 30 * 86_400, 60, 366 * 86_400),
+      maxTtlSeconds: int(env, 'MESSAGE_MAX_TTL_SECONDS', 90 * 86_400, 60, 366 * 86_400),
     },
     idempotencyTtlSeconds: int(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400, 60, 7 * 86_400),
     idempotencyTtlOverQuotaSeconds: int(env, 'IDEMPOTENCY_TTL_OVER_QUOTA_SECONDS', 600, 60, 7 * 86_400),

@@ -20,6 +20,8 @@ import { TrafficStats } from './store/installation/traffic-stats.js';
 import { PlayerDataStore, playerLimitsOf } from './store/players/player-data.js';
 import { IdempotencyClaims } from './saves/idempotency.js';
 import { PlayerWrites } from './saves/player-writes.js';
+import { PlayerMessages } from './saves/player-messages.js';
+import { PlayerMessagesStore } from './store/players/player-messages.js';
 import { StorageQuota } from './saves/storage-quota.js';
 import { StorageUsage } from './store/workspaces/storage-usage.js';
 import { BoardWrites } from './boards/board-writes.js';
@@ -106,8 +108,6 @@ function warnOfOpenProxyTrust(config: Config, logger: Logger): void {
 export interface ServiceOptions {
   /** The clock requests and admin operations read (Date.now); tests move it to cross intervals and periods. */
   readonly clock?: () => number;
-  /** The clock leaderboard periods are judged by (tests move it across a boundary); the requests' own times when not given. */
-  readonly boardClock?: () => number;
 }
 
 export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
@@ -176,6 +176,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
   });
   const boardWrites = new BoardWrites(boards, claims, quota, storage);
+  const messages = new PlayerMessages(new PlayerMessagesStore(redis, config.idempotencyTtlSeconds), claims, quota, config.messages);
   const erasureWorker = erasureWorkerOf(config, logger, redis, boards);
   const erasureRequests = new ErasureRequests(redis, config.erasure, new AuditLogStore(redis, config.auditMaxEntries), Date.now, (source) => {
     metrics.erasuresRequested.inc({ source });
@@ -192,7 +193,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     writes,
     boards,
     boardWrites,
-    ...(options.boardClock ? { boardClock: options.boardClock } : {}),
+    messages,
     workspaces,
     gate,
     lastUsed,

@@ -2,48 +2,34 @@
 // was at one of them, and a restore that makes the data what it was at that version as a NEW
 // version (nothing is rewritten in place, so a restore can itself be undone). The history is
 // what lua/write-player.lua keeps beside every write; store/players/player-history.ts rebuilds from it.
-import { decodeEntry, isoTime } from '../domain/entry.js';
+import { isoTime } from '../domain/entry.js';
 import { AppError, ErrorCode } from '../errors.js';
+import {
+  decoded,
+  HISTORY_PAGE_DEFAULT,
+  HISTORY_PAGE_MAX,
+  listVersions,
+  load,
+  rebuilt,
+  versionData,
+  type PlayerHistory,
+  type VersionData,
+} from '../saves/player-versions.js';
 import type { Op } from '../store/players/script-protocol.js';
-import { parseHistoryElement, rebuildAt, restorePoints, type HistoryElement } from '../store/players/player-history.js';
 import type { AdminContext } from './context.js';
 import { parsePositiveInt, parseUserId, parseVersion } from './inputs.js';
 import { adminWrite } from './player-support.js';
 
-export const HISTORY_PAGE_DEFAULT = 20;
-export const HISTORY_PAGE_MAX = 100;
+export { HISTORY_PAGE_DEFAULT, HISTORY_PAGE_MAX, type HistoryVersion, type PlayerHistory } from '../saves/player-versions.js';
 /** A game server's write between the read and the restore's write is retried this often. */
 const RESTORE_ATTEMPTS = 3;
-
-export interface HistoryVersion {
-  readonly version: number;
-  /**
-   * The write that made this version: when, what kind, who (`key:<id>` or `admin:<actor>`),
-   * the keys it changed. Null for the oldest version retained, whose write is older than the
-   * history kept (and for version 0, the player before its first write).
-   */
-  readonly time: string | null;
-  readonly kind: string | null;
-  readonly by: string | null;
-  readonly keys: readonly string[] | null;
-}
-
-export interface PlayerHistory {
-  readonly userId: string;
-  /** The player's current version. */
-  readonly version: number;
-  /** Newest first; every one can be read (playerAtVersion) and restored. */
-  readonly versions: readonly HistoryVersion[];
-  /** Pass as `before` for the next page; null on the last one. */
-  readonly nextBefore: number | null;
-}
 
 export interface PlayerAtVersion {
   readonly workspaceId: string;
   readonly userId: string;
   readonly version: number;
   readonly currentVersion: number;
-  readonly data: Record<string, { value: unknown; updated_at: string }>;
+  readonly data: VersionData;
 }
 
 export interface RestoredPlayer {
@@ -60,54 +46,6 @@ export interface RestoredPlayer {
 
 const target = (workspaceId: string, userId: string) => `player:${workspaceId}/${userId}`;
 
-interface Loaded {
-  readonly version: number;
-  readonly data: Map<string, Buffer>;
-  readonly elements: HistoryElement[];
-}
-
-async function load(ctx: AdminContext, workspaceId: string, userId: string): Promise<Loaded> {
-  const snap = await ctx.players.snapshot(workspaceId, userId);
-  if (snap.version === 0) {
-    throw new AppError(ErrorCode.PLAYER_NOT_FOUND, 'Player not found: it was never written', { extras: { version: 0 } });
-  }
-  return { version: snap.version, data: snap.data, elements: snap.history.map(parseHistoryElement) };
-}
-
-/**
- * Every version that can be rebuilt, newest first: the current one, then each restore point.
- * Version 0 (no data) too when the points reach back to the player's first write.
- */
-function chain(loaded: Loaded): HistoryVersion[] {
-  const out: HistoryVersion[] = [{ version: loaded.version, time: null, kind: null, by: null, keys: null }];
-  for (const point of restorePoints(loaded.elements)) {
-    out.push({ version: point.version, time: isoTime(point.timeMs), kind: point.kind, by: point.by, keys: point.keys });
-  }
-  const oldest = out[out.length - 1]!.version;
-  if (oldest === 1) out.push({ version: 0, time: null, kind: null, by: null, keys: null });
-  return out;
-}
-
-function notRetained(version: number, loaded: Loaded): AppError {
-  const message =
-    version > loaded.version
-      ? `Player is at version ${loaded.version}; version ${version} does not exist`
-      : `Version ${version} is not retained: the history keeps a restore point per interval the player was written in (HISTORY_INTERVAL_SECONDS), thinned to one an hour after HISTORY_FINE_HOURS, for HISTORY_MAX_AGE_HOURS within HISTORY_MAX_BYTES; see the player's history for the versions kept`;
-  return new AppError(ErrorCode.VERSION_NOT_RETAINED, message, { extras: { version: loaded.version } });
-}
-
-function rebuilt(loaded: Loaded, version: number): Map<string, Buffer> {
-  const data = rebuildAt(loaded.data, loaded.version, loaded.elements, version);
-  if (!data) throw notRetained(version, loaded);
-  return data;
-}
-
-function decoded(key: string, stored: Buffer) {
-  const entry = decodeEntry(stored.toString('utf8'));
-  if (!entry) throw new AppError(ErrorCode.INTERNAL, `Stored entry "${key}" is not in the stored form`);
-  return entry;
-}
-
 export async function playerHistory(
   ctx: AdminContext,
   workspaceId: string,
@@ -118,10 +56,7 @@ export async function playerHistory(
   const userId = parseUserId(rawUserId);
   const limit = parsePositiveInt(options.limit ?? HISTORY_PAGE_DEFAULT, 'limit', HISTORY_PAGE_MAX);
   const before = options.before === undefined ? undefined : parseVersion(options.before, 'before');
-  const loaded = await load(ctx, workspaceId, userId);
-  const all = chain(loaded).filter((v) => before === undefined || v.version < before);
-  const versions = all.slice(0, limit);
-  return { userId, version: loaded.version, versions, nextBefore: all.length > limit ? versions[versions.length - 1]!.version : null };
+  return { userId, ...(await listVersions(ctx.players, workspaceId, userId, { limit, before })) };
 }
 
 export async function playerAtVersion(
@@ -133,21 +68,10 @@ export async function playerAtVersion(
   await ctx.requireWorkspace(workspaceId);
   const userId = parseUserId(rawUserId);
   const version = parseVersion(rawVersion);
-  const loaded = await load(ctx, workspaceId, userId);
-  const data: PlayerAtVersion['data'] = {};
-  for (const [key, stored] of [...rebuilt(loaded, version)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-    const entry = decoded(key, stored);
-    // An own property even for `__proto__`, as in the export.
-    Object.defineProperty(data, key, {
-      value: { value: JSON.parse(entry.valueJson) as unknown, updated_at: isoTime(entry.updatedAtMs) },
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
-  }
+  const { currentVersion, data } = await versionData(ctx.players, workspaceId, userId, version);
   // A read that shows a player's data to a person is audited, like player.get and player.export.
   await ctx.audit('player.version', target(workspaceId, userId), { workspaceId, details: { version, keys: Object.keys(data).length } });
-  return { workspaceId, userId, version, currentVersion: loaded.version, data };
+  return { workspaceId, userId, version, currentVersion, data };
 }
 
 /** The ops that turn `current` into `wanted`: only what differs, so the restore's own history entry stays small. */
@@ -202,7 +126,7 @@ export async function restorePlayer(
   const userId = parseUserId(rawUserId);
   const version = parseVersion(rawVersion);
   const force = options.force === true;
-  let loaded = await load(ctx, workspaceId, userId);
+  let loaded = await load(ctx.players, workspaceId, userId);
   rebuilt(loaded, version); // 404 before a session is ended for nothing
 
   let endedSession: RestoredPlayer['endedSession'] = null;
@@ -232,6 +156,6 @@ export async function restorePlayer(
       }
       if (!(err instanceof AppError && err.code === ErrorCode.VERSION_CONFLICT) || attempt >= RESTORE_ATTEMPTS) throw err;
     }
-    loaded = await load(ctx, workspaceId, userId);
+    loaded = await load(ctx.players, workspaceId, userId);
   }
 }

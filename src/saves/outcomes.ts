@@ -4,7 +4,7 @@
 // first one, so a replay's answer is the first answer, byte for byte.
 import { isoTime } from '../domain/entry.js';
 import { AppError, ErrorCode, type ErrorExtras } from '../errors.js';
-import type { LiveSession, Refusal, Replayable, SessionReply, WriteReply } from '../store/players/script-protocol.js';
+import type { DeliveredMessage, LiveSession, PlayerMetadata, Refusal, Replayable, SessionReply, WriteReply } from '../store/players/script-protocol.js';
 import { REPLAYED_HEADER, keyReused } from './idempotency.js';
 
 export interface Applied {
@@ -12,6 +12,8 @@ export interface Applied {
   /** Per op: the set's updated_at ms, the increment's new value, the delete's '0' or '1'. */
   readonly results: readonly string[];
   readonly replayed: boolean;
+  /** Messages handed to the session holding the player, oldest first (a save with its sessionId). */
+  readonly messages: readonly DeliveredMessage[];
 }
 
 /** What the refusal messages may name. */
@@ -31,6 +33,13 @@ function opLabel(context: RefusalContext, index: number): string {
 /** The error a script's refusal answers. */
 export function refusal(refused: Refusal, replayed: boolean, context: RefusalContext): AppError {
   if (refused.code === ErrorCode.IDEMPOTENCY_KEY_REUSED) return keyReused();
+  if (refused.code === ErrorCode.INBOX_FULL) {
+    return new AppError(
+      ErrorCode.INBOX_FULL,
+      `${refused.waiting} messages already wait for this player, the most that may (MESSAGES_MAX_WAITING): it must process some first`,
+      replayed ? { headers: { [REPLAYED_HEADER]: 'true' } } : {},
+    );
+  }
   const { version } = refused;
   const headers = replayed ? { [REPLAYED_HEADER]: 'true' } : undefined;
   const make = (message: string, extras: ErrorExtras = { version }) =>
@@ -69,7 +78,7 @@ export function refusal(refused: Refusal, replayed: boolean, context: RefusalCon
 /** An applied write's outcome, or its refusal thrown. */
 export function appliedOrThrow({ reply, replayed }: Replayable<WriteReply>, context: RefusalContext): Applied {
   if (!reply.applied) throw refusal(reply.refusal, replayed, context);
-  return { version: reply.version, results: reply.results, replayed };
+  return { version: reply.version, results: reply.results, replayed, messages: reply.messages.delivered };
 }
 
 /** updated_at of a set, from its result. */
@@ -81,10 +90,19 @@ export function updatedAt(result: string): string {
 export function heldOrThrow(
   { reply, replayed }: Replayable<SessionReply>,
   context: RefusalContext,
-): { readonly version: number; readonly session: LiveSession; readonly replayed: boolean } {
+): Held {
   if (!reply.applied) throw refusal(reply.refusal, replayed, context);
   if (reply.kind !== 'held') throw new AppError(ErrorCode.INTERNAL, 'A session call answered a release');
-  return { version: reply.version, session: reply.session, replayed };
+  return { version: reply.version, session: reply.session, metadata: reply.metadata, messages: reply.messages, replayed };
+}
+
+/** A session that holds a player now, and, after an acquire, what it was handed. */
+export interface Held {
+  readonly version: number;
+  readonly session: LiveSession;
+  readonly metadata?: PlayerMetadata | undefined;
+  readonly messages?: readonly DeliveredMessage[] | undefined;
+  readonly replayed: boolean;
 }
 
 /** A release's outcome, or its refusal thrown. */

@@ -7,6 +7,7 @@ import type { Plan } from '../domain/types.js';
 import { AppError, ErrorCode } from '../errors.js';
 import type { KeptReply, PlayerDataStore } from '../store/players/player-data.js';
 import {
+  decodeSessionReply,
   decodeWriteReply,
   type PlayerWrite,
   type RawReply,
@@ -87,9 +88,13 @@ export class PlayerWrites {
     // One verdict for the request: the quota is the workspace's, the same for every player.
     const verdict = this.quota.verdict(origin.workspaceId, origin.plan, requests.some((r) => adds(r.write)), origin.nowMs);
     return withClaim(this.claims, origin, verdict, async (claim) => {
-      if (claim?.answer !== undefined) return this.keptOutcomes(claim.answer, requests);
-      const replies = await Promise.all(requests.map((request) => this.apply(origin, request, claim)));
-      if (claim) await this.consolidate(origin, claim, requests, replies);
+      const replies = await this.keptAsOne(
+        origin,
+        claim,
+        requests.map((r) => r.userId),
+        (request, i) => this.apply(origin, requests[i]!, claim),
+        decodeWriteReply,
+      );
       return replies.map((reply, i) => this.outcomeOf(reply, requests[i]!));
     });
   }
@@ -102,6 +107,62 @@ export class PlayerWrites {
       if (claim) this.quota.recordKept(origin.workspaceId, reply.keptBytes, origin.nowMs + claim.ttlSeconds * 1000);
       return reply;
     });
+  }
+
+  /**
+   * The same session call for many players (a server that opens with many at once), each on
+   * its own, one request; under an idempotency key its answer is kept as one record, as many()
+   * keeps a batch's. `request(userId)` makes each player's (its own new session id).
+   */
+  sessions(origin: WriteOrigin, userIds: readonly string[], request: (userId: string) => SessionRequest): Promise<Array<Replayable<SessionReply>>> {
+    const verdict = this.quota.verdict(origin.workspaceId, origin.plan, false, origin.nowMs);
+    return withClaim(this.claims, origin, verdict, (claim, judged) => {
+      const action = request(userIds[0]!).action;
+      return this.keptAsOne(
+        origin,
+        claim,
+        userIds,
+        (userId) => this.store.session(origin.workspaceId, userId, { ...request(userId), overQuota: judged.over }, claim),
+        (raw) => decodeSessionReply(raw, action),
+      );
+    });
+  }
+
+  /**
+   * Runs one script a player, in parallel. Under an idempotency key each player's script keeps
+   * that player's answer (so a retry is applied once per player, even after a crash half-way);
+   * once all are in, the request's whole answer is kept in its claim, one record for the
+   * request, and each player's is shortened to CONSOLIDATED_PLAYER_ANSWER_MS. A retry then finds
+   * the whole answer in the claim, and no script runs.
+   */
+  private async keptAsOne<R>(
+    origin: WriteOrigin,
+    claim: ClaimedKey | undefined,
+    userIds: readonly string[],
+    run: (userId: string, index: number) => Promise<KeptReply<R>>,
+    decode: (raw: RawReply) => Replayable<R>,
+  ): Promise<Array<Replayable<R>>> {
+    if (claim?.answer !== undefined) return this.keptReplies(claim.answer, userIds.length, decode);
+    const replies = await Promise.all(userIds.map((userId, i) => run(userId, i)));
+    if (claim) {
+      await claim.keep(JSON.stringify(replies.map((r) => r.raw)));
+      await Promise.all(
+        userIds.map((userId) => this.store.shortenKeptAnswer(origin.workspaceId, userId, claim.keyHash, CONSOLIDATED_PLAYER_ANSWER_MS)),
+      );
+    }
+    return replies;
+  }
+
+  /** The replies a whole answer kept in the claim holds: each player's first answer, replayed. */
+  private keptReplies<R>(answer: string, players: number, decode: (raw: RawReply) => Replayable<R>): Array<Replayable<R>> {
+    let raws: unknown;
+    try {
+      raws = JSON.parse(answer);
+    } catch {
+      raws = undefined;
+    }
+    if (!Array.isArray(raws) || raws.length !== players) throw unexpectedScriptReply([answer.slice(0, 80)]);
+    return raws.map((raw) => ({ ...decode(raw as RawReply), replayed: true }));
   }
 
   /** Runs the player's script, and counts what an applied (not replayed) write stored. */
@@ -122,33 +183,11 @@ export class PlayerWrites {
     }
     if (reply.reply.applied && !reply.replayed) {
       this.quota.record(origin.workspaceId, reply.reply.storage);
+      for (const acked of reply.reply.messages.acknowledged) this.quota.recordMessages(origin.workspaceId, -acked.bytes, acked.expiresAtMs);
       this.index?.note(origin.workspaceId, request.userId, origin.nowMs, reply.reply.storage.players);
       origin.chargeWork?.(reply.reply.workBytes);
     }
     return reply;
-  }
-
-  /** The request's whole answer into its claim, one record; each player's own shortened. */
-  private async consolidate(origin: WriteOrigin, claim: ClaimedKey, requests: readonly PlayerWriteRequest[], replies: readonly KeptReply<WriteReply>[]) {
-    await claim.keep(JSON.stringify(replies.map((r) => r.raw)));
-    await Promise.all(
-      requests.map((request) => this.store.shortenKeptAnswer(origin.workspaceId, request.userId, claim.keyHash, CONSOLIDATED_PLAYER_ANSWER_MS)),
-    );
-  }
-
-  /** The outcomes a whole answer kept in the claim holds: each player's first answer, replayed. */
-  private keptOutcomes(answer: string, requests: readonly PlayerWriteRequest[]): Array<Applied | AppError> {
-    let raws: unknown;
-    try {
-      raws = JSON.parse(answer);
-    } catch {
-      raws = undefined;
-    }
-    if (!Array.isArray(raws) || raws.length !== requests.length) throw unexpectedScriptReply([answer.slice(0, 80)]);
-    return raws.map((raw, i) => {
-      const { reply } = decodeWriteReply(raw as RawReply);
-      return this.outcomeOf({ reply, replayed: true, raw: raw as RawReply }, requests[i]!);
-    });
   }
 
   private outcomeOf(reply: Replayable<WriteReply>, request: PlayerWriteRequest): Applied | AppError {

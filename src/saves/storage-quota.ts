@@ -37,6 +37,11 @@ export class StorageQuota {
     return this.keepFor(plan, totals, adding);
   }
 
+  /** Bytes of messages waiting until `expiresAtMs` (negative: acknowledged or removed). */
+  recordMessages(workspaceId: string, bytes: number, expiresAtMs: number): void {
+    this.usage.recordMessages(workspaceId, bytes, expiresAtMs);
+  }
+
   /** Bytes of answers kept for Idempotency-Keys until `expiresAtMs` (they count until then). */
   recordKept(workspaceId: string, bytes: number, expiresAtMs: number): void {
     this.usage.recordKept(workspaceId, bytes, expiresAtMs);

@@ -141,6 +141,13 @@ const playerOpsProperties = {
   },
   ...writeGuards,
   release: { type: 'boolean', description: 'With sessionId: release the session once the ops are applied, in the same step.' },
+  ackMessages: {
+    type: 'array',
+    maxItems: 100,
+    items: { type: 'string', pattern: '^msg_[0-9]{19}$' },
+    description:
+      'Messages this save acknowledges (processed): removed in the same step as the ops, fenced by the session like them. An id no longer waiting is no error (a retried save).',
+  },
 } as const;
 
 export const batchPlayerSchema = {
@@ -182,17 +189,75 @@ const ttlSecondsSchema = {
   description: 'Lease in seconds, 30-3600 (default 300 on acquire; renew keeps the session\'s own).',
 } as const;
 
+const acquireOptions = {
+  owner: ownerSchema,
+  ttlSeconds: ttlSecondsSchema,
+  steal: { type: 'boolean', description: 'Take the lock from a live holder at once.' },
+  load: { type: 'boolean', description: "Also answer the player's whole data in data.values, and the messages waiting for it in data.messages." },
+} as const;
+
 export const acquireBody = {
   type: 'object',
   required: ['userId', 'owner'],
   additionalProperties: false,
+  properties: { userId: userIdSchema, ...acquireOptions },
+} as const;
+
+/** A server that opens with many players acquires them in one request, each on its own. */
+export const multiAcquireBody = {
+  type: 'object',
+  required: ['players', 'owner'],
+  additionalProperties: false,
+  properties: {
+    players: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_BATCH_PLAYERS,
+      items: userIdSchema,
+      description: `1-${MAX_BATCH_PLAYERS} user ids, each once: each player is acquired on its own (one may be locked while the others are not).`,
+    },
+    ...acquireOptions,
+  },
+} as const;
+
+export const sendMessageBody = {
+  type: 'object',
+  required: ['userId', 'message'],
+  additionalProperties: false,
   properties: {
     userId: userIdSchema,
-    owner: ownerSchema,
-    ttlSeconds: ttlSecondsSchema,
-    steal: { type: 'boolean', description: 'Take the lock from a live holder at once.' },
-    load: { type: 'boolean', description: "Also answer the player's whole data in data.values." },
+    message: { description: 'Any JSON: a gift, a note. At most MESSAGE_MAX_BYTES (16 KiB) as JSON.' },
+    ttlSeconds: {
+      type: 'integer',
+      minimum: 60,
+      description: 'How long it waits to be processed, in seconds (default 30 days; at most MESSAGE_MAX_TTL_SECONDS, 90 days).',
+    },
   },
+} as const;
+
+export const messagesQuery = {
+  type: 'object',
+  required: ['userId'],
+  additionalProperties: false,
+  properties: { userId: userIdQuerySchema },
+} as const;
+
+export const versionsQuery = {
+  type: 'object',
+  required: ['userId'],
+  additionalProperties: false,
+  properties: {
+    userId: userIdQuerySchema,
+    limit: { type: 'string', pattern: '^[0-9]{1,3}$', description: 'Versions a page, 1-100 (default 20).' },
+    before: { type: 'string', pattern: '^[0-9]{1,16}$', description: "The page's nextBefore: versions below it." },
+  },
+} as const;
+
+export const versionQuery = {
+  type: 'object',
+  required: ['userId', 'version'],
+  additionalProperties: false,
+  properties: { userId: userIdQuerySchema, version: { type: 'string', pattern: '^[0-9]{1,16}$', description: 'A version the history lists.' } },
 } as const;
 
 export const renewBody = {

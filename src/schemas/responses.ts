@@ -2,6 +2,7 @@
 // the test suite checks every received response against. Success envelopes are closed
 // (additionalProperties: false), so a field added to an answer fails the build until it is
 // described here.
+import { playerAtVersion, playerHistoryPage } from './admin-responses.js';
 import { ErrorCode } from '../errors.js';
 import { keySchema, valueSchema } from './data.js';
 
@@ -120,13 +121,32 @@ const opResult = {
 
 const resultsSchema = { type: 'array', items: opResult } as const;
 
+/** A message waiting for a player, as delivered and listed. */
+export const messageSchema = {
+  type: 'object',
+  required: ['id', 'message', 'sentAt'],
+  additionalProperties: false,
+  properties: {
+    id: { type: 'string', description: 'Acknowledge it with this id (ackMessages) once processed.' },
+    message: { description: 'The message as sent (any JSON).' },
+    sentAt: isoTimeSchema,
+    expiresAt: { ...isoTimeSchema, description: 'When it stops waiting, unprocessed (listed messages only).' },
+  },
+} as const;
+
+const messagesSchema = {
+  type: 'array',
+  items: messageSchema,
+  description: "Messages that arrived for the player since the session was last handed some, oldest first: apply each, then acknowledge it with the save that keeps its effect (ackMessages).",
+} as const;
+
 export const batchResponse = {
   type: 'object',
   required: ['success', 'data', 'version'],
   additionalProperties: false,
   properties: {
     success,
-    data: { type: 'object', required: ['results'], additionalProperties: false, properties: { results: resultsSchema } },
+    data: { type: 'object', required: ['results'], additionalProperties: false, properties: { results: resultsSchema, messages: messagesSchema } },
     version: versionSchema,
   },
 } as const;
@@ -151,7 +171,7 @@ export const multiBatchResponse = {
                 type: 'object',
                 required: ['userId', 'success', 'version', 'results'],
                 additionalProperties: false,
-                properties: { userId: { type: 'string' }, success, version: versionSchema, results: resultsSchema },
+                properties: { userId: { type: 'string' }, success, version: versionSchema, results: resultsSchema, messages: messagesSchema },
               },
               {
                 type: 'object',
@@ -191,9 +211,133 @@ export const sessionResponse = {
         owner: { type: 'string' },
         expiresAt: { ...isoTimeSchema, description: "When the lease ends unless renewed (Redis's clock)." },
         values: { ...valuesSchema, description: 'With load: true, every key of the player ({} for a new player).' },
+        messages: { ...messagesSchema, description: 'With load: true (acquire), every message waiting for the player, oldest first.' },
+        metadata: {
+          type: 'object',
+          required: ['firstSessionAt', 'sessionCount'],
+          additionalProperties: false,
+          description: 'Acquire: what the service keeps of the player beside its data.',
+          properties: {
+            firstSessionAt: { ...isoTimeSchema, description: "When the player's first session was acquired." },
+            sessionCount: { type: 'integer', minimum: 1, description: 'Sessions acquired so far, this one counted.' },
+          },
+        },
       },
     },
     version: versionSchema,
+  },
+} as const;
+
+export const multiSessionResponse = {
+  type: 'object',
+  required: ['success', 'data'],
+  additionalProperties: false,
+  properties: {
+    success,
+    data: {
+      type: 'object',
+      required: ['players'],
+      additionalProperties: false,
+      properties: {
+        players: {
+          type: 'array',
+          description: 'One per player, in order: its session (as a single acquire answers it, with its version), or its refusal.',
+          items: {
+            anyOf: [
+              {
+                type: 'object',
+                required: ['userId', 'success', 'version', 'sessionId', 'owner', 'expiresAt'],
+                additionalProperties: false,
+                properties: {
+                  userId: { type: 'string' },
+                  success,
+                  version: versionSchema,
+                  sessionId: { type: 'string' },
+                  owner: { type: 'string' },
+                  expiresAt: isoTimeSchema,
+                  values: valuesSchema,
+                  messages: messagesSchema,
+                  metadata: { type: 'object' },
+                },
+              },
+              {
+                type: 'object',
+                required: ['userId', 'success', 'status', 'code', 'error'],
+                additionalProperties: false,
+                properties: {
+                  userId: { type: 'string' },
+                  success: { const: false },
+                  status: { type: 'integer' },
+                  code: errorEnvelope.properties.code,
+                  error: { type: 'string' },
+                  version: versionSchema,
+                  data: { type: 'object' },
+                },
+              },
+            ],
+          },
+        },
+      },
+    },
+  },
+} as const;
+
+export const sendMessageResponse = {
+  type: 'object',
+  required: ['success', 'data'],
+  additionalProperties: false,
+  properties: {
+    success,
+    data: {
+      type: 'object',
+      required: ['messageId', 'sentAt', 'expiresAt'],
+      additionalProperties: false,
+      properties: { messageId: { type: 'string' }, sentAt: isoTimeSchema, expiresAt: isoTimeSchema },
+    },
+  },
+} as const;
+
+export const messagesResponse = {
+  type: 'object',
+  required: ['success', 'data'],
+  additionalProperties: false,
+  properties: {
+    success,
+    data: {
+      type: 'object',
+      required: ['messages'],
+      additionalProperties: false,
+      properties: { messages: { type: 'array', items: messageSchema, description: 'Waiting, oldest first.' } },
+    },
+  },
+} as const;
+
+/** GET /data/versions: the admin history's page, in the envelope. */
+export const versionsResponse = {
+  type: 'object',
+  required: ['success', 'data'],
+  additionalProperties: false,
+  properties: { success, data: playerHistoryPage },
+} as const;
+
+/** GET /data/version: the whole player at one version the history lists. */
+export const versionResponse = {
+  type: 'object',
+  required: ['success', 'data'],
+  additionalProperties: false,
+  properties: {
+    success,
+    data: {
+      type: 'object',
+      required: ['userId', 'version', 'currentVersion', 'data'],
+      additionalProperties: false,
+      properties: {
+        userId: { type: 'string' },
+        version: { type: 'integer', minimum: 0 },
+        currentVersion: { type: 'integer', minimum: 0, description: "The player's version now." },
+        data: playerAtVersion.properties.data,
+      },
+    },
   },
 } as const;
 

@@ -46,7 +46,7 @@ describe('leaderboards on a Redis Cluster (3 masters + 3 replicas)', function ()
       LEADERBOARD_MAX_BOARDS: '12',
       LEADERBOARD_MAX_ENTRIES: '40',
     });
-    service = await startService(config, createLogger(config), { boardClock: () => now });
+    service = await startService(config, createLogger(config), { clock: () => now });
     redis = new Cluster([{ host: '127.0.0.1', port: cluster.nodes[0]!.port }]);
     redis.on('error', () => {});
     defineScripts(redis);

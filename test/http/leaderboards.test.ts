@@ -16,7 +16,7 @@ describe('leaderboards over HTTP', () => {
   let now = T0;
   before(async () => {
     const config = testConfig({ LEADERBOARD_MAX_BOARDS: '3', LEADERBOARD_MAX_ENTRIES: '50', STORAGE_FLUSH_MS: '100', STORAGE_REFRESH_MS: '100' });
-    service = await startService(config, createLogger(config), { boardClock: () => now });
+    service = await startService(config, createLogger(config), { clock: () => now });
     redis = testRedis();
   });
   beforeEach(() => {

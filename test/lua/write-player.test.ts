@@ -243,7 +243,7 @@ describe('lua/write-player.lua', () => {
 
   it('writes nothing for a write that changes nothing on a new player', async () => {
     const reply = await write('6', { ops: [{ op: 'delete', key: 'a' }] });
-    expect(reply.reply).to.deep.equal({ applied: true, version: 0, storage: { dataBytes: 0, players: 0, historyBytes: 0 }, workBytes: 0, results: ['0'] });
+    expect(reply.reply).to.deep.equal({ applied: true, version: 0, storage: { dataBytes: 0, players: 0, historyBytes: 0 }, workBytes: 0, messages: { acknowledged: [], delivered: [] }, results: ['0'] });
     expect(await redis.exists(keys.player(ws, '6'))).to.equal(0);
   });
 });

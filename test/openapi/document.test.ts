@@ -11,6 +11,7 @@ import { buildOpsApp } from '../../src/ops/app.js';
 import { createLogger } from '../../src/logger.js';
 import type { RunningService } from '../../src/server.js';
 import type { WorkspaceStore } from '../../src/store/workspaces/workspaces.js';
+import type { PlayerMessages } from '../../src/saves/player-messages.js';
 import type { PlayerWrites } from '../../src/saves/player-writes.js';
 import type { BoardWrites } from '../../src/boards/board-writes.js';
 import type { LeaderboardStore } from '../../src/store/boards/leaderboard-store.js';
@@ -72,6 +73,7 @@ describe('OpenAPI document', () => {
       writes: {} as PlayerWrites,
       boards: {} as LeaderboardStore,
       boardWrites: {} as BoardWrites,
+      messages: {} as PlayerMessages,
       workspaces: {} as WorkspaceStore,
       erasures: {} as ErasureRequests,
     });

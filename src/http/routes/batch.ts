@@ -18,6 +18,7 @@ import type { AppState } from '../state.js';
 import { compile } from '../validate.js';
 import { markReplayed, writeOrigin } from '../write-origin.js';
 import { userIdOf } from './data.js';
+import { messageJson } from './messages.js';
 
 interface OpInput {
   op: 'set' | 'increment' | 'delete';
@@ -32,6 +33,7 @@ interface PlayerInput {
   ifVersion?: number;
   sessionId?: string;
   release?: boolean;
+  ackMessages?: string[];
 }
 const validateOne = compile<PlayerInput>(batchBody);
 const validateMany = compile<{ players: PlayerInput[] }>(multiBatchBody);
@@ -61,18 +63,33 @@ function toRequest(input: PlayerInput, at: string, maxDepth: number): PlayerWrit
     }
     return { op: 'delete', key: op.key };
   });
-  if (ops.length === 0 && input.sessionId === undefined) {
-    throw badRequest(`Invalid field "${at}ops" in body: at least one op, unless sessionId is given (to renew or release)`);
+  if (ops.length === 0 && input.sessionId === undefined && (input.ackMessages ?? []).length === 0) {
+    throw badRequest(`Invalid field "${at}ops" in body: at least one op, unless sessionId is given (to renew or release) or ackMessages`);
   }
   if (input.release && input.sessionId === undefined) {
     throw badRequest(`Invalid field "${at}release" in body: release needs the sessionId`);
   }
   return {
     userId: userIdOf(input.userId, `${at}userId`),
-    write: { ops, ifVersion: input.ifVersion, sessionId: input.sessionId, release: input.release },
+    write: {
+      ops,
+      ifVersion: input.ifVersion,
+      sessionId: input.sessionId,
+      release: input.release,
+      ackMessages: input.ackMessages,
+      // The session holding the player is handed what arrived for it since its last save; a
+      // save that releases it is handed none (they wait for the next session).
+      deliverMessages: input.sessionId !== undefined && input.release !== true,
+    },
     kind: 'batch',
     opKeys: ops.map((op) => op.key),
   };
+}
+
+/** `,"messages":[...]` of an answer to a write that holds the player's session, or nothing. */
+function messagesMember(request: PlayerWriteRequest, applied: Applied): string {
+  if (!request.write.deliverMessages) return '';
+  return `,"messages":[${applied.messages.map(messageJson).join(',')}]`;
 }
 
 /** The results array of an applied batch, as JSON text (values echoed from the request). */
@@ -120,7 +137,7 @@ export function batchRoutes(router: Router<AppState>, { guard, recheck, writes, 
           const { success, ...error } = errorBodyOf(outcome);
           return JSON.stringify({ userId: request.userId, success, status: outcome.status, ...error });
         }
-        return `{"userId":${userId},"success":true,"version":${outcome.version},"results":${resultsJson(request, outcome)}}`;
+        return `{"userId":${userId},"success":true,"version":${outcome.version},"results":${resultsJson(request, outcome)}${messagesMember(request, outcome)}}`;
       });
       return sendJson(ctx, `{"success":true,"data":{"players":[${players.join(',')}]}}`);
     }
@@ -129,6 +146,6 @@ export function batchRoutes(router: Router<AppState>, { guard, recheck, writes, 
     const request = toRequest(input, '', maxDepth);
     const applied = await writes.one(writeOrigin(ctx, input), request);
     markReplayed(ctx, applied.replayed);
-    sendJson(ctx, `{"success":true,"data":{"results":${resultsJson(request, applied)}},"version":${applied.version}}`);
+    sendJson(ctx, `{"success":true,"data":{"results":${resultsJson(request, applied)}${messagesMember(request, applied)}},"version":${applied.version}}`);
   }));
 }

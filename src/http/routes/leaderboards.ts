@@ -53,9 +53,7 @@ export interface LeaderboardRouteDeps {
   readonly boards: LeaderboardStore;
   readonly boardWrites: BoardWrites;
   readonly config: Pick<Config, 'limits'>;
-  /** The time periods are judged by; the request's arrival when not given (tests set it). */
-  readonly clock?: (() => number) | undefined;
-}
+  }
 
 function boardOf(ctx: Context): string {
   const board = ctx.params['board'];
@@ -100,7 +98,7 @@ function notKept(board: string, asked: Period, periods: readonly Period[]): AppE
 export function leaderboardRoutes(router: Router<AppState>, deps: LeaderboardRouteDeps): void {
   const { guard, recheck, boards, boardWrites, config } = deps;
   const body = chain(jsonBody(config.limits.maxBodyBytes), recheck);
-  const nowOf = (ctx: { state: AppState }) => deps.clock?.() ?? ctx.state.startedAt;
+  const nowOf = (ctx: { state: AppState }) => ctx.state.startedAt;
 
   router.get('/leaderboards/:board', chain(guard, async (ctx) => {
     const board = boardOf(ctx);
@@ -148,7 +146,7 @@ export function leaderboardRoutes(router: Router<AppState>, deps: LeaderboardRou
 
   const write = async (ctx: Context & { state: AppState }, input: { userId: UserIdInput }, op: Parameters<BoardWrites['write']>[3]) => {
     const origin = writeOrigin(ctx, input);
-    const outcome = await boardWrites.write(deps.clock ? { ...origin, nowMs: deps.clock() } : origin, boardOf(ctx), userIdOf(input.userId), op);
+    const outcome = await boardWrites.write(origin, boardOf(ctx), userIdOf(input.userId), op);
     markReplayed(ctx, outcome.replayed);
     return outcome;
   };

@@ -6,12 +6,13 @@ import type { Middleware } from 'koa';
 import { customAlphabet } from 'nanoid';
 import type { Config } from '../../config.js';
 import { isoTime } from '../../domain/entry.js';
-import { AppError, ErrorCode } from '../../errors.js';
-import { heldOrThrow, releasedOrThrow } from '../../saves/outcomes.js';
+import { AppError, badRequest, ErrorCode, errorBodyOf } from '../../errors.js';
+import { toAppError } from '../middleware/errors.js';
+import { heldOrThrow, releasedOrThrow, type Held } from '../../saves/outcomes.js';
 import type { PlayerWrites } from '../../saves/player-writes.js';
-import { acquireBody, releaseBody, renewBody } from '../../schemas/data.js';
+import { acquireBody, multiAcquireBody, releaseBody, renewBody } from '../../schemas/data.js';
 import type { PlayerDataStore, ReadAllResult } from '../../store/players/player-data.js';
-import type { LiveSession } from '../../store/players/script-protocol.js';
+import type { SessionRequest } from '../../store/players/script-protocol.js';
 import { requireWriteScope } from '../middleware/authenticate.js';
 import { chargeRead } from '../byte-budget.js';
 import { chain } from '../chain.js';
@@ -21,6 +22,7 @@ import type { AppState } from '../state.js';
 import { compile } from '../validate.js';
 import { markReplayed, writeOrigin } from '../write-origin.js';
 import { userIdOf } from './data.js';
+import { messageJson } from './messages.js';
 
 const newSessionId = (() => {
   const random = customAlphabet('0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz', 22);
@@ -30,6 +32,9 @@ const newSessionId = (() => {
 type UserIdInput = string | number;
 const validateAcquire = compile<{ userId: UserIdInput; owner: string; ttlSeconds?: number; steal?: boolean; load?: boolean }>(
   acquireBody,
+);
+const validateMultiAcquire = compile<{ players: Array<string | number>; owner: string; ttlSeconds?: number; steal?: boolean; load?: boolean }>(
+  multiAcquireBody,
 );
 const validateRenew = compile<{ userId: UserIdInput; sessionId: string; ttlSeconds?: number }>(renewBody);
 const validateRelease = compile<{ userId: UserIdInput; sessionId: string }>(releaseBody);
@@ -58,27 +63,76 @@ export function sessionRoutes(router: Router<AppState>, { guard, recheck, player
   const body = chain(jsonBody(config.limits.maxBodyBytes), recheck);
   const context = { maxKeysPerPlayer: config.limits.maxKeysPerPlayer, maxPlayerBytes: config.limits.maxPlayerBytes };
 
-  const sessionAnswer = (userId: string, held: { version: number; session: LiveSession }, values?: string) =>
-    `{"success":true,"data":{"sessionId":${JSON.stringify(held.session.sessionId)},"userId":${JSON.stringify(userId)},` +
-    `"owner":${JSON.stringify(held.session.owner)},"expiresAt":"${isoTime(held.session.expiresAtMs)}"` +
-    `${values === undefined ? '' : `,"values":${values}`}},"version":${held.version}}`;
+  /** The session's fields, and after an acquire what the service keeps beside them and what it handed over. */
+  const sessionFields = (userId: string, held: Held, values?: string) => {
+    const metadata = held.metadata
+      ? `,"metadata":{"firstSessionAt":"${isoTime(held.metadata.firstSessionAtMs)}","sessionCount":${held.metadata.sessionCount}}`
+      : '';
+    const messages = held.messages !== undefined && values !== undefined ? `,"messages":[${held.messages.map(messageJson).join(',')}]` : '';
+    return (
+      `"sessionId":${JSON.stringify(held.session.sessionId)},"userId":${JSON.stringify(userId)},` +
+      `"owner":${JSON.stringify(held.session.owner)},"expiresAt":"${isoTime(held.session.expiresAtMs)}"` +
+      `${values === undefined ? '' : `,"values":${values}`}${messages}${metadata}`
+    );
+  };
+  const sessionAnswer = (userId: string, held: Held, values?: string) =>
+    `{"success":true,"data":{${sessionFields(userId, held, values)}},"version":${held.version}}`;
+
+  type AcquireInput = { owner: string; ttlSeconds?: number; steal?: boolean; load?: boolean };
+  const acquireRequest = (input: AcquireInput) => (): SessionRequest => ({
+    action: 'acquire',
+    sessionId: newSessionId(),
+    owner: input.owner,
+    ttlMs: (input.ttlSeconds ?? config.sessions.defaultTtlSeconds) * 1000,
+    steal: input.steal === true,
+    deliverMessages: input.load === true,
+  });
+  // Sent in the same turn as the acquire, so both leave in one write: a join costs one round
+  // trip. Read after the lock is taken, so no other session's write can come between. A large
+  // player is charged to the byte budget before it is read (429 past it: the session is held
+  // all the same, and a retry by the same owner replaces it).
+  const load = (ctx: Parameters<typeof chargeRead>[0], workspaceId: string, userId: string) =>
+    players.readAll(workspaceId, userId, undefined, (bytes) => chargeRead(ctx, bytes));
 
   router.post('/sessions/acquire', chain(guard, requireWriteScope, body, async (ctx) => {
-    const input = validateAcquire('body', ctx.request.body);
+    const raw = ctx.request.body as Record<string, unknown> | undefined;
+    if (raw !== null && typeof raw === 'object' && !Array.isArray(raw) && 'players' in raw) {
+      const input = validateMultiAcquire('body', raw);
+      const userIds = input.players.map((id, i) => userIdOf(id, `players[${i}]`));
+      const seen = new Set<string>();
+      userIds.forEach((id, i) => {
+        if (seen.has(id)) throw badRequest(`Invalid field "players[${i}]" in body: player ${id} appears twice in one request`);
+        seen.add(id);
+      });
+      const origin = writeOrigin(ctx, input);
+      const next = acquireRequest(input);
+      const acquired = writes.sessions(origin, userIds, () => next());
+      const loaded = input.load === true ? userIds.map((id) => load(ctx, origin.workspaceId, id)) : [];
+      const [sessions, ...all] = await Promise.allSettled([acquired, ...loaded]);
+      if (sessions.status === 'rejected') throw sessions.reason;
+      markReplayed(ctx, sessions.value.every((s) => s.replayed));
+      const answers = sessions.value.map((reply, i) => {
+        const userId = userIds[i]!;
+        try {
+          const held = heldOrThrow(reply, context);
+          const values = all[i];
+          if (values?.status === 'rejected') throw values.reason;
+          const valuesText = values === undefined ? undefined : valuesJson(values.value, config.limits.maxPlayerBytes);
+          return `{"userId":${JSON.stringify(userId)},"success":true,"version":${held.version},${sessionFields(userId, held, valuesText).replace(`"userId":${JSON.stringify(userId)},`, '')}}`;
+        } catch (err) {
+          const error = toAppError(err, config.limits.maxBodyBytes);
+          const { success, ...envelope } = errorBodyOf(error);
+          return JSON.stringify({ userId, success, status: error.status, ...envelope });
+        }
+      });
+      return sendJson(ctx, `{"success":true,"data":{"players":[${answers.join(',')}]}}`);
+    }
+
+    const input = validateAcquire('body', raw);
     const userId = userIdOf(input.userId);
     const origin = writeOrigin(ctx, input);
-    const acquired = writes.session(origin, userId, {
-      action: 'acquire',
-      sessionId: newSessionId(),
-      owner: input.owner,
-      ttlMs: (input.ttlSeconds ?? config.sessions.defaultTtlSeconds) * 1000,
-      steal: input.steal === true,
-    });
-    // Sent in the same turn as the acquire, so both leave in one write: a join costs one round
-    // trip. Read after the lock is taken, so no other session's write can come between.
-    // A large player is charged to the byte budget before it is read (429 past it: the session
-    // is held all the same, and a retry by the same owner replaces it).
-    const loaded = input.load === true ? players.readAll(origin.workspaceId, userId, undefined, (bytes) => chargeRead(ctx, bytes)) : undefined;
+    const acquired = writes.session(origin, userId, acquireRequest(input)());
+    const loaded = input.load === true ? load(ctx, origin.workspaceId, userId) : undefined;
     const [session, all] = await Promise.allSettled([acquired, loaded]);
     if (session.status === 'rejected') throw session.reason;
     const held = heldOrThrow(session.value, context);

@@ -6,7 +6,12 @@ import {
   deleteBody,
   getDataQuery,
   incrementBody,
+  messagesQuery,
+  multiAcquireBody,
   multiBatchBody,
+  sendMessageBody,
+  versionQuery,
+  versionsQuery,
   releaseBody,
   renewBody,
   setBody,
@@ -14,7 +19,12 @@ import {
 import {
   batchResponse,
   deleteResponse,
+  messagesResponse,
   multiBatchResponse,
+  multiSessionResponse,
+  sendMessageResponse,
+  versionResponse,
+  versionsResponse,
   releaseResponse,
   sessionResponse,
   entryResponse,
@@ -102,11 +112,16 @@ export const publicRoutes: readonly RouteSpec[] = [
     },
   }),
   publicRoute('post', '/sessions/acquire', "Take the lock on a player for a game server (optionally loading the player's data)", {
-    body: acquireBody,
-    ok: sessionResponse,
+    description:
+      'One player: `{userId, owner, ...}`, answered as its session (with load: its data and the messages waiting). Many players: `{players: [userId, ...], owner, ...}`, at most 100, each acquired on its own and answered per player. One request against the plan either way.',
+    body: { anyOf: [acquireBody, multiAcquireBody] },
+    ok: { anyOf: [sessionResponse, multiSessionResponse] },
     ...idempotent,
     errors: [409, 422],
-    errorText: { 409: 'SESSION_LOCKED: another live session holds the player (data: owner, expiresAt); IDEMPOTENCY_IN_PROGRESS.' },
+    errorText: {
+      403: "The key's scope does not allow writes, STORAGE_QUOTA_EXCEEDED (a player with no data acquired while the workspace is at its quota), or the platform-only access gate refused the caller.",
+      409: 'SESSION_LOCKED: another live session holds the player (data: owner, expiresAt); IDEMPOTENCY_IN_PROGRESS.',
+    },
   }),
   publicRoute('post', '/sessions/renew', "Extend a session's lease", {
     body: renewBody,
@@ -121,5 +136,37 @@ export const publicRoutes: readonly RouteSpec[] = [
     ...idempotent,
     errors: [409, 422],
     errorText: { 409: 'IDEMPOTENCY_IN_PROGRESS.' },
+  }),
+  publicRoute('get', '/data/versions', "The player's versions that can be read, newest first (restore points)", {
+    description: 'Needs a write key. The current version, then one restore point per interval the player was written in (docs/history.md). Read one with GET /data/version; bring it back by saving what it held.',
+    query: versionsQuery,
+    ok: versionsResponse,
+    errors: [400, 404],
+    errorText: { 404: 'PLAYER_NOT_FOUND: the player was never written.' },
+  }),
+  publicRoute('get', '/data/version', 'The whole player as it was at a version the history lists', {
+    description: 'Needs a write key.',
+    query: versionQuery,
+    ok: versionResponse,
+    errors: [400, 404],
+    errorText: { 404: 'PLAYER_NOT_FOUND: the player was never written; VERSION_NOT_RETAINED: the history does not keep that version (or it does not exist yet).' },
+  }),
+  publicRoute('post', '/messages', 'Leave a message for a player, processed by the server that holds it', {
+    description:
+      'A gift or a note for a player who may be on another server or offline. It waits in the player\'s slot until a save acknowledges it (ackMessages) or it expires, and is handed to the session that holds the player: with the acquire\'s load, and with the answer of each save (docs/safe-saves.md, "Messages to players").',
+    body: sendMessageBody,
+    ok: sendMessageResponse,
+    ...idempotent,
+    errors: [409, 422],
+    errorText: {
+      403: "The key's scope does not allow writes, STORAGE_QUOTA_EXCEEDED (the workspace is at its plan's storage quota), or the platform-only access gate refused the caller.",
+      409: 'INBOX_FULL: MESSAGES_MAX_WAITING messages already wait for the player; IDEMPOTENCY_IN_PROGRESS.',
+      413: 'PAYLOAD_TOO_LARGE: the body, or the message larger than MESSAGE_MAX_BYTES as JSON.',
+    },
+  }),
+  publicRoute('get', '/messages', 'The messages waiting for a player, oldest first (reading does not consume)', {
+    query: messagesQuery,
+    ok: messagesResponse,
+    errors: [400],
   }),
 ];

@@ -265,6 +265,7 @@ export class PlayerDataStore {
       this.redis.playerSession(
         keys.player(workspaceId, userId),
         this.idempotencyKey(workspaceId, userId, idempotency?.keyHash),
+        keys.playerInbox(workspaceId, userId),
         ...playerSessionArgs(request, idempotency, this.limits.idempotencyTtlSeconds),
       ),
     );

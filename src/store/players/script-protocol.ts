@@ -32,7 +32,44 @@ export type Refusal =
   | { readonly code: typeof ErrorCode.SESSION_LOCKED; readonly version: number; readonly owner: string; readonly expiresAtMs: number }
   | { readonly code: typeof ErrorCode.PLAYER_TOO_LARGE; readonly version: number; readonly bytes: number }
   | { readonly code: typeof ErrorCode.IDEMPOTENCY_KEY_REUSED }
-  | { readonly code: typeof ErrorCode.STORAGE_QUOTA_EXCEEDED; readonly version: number };
+  | { readonly code: typeof ErrorCode.STORAGE_QUOTA_EXCEEDED; readonly version: number }
+  | { readonly code: typeof ErrorCode.INBOX_FULL; readonly waiting: number };
+
+/** A message handed to a session (lua/includes/inbox.lua): its id, when it was sent, the message's JSON text. */
+export interface DeliveredMessage {
+  readonly id: string;
+  readonly sentAtMs: number;
+  readonly messageJson: string;
+}
+
+/** What a save did to its player's messages: those handed to the session, and those it acknowledged (what each held, until when). */
+export interface MessageChanges {
+  readonly delivered: readonly DeliveredMessage[];
+  readonly acknowledged: ReadonlyArray<{ readonly bytes: number; readonly expiresAtMs: number }>;
+}
+
+const NO_MESSAGE_CHANGES: MessageChanges = Object.freeze({ delivered: [], acknowledged: [] });
+
+/**
+ * Messages as the scripts give them: `[[id, sentAtMs, <message>], ...]`. The message is JSON the
+ * script copied as it was stored, so it is parsed here only to be written back out as text.
+ */
+function deliveredOf(list: unknown): DeliveredMessage[] {
+  if (!Array.isArray(list)) return [];
+  return list.map((m) => {
+    const [id, sentAtMs, message] = m as [string, number, unknown];
+    return { id, sentAtMs, messageJson: JSON.stringify(message) };
+  });
+}
+
+function messageChangesOf(text: unknown): MessageChanges {
+  if (typeof text !== 'string' || text === '') return NO_MESSAGE_CHANGES;
+  const parsed = JSON.parse(text) as { d?: unknown; a?: Array<[number, number]> };
+  return {
+    delivered: deliveredOf(parsed.d),
+    acknowledged: (parsed.a ?? []).map(([bytes, expiresAtMs]) => ({ bytes, expiresAtMs })),
+  };
+}
 
 export type WriteReply =
   | {
@@ -41,6 +78,8 @@ export type WriteReply =
       readonly storage: StorageDelta;
       /** Bytes the script read or copied inside Redis (replaced entries, history written or thinned): its Redis time, for the byte budget. */
       readonly workBytes: number;
+      /** Messages handed to the session and acknowledged by this save. */
+      readonly messages: MessageChanges;
       /** Per op: a set's updated_at ms, an increment's new value, a delete's '0' or '1'; a delete of everything: the keys removed. */
       readonly results: readonly string[];
     }
@@ -62,9 +101,23 @@ export function parseSessionField(text: string): (LiveSession & { readonly lease
   return { sessionId: parsed[1]!, expiresAtMs: Number(parsed[2]), leaseMs: Number(parsed[3]), owner: parsed[4]! };
 }
 
+/** What an acquire tells of the player beside its session (ProfileStore's metadata): kept by the service, not in the player's keys. */
+export interface PlayerMetadata {
+  readonly firstSessionAtMs: number;
+  /** Sessions acquired so far, this one counted. */
+  readonly sessionCount: number;
+}
+
 export type SessionReply =
-  /** acquire and renew: the session that now holds the player. */
-  | { readonly applied: true; readonly kind: 'held'; readonly version: number; readonly session: LiveSession }
+  /** acquire and renew: the session that now holds the player; an acquire's metadata and the messages handed to it. */
+  | {
+      readonly applied: true;
+      readonly kind: 'held';
+      readonly version: number;
+      readonly session: LiveSession;
+      readonly metadata?: PlayerMetadata;
+      readonly messages?: readonly DeliveredMessage[];
+    }
   /** release: whether this call released it (false: it was not held by that id). */
   | { readonly applied: true; readonly kind: 'released'; readonly version: number; readonly released: boolean }
   | { readonly applied: false; readonly refusal: Refusal };
@@ -99,6 +152,8 @@ function refusalOf(raw: RawReply): Refusal {
       return { code: ErrorCode.IDEMPOTENCY_KEY_REUSED };
     case ScriptCode.STORAGE_QUOTA_EXCEEDED:
       return { code: ErrorCode.STORAGE_QUOTA_EXCEEDED, version };
+    case ScriptCode.INBOX_FULL:
+      return { code: ErrorCode.INBOX_FULL, waiting: Number(raw[1]) };
     default:
       throw unexpectedScriptReply(raw);
   }
@@ -141,6 +196,10 @@ export interface PlayerWrite {
   readonly sessionId?: string | undefined;
   /** Release the session after the write (with `sessionId`). */
   readonly release?: boolean | undefined;
+  /** Messages this save acknowledges (processed), removed in its own step. */
+  readonly ackMessages?: readonly string[] | undefined;
+  /** Hand the holding session the messages that arrived since it was last handed some. */
+  readonly deliverMessages?: boolean | undefined;
 }
 
 export interface WriteContext {
@@ -177,6 +236,8 @@ export function writeLimitsArg(limits: PlayerLimits, idempotencyTtlSeconds = lim
 
 /** What a session id may hold (the schemas hold every id sent to it); the script parses on it. */
 const SESSION_ID = /^[A-Za-z0-9_-]*$/;
+/** A message's id (lua/send-message.lua): `msg_` and the ms it was sent at and a 6-digit sequence number. */
+export const MESSAGE_ID = /^msg_\d{19}$/;
 
 /** ARGV of lua/write-player.lua for one write (its header describes each). */
 export function writePlayerArgs(limitsArg: string, write: PlayerWrite, context: WriteContext): string[] {
@@ -186,7 +247,10 @@ export function writePlayerArgs(limitsArg: string, write: PlayerWrite, context: 
     if (!SESSION_ID.test(sessionId)) throw new AppError(ErrorCode.INVALID_REQUEST, 'Invalid session id');
     guards = `${write.ifVersion ?? ''}|${sessionId}|${write.release ? 'r' : ''}`;
   }
-  const args: string[] = [String(context.nowMs), limitsArg, guards, context.idempotency?.fingerprint ?? '', `${context.kind} ${context.actor}`, ''];
+  const acks = write.ackMessages ?? [];
+  for (const id of acks) if (!MESSAGE_ID.test(id)) throw new AppError(ErrorCode.INVALID_REQUEST, `Invalid message id "${id.slice(0, 40)}"`);
+  const messages = acks.length > 0 || write.deliverMessages ? `${write.deliverMessages ? 'd' : '-'}${acks.map((id) => ` ${id}`).join('')}` : '';
+  const args: string[] = [String(context.nowMs), limitsArg, guards, context.idempotency?.fingerprint ?? '', `${context.kind} ${context.actor}`, messages];
   if (write.deleteAll) {
     args.push('a', '', '');
   } else {
@@ -213,13 +277,24 @@ export function decodeWriteReply(raw: RawReply): Replayable<WriteReply> {
   const version = Number(reply[1]);
   if (reply[0] === APPLIED) {
     return {
-      reply: { applied: true, version, storage: storageAt(reply, 2), workBytes: Number(reply[6]), results: reply.slice(8).map(String) },
+      reply: {
+        applied: true,
+        version,
+        storage: storageAt(reply, 2),
+        workBytes: Number(reply[6]),
+        messages: messageChangesOf(reply[7]),
+        results: reply.slice(8).map(String),
+      },
       replayed,
       raw: reply,
     };
   }
   if (reply[0] === APPLIED_V1) {
-    return { reply: { applied: true, version, storage: storageAt(reply, 2), workBytes: 0, results: reply.slice(5).map(String) }, replayed, raw: reply };
+    return {
+      reply: { applied: true, version, storage: storageAt(reply, 2), workBytes: 0, messages: NO_MESSAGE_CHANGES, results: reply.slice(5).map(String) },
+      replayed,
+      raw: reply,
+    };
   }
   return { reply: { applied: false, refusal: refusalOf(reply) }, replayed, raw: reply };
 }
@@ -235,6 +310,8 @@ export interface SessionRequest {
   readonly steal?: boolean;
   /** The workspace is at or over its storage quota: an acquire of a player that never had data is refused. */
   readonly overQuota?: boolean;
+  /** Acquire only: hand the new session every message waiting (with the join's load). */
+  readonly deliverMessages?: boolean;
 }
 
 /** ARGV of lua/player-session.lua (its header describes each). */
@@ -248,6 +325,7 @@ export function playerSessionArgs(request: SessionRequest, idempotency: WriteCon
     idempotency?.fingerprint ?? '',
     String(idempotency?.ttlSeconds ?? idempotencyTtlSeconds),
     request.overQuota ? '1' : '',
+    request.deliverMessages ? '1' : '',
   ];
 }
 
@@ -260,12 +338,14 @@ export function decodeSessionReply(raw: RawReply, action: SessionRequest['action
   if (reply[0] !== 1) return { reply: { applied: false, refusal: refusalOf(reply) }, replayed, raw: reply };
   const version = Number(reply[1]);
   if (action === 'release') return { reply: { applied: true, kind: 'released', version, released: Number(reply[2]) === 1 }, replayed, raw: reply };
+  const acquired = reply.length > 5 ? { metadata: { firstSessionAtMs: Number(reply[5]), sessionCount: Number(reply[6]) }, messages: deliveredOf(reply[7] ? JSON.parse(String(reply[7])) : []) } : {};
   return {
     reply: {
       applied: true,
       kind: 'held',
       version,
       session: { sessionId: String(reply[2]), owner: String(reply[3]), expiresAtMs: Number(reply[4]) },
+      ...acquired,
     },
     replayed,
     raw: reply,
@@ -323,4 +403,35 @@ export function decodeReadReply(raw: RawReply): ReadReply {
   const version = Number(raw[1]);
   if (raw[0] === 1) return { complete: true, version, fields: raw.slice(4).map(String) };
   return { complete: false, version, keys: Number(raw[2]), bytes: Number(raw[3]) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// lua/send-message.lua
+
+export type SendMessageReply =
+  | { readonly sent: true; readonly id: string; readonly sentAtMs: number; readonly expiresAtMs: number; readonly bytes: number }
+  | { readonly sent: false; readonly refusal: Refusal };
+
+/** ARGV of lua/send-message.lua (its header describes each). */
+export function sendMessageArgs(
+  messageJson: string,
+  ttlMs: number,
+  maxWaiting: number,
+  idempotency: WriteContext['idempotency'],
+  idempotencyTtlSeconds: number,
+): string[] {
+  return [messageJson, String(ttlMs), String(maxWaiting), idempotency?.fingerprint ?? '', String(idempotency?.ttlSeconds ?? idempotencyTtlSeconds)];
+}
+
+/** lua/send-message.lua's reply: `{ 1, id, sentAtMs, expiresAtMs, bytes }` or a refusal. */
+export function decodeSendMessageReply(raw: RawReply): Replayable<SendMessageReply> {
+  const { reply, replayed } = unwrapReplay(raw);
+  if (reply[0] === 1) {
+    return {
+      reply: { sent: true, id: String(reply[1]), sentAtMs: Number(reply[2]), expiresAtMs: Number(reply[3]), bytes: Number(reply[4]) },
+      replayed,
+      raw: reply,
+    };
+  }
+  return { reply: { sent: false, refusal: refusalOf(reply) }, replayed, raw: reply };
 }

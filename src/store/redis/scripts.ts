@@ -51,7 +51,8 @@ function load(name: string, file: string, numberOfKeys: number | undefined): Scr
 
 export const SCRIPTS: readonly ScriptDefinition[] = Object.freeze([
   load('writePlayer', 'write-player.lua', 6),
-  load('playerSession', 'player-session.lua', 2),
+  load('playerSession', 'player-session.lua', 3),
+  load('sendMessage', 'send-message.lua', 2),
   load('readPlayer', 'read-player.lua', 1),
   load('rateLimit', 'rate-limit.lua', 1),
   load('usageAdd', 'usage-add.lua', 1),
@@ -86,7 +87,8 @@ declare module 'ioredis' {
       inbox: RedisKey,
       ...args: string[]
     ): Result<Array<string | number>, Context>;
-    playerSession(player: RedisKey, idempotency: RedisKey, ...args: string[]): Result<Array<string | number>, Context>;
+    playerSession(player: RedisKey, idempotency: RedisKey, inbox: RedisKey, ...args: string[]): Result<Array<string | number>, Context>;
+    sendMessage(inbox: RedisKey, idempotency: RedisKey, ...args: string[]): Result<Array<string | number>, Context>;
     readPlayer(player: RedisKey, maxBytes: string): Result<Array<string | number>, Context>;
     rateLimit(
       windowKey: RedisKey,
@@ -176,6 +178,7 @@ export const ScriptCode = {
   PLAYER_TOO_LARGE: -7,
   IDEMPOTENCY_KEY_REUSED: -8,
   STORAGE_QUOTA_EXCEEDED: -9,
+  INBOX_FULL: -10,
 } as const;
 
 /** The error code of each script code. */
@@ -189,6 +192,7 @@ export const ERROR_OF_SCRIPT_CODE: Readonly<Record<number, ErrorCode>> = {
   [ScriptCode.PLAYER_TOO_LARGE]: ErrorCode.PLAYER_TOO_LARGE,
   [ScriptCode.IDEMPOTENCY_KEY_REUSED]: ErrorCode.IDEMPOTENCY_KEY_REUSED,
   [ScriptCode.STORAGE_QUOTA_EXCEEDED]: ErrorCode.STORAGE_QUOTA_EXCEEDED,
+  [ScriptCode.INBOX_FULL]: ErrorCode.INBOX_FULL,
 };
 
 /** The negative codes of the leaderboard scripts (lua/board-*.lua), named once. */
@@ -202,6 +206,7 @@ export const BoardScriptCode = {
   /** The same code as the player scripts': the idempotency prologue is one and the same. */
   IDEMPOTENCY_KEY_REUSED: -8,
   STORAGE_QUOTA_EXCEEDED: -9,
+  INBOX_FULL: -10,
 } as const;
 
 /** The error code of each board script code that is a refusal. */
