@@ -21,6 +21,8 @@ import { currentActor } from './acting-as.js';
 import { BanOperations } from './bans.js';
 import { ErasureOperations } from './erasures.js';
 import { BoardOperations } from './leaderboards.js';
+import { MessageOperations } from './player-messages.js';
+import { PlayerMessagesStore } from '../store/players/player-messages.js';
 import { BoardRegistry } from '../store/boards/board-registry.js';
 import { LeaderboardStore } from '../store/boards/leaderboard-store.js';
 import type { AdminContext, AuditFacts } from './context.js';
@@ -68,7 +70,7 @@ export interface AdminOptions {
   readonly actor?: string;
   readonly clock?: () => number;
   /** Limits and retention; the defaults of src/config.ts when not given. */
-  readonly config?: Pick<Config, 'limits' | 'history' | 'idempotencyTtlSeconds' | 'auditMaxEntries' | 'storage' | 'erasure' | 'leaderboards' | 'gate' | 'statsFlushMs'>;
+  readonly config?: Pick<Config, 'limits' | 'history' | 'idempotencyTtlSeconds' | 'auditMaxEntries' | 'storage' | 'erasure' | 'leaderboards' | 'gate' | 'statsFlushMs' | 'messages'>;
 }
 
 export { AUDIT_READ_MAX } from './audit-query.js';
@@ -116,6 +118,8 @@ export class AdminOperations implements AdminContext {
       maxEntries: config.leaderboards.maxEntries,
       idempotencyTtlSeconds: config.idempotencyTtlSeconds,
     });
+    this.messageStore = new PlayerMessagesStore(redis, config.idempotencyTtlSeconds);
+    this.messageLimits = config.messages;
     this.limits = config.limits;
     this.storageQuota = config.storage.quotaBytes;
     this.erasure = config.erasure;
@@ -149,6 +153,16 @@ export class AdminOperations implements AdminContext {
   get erasures(): ErasureOperations {
     this.erasureOperations ??= new ErasureOperations(this, this.auditLog);
     return this.erasureOperations;
+  }
+
+  private readonly messageStore: PlayerMessagesStore;
+  private readonly messageLimits: Config['messages'];
+  private messageOperations: MessageOperations | undefined;
+
+  /** A player's waiting messages: list, send, delete (admin/player-messages.ts). */
+  get messages(): MessageOperations {
+    this.messageOperations ??= new MessageOperations(this, this.messageStore, this.messageLimits);
+    return this.messageOperations;
   }
 
   private boardOperations: BoardOperations | undefined;

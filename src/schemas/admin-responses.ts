@@ -303,6 +303,34 @@ export const playerHistoryPage = {
   },
 } as const;
 
+const adminMessage = {
+  type: 'object',
+  required: ['id', 'message', 'sentAt', 'expiresAt'],
+  additionalProperties: false,
+  properties: { id: { type: 'string' }, message: anyValue, sentAt: timeSchema, expiresAt: timeSchema },
+} as const;
+
+export const playerMessages = {
+  type: 'object',
+  required: ['userId', 'messages'],
+  additionalProperties: false,
+  properties: { userId: { type: 'string' }, messages: { type: 'array', items: adminMessage, description: 'Waiting, oldest first.' } },
+} as const;
+
+export const sentPlayerMessage = {
+  type: 'object',
+  required: ['userId', 'messageId', 'sentAt', 'expiresAt'],
+  additionalProperties: false,
+  properties: { userId: { type: 'string' }, messageId: { type: 'string' }, sentAt: timeSchema, expiresAt: timeSchema },
+} as const;
+
+export const deletedMessages = {
+  type: 'object',
+  required: ['userId', 'deleted'],
+  additionalProperties: false,
+  properties: { userId: { type: 'string' }, deleted: { ...count, description: 'Messages deleted.' } },
+} as const;
+
 export const playerAtVersion = {
   type: 'object',
   required: ['workspaceId', 'userId', 'version', 'currentVersion', 'data'],

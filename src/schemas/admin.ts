@@ -112,6 +112,24 @@ export const historyQuery = {
   },
 } as const;
 
+/** POST of a player's messages: one left by an operator (a gift, a note from support). */
+export const adminSendMessageBody = {
+  type: 'object',
+  required: ['message'],
+  additionalProperties: false,
+  properties: {
+    message: { description: 'Any JSON, at most MESSAGE_MAX_BYTES as JSON.' },
+    ttlSeconds: { type: 'integer', minimum: 60, description: 'How long it waits, in seconds (default MESSAGE_TTL_SECONDS, at most MESSAGE_MAX_TTL_SECONDS).' },
+  },
+} as const;
+
+/** DELETE of a player's messages: one (?id=), or all of them. */
+export const deleteMessagesQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { id: { type: 'string', pattern: '^msg_[0-9]{19}$', description: 'The message to delete; every waiting message without it.' } },
+} as const;
+
 /** The `:version` of GET .../history/:version. */
 export const versionParam = { type: 'string', pattern: '^[0-9]{1,15}$', description: 'A version the history retains.' } as const;
 

@@ -9,6 +9,7 @@ import type { PlayerEntry } from '../../admin/player-support.js';
 import { badRequest } from '../../errors.js';
 import { confirm, run, table, type ConfirmOptions, type OutputOptions } from '../context.js';
 import { eraseCommand } from './erasure.js';
+import { messageCommands } from './player-messages.js';
 
 interface PlayerOptions extends ConfirmOptions {
   workspace: string;
@@ -137,6 +138,7 @@ export function playerCommands(program: Command): void {
     );
 
   eraseCommand(player);
+  messageCommands(player, target);
 
   target(player.command('history'))
     .description("list the player's versions that can still be shown and restored, newest first")

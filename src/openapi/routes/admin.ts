@@ -11,6 +11,9 @@ import {
   createdKeyRecord,
   createdWorkspaceRecord,
   deletedCount,
+  deletedMessages,
+  playerMessages,
+  sentPlayerMessage,
   playerSessionView,
   playerAtVersion,
   playerHistoryPage,
@@ -32,9 +35,11 @@ import {
   workspaceRecord,
 } from '../../schemas/admin-responses.js';
 import {
+  adminSendMessageBody,
   auditQuery,
   createKeyBody,
   createWorkspaceBody,
+  deleteMessagesQuery,
   deletePlayerQuery,
   deleteWorkspaceQuery,
   historyQuery,
@@ -189,6 +194,24 @@ const playerRoutes = [
       413: 'PAYLOAD_TOO_LARGE, or PLAYER_TOO_LARGE: the version restored is larger than MAX_PLAYER_BYTES allows now.',
     },
     description: 'Recorded in the audit list (`player.restore`). docs/history.md, "Restore".',
+  }),
+  adminRoute('get', `${PLAYER}/messages`, 'The messages waiting for the player, oldest first', {
+    ok: playerMessages,
+    errors: [400, 404],
+    description: 'Audited as `player.messages.view` (a person reads what was sent to the player). docs/safe-saves.md, "Messages to players".',
+  }),
+  adminRoute('post', `${PLAYER}/messages`, 'Leave a message for the player, processed by the server that holds it', {
+    body: adminSendMessageBody,
+    ok: sentPlayerMessage,
+    errors: [400, 404, 409, 413],
+    errorText: { 409: 'INBOX_FULL: MESSAGES_MAX_WAITING messages already wait for the player.', 413: 'PAYLOAD_TOO_LARGE: the body, or the message larger than MESSAGE_MAX_BYTES.' },
+    description: 'The same limits as a game server\'s send. Audited as `player.message` (the message itself is not recorded).',
+  }),
+  adminRoute('delete', `${PLAYER}/messages`, 'Delete one waiting message (?id=), or all of them', {
+    query: deleteMessagesQuery,
+    ok: deletedMessages,
+    errors: [400, 404],
+    description: 'Audited as `player.messages.delete`.',
   }),
 ];
 

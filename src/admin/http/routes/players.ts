@@ -4,7 +4,7 @@ import type { Config } from '../../../config.js';
 import { jsonBody } from '../../../http/middleware/json-body.js';
 import type { AppState } from '../../../http/state.js';
 import { compile } from '../../../http/validate.js';
-import { deletePlayerQuery, historyQuery, playerListQuery, playerQuery, restorePlayerBody, setPlayerBody } from '../../../schemas/admin.js';
+import { adminSendMessageBody, deleteMessagesQuery, deletePlayerQuery, historyQuery, playerListQuery, playerQuery, restorePlayerBody, setPlayerBody } from '../../../schemas/admin.js';
 import type { AdminOperations } from '../../operations.js';
 
 const validateQuery = compile<{ key?: string; purpose?: 'export' | 'view' }>(playerQuery);
@@ -13,6 +13,8 @@ const validateDelete = compile<{ key?: string; ifVersion?: string }>(deletePlaye
 const validateHistory = compile<{ limit?: string; before?: string }>(historyQuery);
 const validateRestore = compile<{ version: number; force?: boolean }>(restorePlayerBody);
 const validateList = compile<{ limit?: string; cursor?: string; prefix?: string; userId?: string }>(playerListQuery);
+const validateSendMessage = compile<{ message: unknown; ttlSeconds?: number }>(adminSendMessageBody);
+const validateDeleteMessages = compile<{ id?: string }>(deleteMessagesQuery);
 const PLAYER = '/workspaces/:id/players/:userId';
 
 export function playerAdminRoutes(router: Router<AppState>, ops: AdminOperations, config: Config): void {
@@ -72,5 +74,22 @@ export function playerAdminRoutes(router: Router<AppState>, ops: AdminOperations
     const input = validateRestore('body', ctx.request.body);
     const { id, userId } = ctx.params as { id: string; userId: string };
     ctx.body = { success: true, data: await ops.restorePlayer(id, userId, input.version, { force: input.force }) };
+  });
+
+  router.get(`${PLAYER}/messages`, async (ctx) => {
+    const { id, userId } = ctx.params as { id: string; userId: string };
+    ctx.body = { success: true, data: await ops.messages.list(id, userId) };
+  });
+
+  router.post(`${PLAYER}/messages`, body, async (ctx) => {
+    const input = validateSendMessage('body', ctx.request.body);
+    const { id, userId } = ctx.params as { id: string; userId: string };
+    ctx.body = { success: true, data: await ops.messages.send(id, userId, input.message, input.ttlSeconds) };
+  });
+
+  router.delete(`${PLAYER}/messages`, async (ctx) => {
+    const query = validateDeleteMessages('query', ctx.query);
+    const { id, userId } = ctx.params as { id: string; userId: string };
+    ctx.body = { success: true, data: await ops.messages.delete(id, userId, query.id) };
   });
 }
