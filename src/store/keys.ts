@@ -30,7 +30,10 @@ export const keys = {
   playerHistoryCoarse: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}:hc`,
   /** Hash of the restore points' own meta: `r` the open point, `x` the index of both lists. Same slot. */
   playerHistoryMeta: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}:hm`,
-  /** Hash of the player's waiting messages (issue 29). Same slot, so a save can acknowledge them in its own step. */
+  /**
+   * Hash of the player's waiting messages: id -> `<sent ms>|<expires ms>|<JSON>`, `#` the last
+   * sequence number (lua/send-message.lua). Same slot, so a save acknowledges them in its own step.
+   */
   playerInbox: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}:m`,
   /**
    * String: the first answer of a write to this player under one idempotency key, by the

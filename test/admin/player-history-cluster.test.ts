@@ -64,4 +64,37 @@ describe('player history and restore on Redis Cluster', function () {
     }
     expect(masters.size, 'players on every master').to.equal(3);
   });
+
+  it('keeps exact restore points on every master: one per interval, thinned to one an hour into the coarse list', async () => {
+    const HOUR = 3_600_000;
+    let now = Math.floor((Date.now() - 10 * 24 * HOUR) / HOUR) * HOUR;
+    const config = testConfig({ HISTORY_INTERVAL_SECONDS: '300', HISTORY_FINE_HOURS: '1', HISTORY_MAX_VERSIONS: '1000' });
+    const ops = new AdminOperations(redis, { actor: 'test', config, clock: () => now });
+    const { workspaceId } = await ops.createWorkspace({ name: 'restore points on a cluster' });
+    const users = Array.from({ length: 12 }, (_, i) => `p${i}`);
+    for (const user of users) {
+      // Three intervals of hour 0 (three writes each), then one write two hours later: the
+      // points older than the fine window are thinned to the first of their hour.
+      now = Math.floor(now / HOUR) * HOUR + HOUR;
+      const start = now;
+      let value = 0;
+      for (let interval = 0; interval < 3; interval++) {
+        for (let w = 0; w < 3; w++) {
+          now = start + interval * 300_000 + w * 1000;
+          await ops.setPlayerValue(workspaceId, user, 'coins', ++value);
+        }
+      }
+      now = start + 2 * HOUR + 5000;
+      await ops.setPlayerValue(workspaceId, user, 'coins', ++value);
+      // The current version (10), the point of the last write's interval (9), and hour 0's first point (0).
+      const history = await ops.playerHistory(workspaceId, user);
+      expect(history.versions.map((v) => v.version), user).to.deep.equal([10, 9, 0]);
+      const at9 = await ops.playerAtVersion(workspaceId, user, 9);
+      expect(at9.data['coins']!.value).to.equal(9);
+      const coarse = await redis.llen(keys.playerHistoryCoarse(workspaceId, user));
+      expect(coarse, `${user}: thinned into the coarse list`).to.be.greaterThan(0);
+      const restored = await ops.restorePlayer(workspaceId, user, 0);
+      expect(restored).to.include({ version: 11, deleted: 1 });
+    }
+  });
 });

@@ -217,13 +217,15 @@ describe('on a Redis Cluster (3 masters + 3 replicas)', function () {
         // Workspace keys share the tag too, and a player key's tag holds only its own ids.
         expect(await redis.cluster('KEYSLOT', keys.workspace(ws))).to.equal(window);
         expect(keys.player(ws, user).match(/\{([^}]*)\}/)![1]).to.equal(`${ws}:${user}`);
-        const [player, history, kept] = await Promise.all([
+        const [player, ...same] = await Promise.all([
           redis.cluster('KEYSLOT', keys.player(ws, user)),
           redis.cluster('KEYSLOT', keys.playerHistory(ws, user)),
+          redis.cluster('KEYSLOT', keys.playerHistoryCoarse(ws, user)),
+          redis.cluster('KEYSLOT', keys.playerHistoryMeta(ws, user)),
           redis.cluster('KEYSLOT', keys.playerIdempotency(ws, user, 'abc')),
+          redis.cluster('KEYSLOT', keys.playerInbox(ws, user)),
         ]);
-        expect(history).to.equal(player);
-        expect(kept).to.equal(player);
+        expect(same).to.deep.equal(same.map(() => player));
       }),
       { numRuns: 200 },
     );
@@ -271,6 +273,38 @@ describe('on a Redis Cluster (3 masters + 3 replicas)', function () {
     expect((await onB.get('/data?userId=s4&key=coins')).body.data.value).to.equal(20);
     // Released by the save: another server takes the player at once.
     expect((await onB.post('/sessions/acquire', { userId: 's4', owner: 'job-B' })).status).to.equal(200);
+    expect(await crossSlotErrors(cluster)).to.equal(0);
+  });
+
+  it('hands messages to the sessions holding players on every master, one acquire for them all, acknowledged by one save', async () => {
+    const [a, b] = services as [RunningService, RunningService];
+    const created = await admin(a, 'POST', '/workspaces', { name: 'messages', plan: 'pro' });
+    const ws = created.body.data as { workspaceId: string; apiKey: string };
+    const onA = client(a, ws.apiKey);
+    const onB = client(b, ws.apiKey);
+    const users = Array.from({ length: 30 }, (_, i) => `m${i}`);
+    expect(new Set(await Promise.all(users.map((u) => cluster.masterOf(keys.player(ws.workspaceId, u))))).size).to.equal(3);
+    // Gifts from another server (instance b), before the players join.
+    for (const user of users) expect((await onB.post('/messages', { userId: user, message: { gift: user } })).status).to.equal(200);
+    // One acquire for the 30 players on instance a, with their data and messages.
+    const joined = await onA.post('/sessions/acquire', { players: users, owner: 'job-A', load: true });
+    const players = joined.body.data.players as Array<{ userId: string; success: boolean; sessionId: string; messages: Array<{ id: string; message: { gift: string } }> }>;
+    expect(players.every((p, i) => p.success && p.messages.length === 1 && p.messages[0]!.message.gift === users[i])).to.equal(true);
+    // A second gift arrives for one player while it is held: the next save hands it over.
+    await onB.post('/messages', { userId: 'm5', message: { gift: 'late' } });
+    const save = await onA.post('/data/batch', {
+      players: players.map((p) => ({
+        userId: p.userId,
+        sessionId: p.sessionId,
+        ops: [{ op: 'increment', key: 'gifts', amount: 1 }],
+        ackMessages: p.messages.map((m) => m.id),
+      })),
+    });
+    const results = save.body.data.players as Array<{ userId: string; success: boolean; messages: Array<{ message: { gift: string } }> }>;
+    expect(results.every((r) => r.success)).to.equal(true);
+    expect(results.filter((r) => r.messages.length > 0).map((r) => [r.userId, r.messages[0]!.message.gift])).to.deep.equal([['m5', 'late']]);
+    for (const user of ['m0', 'm17', 'm29']) expect((await onB.get(`/messages?userId=${user}`)).body.data.messages).to.deep.equal([]);
+    expect((await onB.get('/messages?userId=m5')).body.data.messages).to.have.length(1);
     expect(await crossSlotErrors(cluster)).to.equal(0);
   });
 });

@@ -15,6 +15,8 @@ describe('admin API: erasures and games', function () {
     const ws = await ops().createWorkspace({ name: 'admin-erase', plan: 'pro' });
     const userId = freshUserId();
     await call(h.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId, key: 'coins', value: 1 } });
+    // A message waiting for the player lives in its slot too, and goes with it.
+    expect((await call(h.service, 'POST', '/messages', { key: ws.apiKey, body: { userId, message: { gift: 1 } } })).status).to.equal(200);
     const before = (await adminCall(h.service, 'GET', '/erasures?limit=1')).body.data.counts;
     const created = await adminCall(h.service, 'POST', '/erasures', { body: { userId, workspaceId: ws.workspaceId } });
     expect(created.status, created.text).to.equal(201);
@@ -24,8 +26,8 @@ describe('admin API: erasures and games', function () {
     await waitForJob(h.redis, jobId);
     const shown = await adminCall(h.service, 'GET', `/erasures/${jobId}`);
     expect(shown.body.data).to.deep.include({ state: 'done', workspaces: [ws.workspaceId] });
-    // The player's hash, its first restore point (the player before that write) and the points' index.
-    expect(shown.body.data.progress).to.deep.equal({ phase: 'finished', workspacesTotal: 1, workspacesDone: 1, keysDeleted: 3 });
+    // The player's hash, its first restore point (the player before that write), the points' index and its messages.
+    expect(shown.body.data.progress).to.deep.equal({ phase: 'finished', workspacesTotal: 1, workspacesDone: 1, keysDeleted: 4 });
     expect(await keysOfPlayer(h.redis, ws.workspaceId, userId)).to.deep.equal([]);
     const listed = await adminCall(h.service, 'GET', `/erasures?user=${userId}`);
     expect(listed.body.data.jobs.map((j: { jobId: string }) => j.jobId)).to.deep.equal([jobId]);
