@@ -21,6 +21,7 @@ import { PlayerDataStore, playerLimitsOf } from './store/players/player-data.js'
 import { IdempotencyClaims } from './saves/idempotency.js';
 import { PlayerWrites } from './saves/player-writes.js';
 import { PlayerMessages } from './saves/player-messages.js';
+import { FollowedWrites } from './boards/followed-writes.js';
 import { PlayerMessagesStore } from './store/players/player-messages.js';
 import { StorageQuota } from './saves/storage-quota.js';
 import { StorageUsage } from './store/workspaces/storage-usage.js';
@@ -170,11 +171,19 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const claims = new IdempotencyClaims(redis, config.idempotencyTtlSeconds, (workspaceId, bytes, expiresAtMs) => quota.recordKept(workspaceId, bytes, expiresAtMs));
   const playerIndex = new PlayerIndexRecorder(redis);
   playerIndex.start(config.playerIndexFlushMs);
-  const writes = new PlayerWrites(players, claims, config.limits, quota, playerIndex);
-  const boards = new LeaderboardStore(redis, new BoardRegistry(redis, config.leaderboards.maxBoards), {
+  const registry = new BoardRegistry(redis, config.leaderboards.maxBoards);
+  const boards = new LeaderboardStore(redis, registry, {
     maxEntries: config.leaderboards.maxEntries,
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
   });
+  const follow = new FollowedWrites(redis, registry, boards, {
+    events,
+    logger,
+    recordBoardBytes: (workspaceId, bytes) => storage.recordBoards(workspaceId, bytes),
+    commandTimeoutMs: config.redis.commandTimeoutMs,
+  });
+  follow.start();
+  const writes = new PlayerWrites(players, claims, config.limits, quota, playerIndex, follow);
   const boardWrites = new BoardWrites(boards, claims, quota, storage);
   const messages = new PlayerMessages(new PlayerMessagesStore(redis, config.idempotencyTtlSeconds), claims, quota, config.messages);
   const erasureWorker = erasureWorkerOf(config, logger, redis, boards);
@@ -280,6 +289,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       clearTimeout(grace);
       await gate.stop();
       await erasureWorker?.stop();
+      await follow.stop();
       // After the last request, so the final uses are in the last batch.
       await lastUsed.stop();
       untrackKeyCache();

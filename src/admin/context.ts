@@ -7,6 +7,7 @@ import type { AuditEntry } from '../store/installation/audit-log.js';
 import type { KeyUsageStore } from '../store/workspaces/key-usage.js';
 import type { PlayerDataStore } from '../store/players/player-data.js';
 import type { LeaderboardStore } from '../store/boards/leaderboard-store.js';
+import type { FollowedWrites } from '../boards/followed-writes.js';
 import type { RedisClient } from '../store/redis/redis.js';
 import type { WorkspaceStore } from '../store/workspaces/workspaces.js';
 
@@ -22,6 +23,8 @@ export interface AdminContext {
   readonly keyUsage: KeyUsageStore;
   readonly players: PlayerDataStore;
   readonly boards: LeaderboardStore;
+  /** Boards that follow a player key: an operator's writes put the stored value on them too. */
+  readonly follow: FollowedWrites;
   readonly maxValueDepth: number;
   readonly limits: Config['limits'];
   /** The digest secret and retention of erasures (an import checks its tombstones). */

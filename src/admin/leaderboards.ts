@@ -10,10 +10,14 @@ import type { BoardConfig, RegisteredBoard } from '../store/boards/board-registr
 import { canonicalPeriods } from '../store/boards/board-registry.js';
 import type { LeaderboardStore } from '../store/boards/leaderboard-store.js';
 import { addToStorageTotals } from '../store/workspaces/storage-usage.js';
+import { keys } from '../store/keys.js';
+import { publishEvent } from '../store/redis/events.js';
 import type { AdminContext } from './context.js';
 import { parseDataKey, parsePositiveInt, parseUserId } from './inputs.js';
 
 export const ADMIN_PAGE_MAX = 100;
+const BACKFILL_PAGE = 500;
+const BACKFILL_PARALLEL = 50;
 
 export interface BoardSummary extends RegisteredBoard {
   /** Entries now in each period the board keeps (the current one). */
@@ -125,6 +129,8 @@ export class BoardOperations {
     // The registry first: a write racing the deletion then registers the board anew, as a game's
     // write after the deletion would, rather than leave entries no registry lists.
     await this.store.registry.remove(workspaceId, board);
+    // A board that followed a key is no longer written by the instances' write paths.
+    await publishEvent(this.ctx.redis, { type: 'workspace', workspaceId });
     const { removed, entriesDelta } = await this.store.reset(workspaceId, board, this.ctx.nowMs(), true);
     await this.counted(workspaceId, entriesDelta);
     await this.ctx.audit('board.delete', `board:${workspaceId}/${board}`, { workspaceId, details: { removed } });
@@ -146,16 +152,35 @@ export class BoardOperations {
   }
 
   /**
-   * Makes the board follow a player key (null: follow none). Only the config is kept here;
-   * the write path applies each acknowledged write of the key (docs/leaderboards.md).
+   * Makes the board follow a player key (null: follow none): every instance learns it at once
+   * (a workspace event), from then on every write of the key puts the stored value on the board
+   * (boards/followed-writes.ts), and the players already on the players list are put on it now
+   * (`backfilled`), a page at a time.
    */
-  async follow(workspaceId: string, rawBoard: string, rawKey: string | null): Promise<RegisteredBoard> {
+  async follow(workspaceId: string, rawBoard: string, rawKey: string | null): Promise<RegisteredBoard & { backfilled: number }> {
     await this.ctx.requireWorkspace(workspaceId);
     const board = parseBoardName(rawBoard);
     const key = rawKey === null ? null : parseDataKey(rawKey);
     const config = await this.change(workspaceId, board, { field: 'follow', key });
-    await this.ctx.audit('board.follow', `board:${workspaceId}/${board}`, { workspaceId, details: { key } });
-    return { board, ...config };
+    await publishEvent(this.ctx.redis, { type: 'workspace', workspaceId });
+    const backfilled = key === null ? 0 : await this.backfill(workspaceId, board, key);
+    await this.ctx.audit('board.follow', `board:${workspaceId}/${board}`, { workspaceId, details: { key, backfilled } });
+    return { board, ...config, backfilled };
+  }
+
+  /** Puts every listed player's stored value of `key` on the board (the players list, 500 at a time). */
+  private async backfill(workspaceId: string, board: string, key: string): Promise<number> {
+    const followed = new Map([[key, [board]]]);
+    const nowMs = this.ctx.nowMs();
+    let done = 0;
+    for (let start = 0; ; start += BACKFILL_PAGE) {
+      const userIds = await this.ctx.redis.zrange(keys.workspacePlayers(workspaceId), String(start), String(start + BACKFILL_PAGE - 1));
+      for (let i = 0; i < userIds.length; i += BACKFILL_PARALLEL) {
+        await Promise.all(userIds.slice(i, i + BACKFILL_PARALLEL).map((userId) => this.ctx.follow.mend(workspaceId, userId, followed, nowMs)));
+      }
+      done += userIds.length;
+      if (userIds.length < BACKFILL_PAGE) return done;
+    }
   }
 
   private async change(workspaceId: string, board: string, change: Parameters<LeaderboardStore['registry']['register']>[3]): Promise<BoardConfig> {

@@ -13,7 +13,8 @@ import { publishEvent } from '../store/redis/events.js';
 import { KeyUsageStore } from '../store/workspaces/key-usage.js';
 import { loadConfig, type Config } from '../config.js';
 import { PlayerDataStore, playerLimitsOf } from '../store/players/player-data.js';
-import { readStorageTotals, type StorageTotals } from '../store/workspaces/storage-usage.js';
+import { addToStorageTotals, readStorageTotals, type StorageTotals } from '../store/workspaces/storage-usage.js';
+import { FollowedWrites } from '../boards/followed-writes.js';
 import type { RedisClient } from '../store/redis/redis.js';
 import { ensureScripts } from '../store/redis/scripts.js';
 import { WorkspaceStore } from '../store/workspaces/workspaces.js';
@@ -70,7 +71,7 @@ export interface AdminOptions {
   readonly actor?: string;
   readonly clock?: () => number;
   /** Limits and retention; the defaults of src/config.ts when not given. */
-  readonly config?: Pick<Config, 'limits' | 'history' | 'idempotencyTtlSeconds' | 'auditMaxEntries' | 'storage' | 'erasure' | 'leaderboards' | 'gate' | 'statsFlushMs' | 'messages'>;
+  readonly config?: Pick<Config, 'limits' | 'history' | 'idempotencyTtlSeconds' | 'auditMaxEntries' | 'storage' | 'erasure' | 'leaderboards' | 'gate' | 'statsFlushMs' | 'messages' | 'redis'>;
 }
 
 export { AUDIT_READ_MAX } from './audit-query.js';
@@ -83,6 +84,7 @@ export class AdminOperations implements AdminContext {
   readonly keyUsage: KeyUsageStore;
   readonly players: PlayerDataStore;
   readonly boards: LeaderboardStore;
+  readonly follow: FollowedWrites;
   readonly maxValueDepth: number;
   readonly limits: Config['limits'];
   readonly storageQuota: Config['storage']['quotaBytes'];
@@ -114,9 +116,15 @@ export class AdminOperations implements AdminContext {
     this.keyUsage = new KeyUsageStore(redis);
     const config = options.config ?? loadConfig({});
     this.players = new PlayerDataStore(redis, playerLimitsOf(config));
-    this.boards = new LeaderboardStore(redis, new BoardRegistry(redis, config.leaderboards.maxBoards), {
+    const registry = new BoardRegistry(redis, config.leaderboards.maxBoards);
+    this.boards = new LeaderboardStore(redis, registry, {
       maxEntries: config.leaderboards.maxEntries,
       idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+    });
+    // No sweep here: the service's instances sweep; an operator's writes settle their own.
+    this.follow = new FollowedWrites(redis, registry, this.boards, {
+      recordBoardBytes: (workspaceId, bytes) => addToStorageTotals(redis, workspaceId, { boards: bytes }),
+      commandTimeoutMs: config.redis.commandTimeoutMs,
     });
     this.messageStore = new PlayerMessagesStore(redis, config.idempotencyTtlSeconds);
     this.messageLimits = config.messages;

@@ -96,7 +96,15 @@ export async function getPlayerValue(
 
 /** A write of support staff: kind and `admin:<actor>` in the history, counted in the storage totals at once. */
 export async function adminWrite(ctx: AdminContext, workspaceId: string, userId: string, write: PlayerWrite, kind: string) {
-  const reply = await ctx.players.write(workspaceId, userId, write, { nowMs: ctx.nowMs(), kind, actor: `admin:${ctx.actor}` });
+  const nowMs = ctx.nowMs();
+  const reply = await ctx.follow.around(
+    workspaceId,
+    userId,
+    write,
+    nowMs,
+    () => ctx.players.write(workspaceId, userId, write, { nowMs, kind, actor: `admin:${ctx.actor}` }),
+    (r) => r.reply.applied,
+  );
   // Counted at once: an operator's writes are few, and the CLI has no flush of its own.
   if (reply.reply.applied) {
     await addToStorageTotals(ctx.redis, workspaceId, { bytes: storedBytesOf(reply.reply.storage), players: reply.reply.storage.players });

@@ -20,6 +20,7 @@ import { unexpectedScriptReply } from '../store/redis/scripts.js';
 import { withClaim, type ClaimedKey, type IdempotencyClaims } from './idempotency.js';
 import type { PlayerIndexRecorder } from '../store/workspaces/player-index.js';
 import { appliedOrThrow, type Applied, type RefusalContext } from './outcomes.js';
+import type { FollowedWrites } from '../boards/followed-writes.js';
 import type { StorageQuota } from './storage-quota.js';
 
 /** Who writes, when, and the request's idempotency key if it carries one. */
@@ -65,6 +66,8 @@ export class PlayerWrites {
     private readonly quota: StorageQuota,
     /** The workspaces' players lists (the console's), fed by every applied write. */
     private readonly index?: PlayerIndexRecorder,
+    /** Boards that follow a player key, brought to the stored value before a write is answered. */
+    private readonly follow?: FollowedWrites,
   ) {}
 
   /** One player's write: its outcome, or its refusal thrown (as the first answer, when replayed). */
@@ -167,6 +170,15 @@ export class PlayerWrites {
 
   /** Runs the player's script, and counts what an applied (not replayed) write stored. */
   private async apply(origin: WriteOrigin, request: PlayerWriteRequest, claim: ClaimedKey | undefined): Promise<KeptReply<WriteReply>> {
+    const write = () => this.write(origin, request, claim);
+    // Boards that follow a key it writes get the stored value before it is answered (a replay
+    // too: its first attempt may have stopped before them).
+    if (!this.follow) return write();
+    return this.follow.around(origin.workspaceId, request.userId, request.write, origin.nowMs, write, (r) => r.reply.applied);
+  }
+
+  /** Runs the player's script, and counts what an applied (not replayed) write stored. */
+  private async write(origin: WriteOrigin, request: PlayerWriteRequest, claim: ClaimedKey | undefined): Promise<KeptReply<WriteReply>> {
     let reply: KeptReply<WriteReply>;
     try {
       reply = await this.store.write(origin.workspaceId, request.userId, request.write, {

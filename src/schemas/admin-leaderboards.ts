@@ -46,6 +46,7 @@ export const boardRecord = {
     periods: { type: 'array', items: periodName },
     follow: { type: 'object', required: ['key'], additionalProperties: false, properties: { key: { type: 'string' } } },
     createdAt: { type: 'string' },
+    backfilled: { type: 'integer', minimum: 0, description: 'After a follow: the players on the players list whose stored value was put on the board.' },
   },
 } as const;
 

@@ -124,6 +124,13 @@ export const keys = {
   boardIdempotency: (workspaceId: string, board: string, keyHash: string) => `${PREFIX}lb:{${workspaceId}:${board}}:i:${keyHash}`,
   /** Hash: user id -> the player's version last applied to a board that follows a player key. */
   boardFollowed: (workspaceId: string, board: string) => `${PREFIX}lb:{${workspaceId}:${board}}:f`,
+  /**
+   * Sorted set: the writes in flight to keys boards follow (boards/followed-writes.ts): member
+   * `[workspaceId, userId, nowMs, nonce]` as JSON, score = when the intent was written (ms).
+   * Added before such a write, removed once its boards hold the stored value; what a crash
+   * leaves is swept by any instance. One key for the installation: one command a sweep.
+   */
+  followPending: () => `${PREFIX}{follow}:pending`,
   /** SCAN pattern matching every key of every board of a workspace. */
   boardPattern: (workspaceId: string) => `${PREFIX}lb:{${workspaceId}:*`,
 

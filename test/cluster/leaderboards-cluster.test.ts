@@ -146,4 +146,33 @@ describe('leaderboards on a Redis Cluster (3 masters + 3 replicas)', function ()
     expect(await countMatching(redis, keys.boardPattern(id))).to.equal(0);
     expect(await crossSlotErrors(cluster)).to.equal(0);
   });
+
+  it('puts followed keys on their boards across slots, from every endpoint, and mends a crashed write by the sweep', async () => {
+    const { workspaceId, apiKey } = await ops.createWorkspace({ name: 'follow on a cluster', plan: 'pro' });
+    const api = client(service, apiKey);
+    const users = Array.from({ length: 24 }, (_, i) => `f${i}`);
+    await ops.leaderboards.follow(workspaceId, 'gold', 'gold');
+    // Players on every master, the board on one of them: each write reaches across slots.
+    await api.post('/data/batch', { players: users.map((userId, i) => ({ userId, ops: [{ op: 'set', key: 'gold', value: i }] })) });
+    await api.post('/data/increment', { userId: 'f3', key: 'gold', amount: 100 });
+    // On the board when answered; a board write that timed out on a loaded machine is the sweep's.
+    let page = await api.get('/leaderboards/gold?limit=100');
+    for (let i = 0; i < 100 && page.body.data.entries.length < 24; i++) {
+      await new Promise((r) => setTimeout(r, 30));
+      page = await api.get('/leaderboards/gold?limit=100');
+    }
+    expect(page.body.data.entries).to.have.length(24);
+    expect(page.body.data.entries[0]).to.include({ userId: 'f3', score: 103 });
+    // A crashed writer: intent and player write, no board; the service's sweep mends it.
+    const intent = await ops.follow.intent(workspaceId, 'f0', ['gold'], now);
+    await ops.players.write(workspaceId, 'f0', { ops: [{ op: 'set', key: 'gold', valueJson: '500' }] }, { nowMs: now, kind: 'set', actor: 'key:k' });
+    expect(intent).to.exist;
+    let score: unknown;
+    for (let i = 0; i < 100 && score !== 500; i++) {
+      score = (await api.get('/leaderboards/gold/players/f0')).body.data?.score;
+      if (score !== 500) await new Promise((r) => setTimeout(r, 30));
+    }
+    expect(score).to.equal(500);
+    expect(await crossSlotErrors(cluster)).to.equal(0);
+  });
 });

@@ -142,7 +142,7 @@ export function boardCommands(program: Command): void {
       run(
         opts,
         ({ ops }) => ops.leaderboards.follow(workspaceId, name, opts.none ? null : opts.key!),
-        (r) => (r.follow ? `${r.board} follows the key ${r.follow.key}` : `${r.board} follows no key`),
+        (r) => (r.follow ? `${r.board} follows the key ${r.follow.key}; ${r.backfilled} listed player(s) put on it` : `${r.board} follows no key`),
         () => {
           if ((opts.key === undefined) === (opts.none !== true)) throw badRequest('Give either --key <key> or --none');
         },

@@ -1,0 +1,215 @@
+// Boards that follow a player key (docs/leaderboards.md, "Boards that follow a player key"):
+// every write of a followed key, from any endpoint, puts the stored value on the boards before
+// the write is answered, and a crash between the two is mended by any instance within a second.
+//
+// The player and the boards live in different slots, so no one step can write both. Instead:
+//   1. before a write that touches a followed key, an intent goes into one sorted set
+//      (keys.followPending), naming the workspace and the player;
+//   2. the player's write runs (lua/write-player.lua), as always;
+//   3. the boards are brought to the player's stored values: one HMGET of the followed keys and
+//      the version (one slot, so they agree), then each board's script with that version
+//      (lua/board-write.lua 'f' applies a version only when it is newer than the last applied:
+//      calling it twice, late, or out of order changes nothing);
+//   4. the intent is removed. The write is answered after step 3.
+// An instance that dies between 2 and 4 leaves its intent; every instance sweeps intents older
+// than SWEEP_AFTER_MS and repeats step 3 for them until they are old enough that their write
+// can no longer land (REMOVE_AFTER_MS past the Redis command timeout), then removes them.
+// Step 3 reads the stored state rather than carrying the write's values, so every path (a
+// sweep, a retried write, the admin side) is the same code, and a later write mends an earlier
+// one.
+import type { Logger } from '../logger.js';
+import { decodeEntry } from '../domain/entry.js';
+import type { BoardRegistry } from '../store/boards/board-registry.js';
+import type { LeaderboardStore } from '../store/boards/leaderboard-store.js';
+import { BOARD_ENTRY_BYTES } from '../store/boards/board-memory.js';
+import { keys } from '../store/keys.js';
+import type { PlayerWrite } from '../store/players/script-protocol.js';
+import type { CacheEvent, EventSubscriber } from '../store/redis/events.js';
+import type { RedisClient } from '../store/redis/redis.js';
+
+/** Followed key -> the boards that follow it. */
+export type Followed = ReadonlyMap<string, readonly string[]>;
+
+export interface FollowedWritesOptions {
+  /** Invalidations of the workspaces' follows; without it (the CLI) a follow is reread after CACHE_UNSUBSCRIBED_MS. */
+  readonly events?: EventSubscriber | undefined;
+  readonly logger?: Logger | undefined;
+  /** Entries a board gained (negative: lost), for the workspace's storage total. */
+  readonly recordBoardBytes: (workspaceId: string, bytes: number) => void | Promise<unknown>;
+  /** The Redis command timeout: an intent is removed only once its write can no longer land. */
+  readonly commandTimeoutMs: number;
+  readonly now?: () => number;
+}
+
+/** An intent older than this is mended by the sweep (the write's own instance is late or gone). */
+export const SWEEP_AFTER_MS = 500;
+/** How often each instance sweeps. */
+export const SWEEP_EVERY_MS = 250;
+const SWEEP_BATCH = 200;
+/** Without invalidations, how long a workspace's follows are trusted. */
+const CACHE_UNSUBSCRIBED_MS = 1000;
+/** With them, a safety net all the same. */
+const CACHE_MAX_MS = 60_000;
+
+export interface FollowIntent {
+  readonly workspaceId: string;
+  readonly userId: string;
+  readonly followed: Followed;
+  readonly member: string;
+}
+
+/** The data keys a write may change: its ops' keys, or every key for a delete of all. */
+export function keysTouched(write: PlayerWrite): readonly string[] | 'all' {
+  return write.deleteAll ? 'all' : write.ops.map((op) => op.key);
+}
+
+export class FollowedWrites {
+  private readonly cache = new Map<string, { readonly at: number; readonly followed: Map<string, string[]> }>();
+  private readonly now: () => number;
+  private timer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<unknown> | undefined;
+  private readonly onEvent = (event: CacheEvent) => {
+    if (event.type === 'workspace') this.cache.delete(event.workspaceId);
+  };
+  private readonly onReset = () => this.cache.clear();
+
+  constructor(
+    private readonly redis: RedisClient,
+    private readonly registry: BoardRegistry,
+    private readonly boards: LeaderboardStore,
+    private readonly options: FollowedWritesOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+    options.events?.on('event', this.onEvent);
+    options.events?.on('reset', this.onReset);
+  }
+
+  /** The workspace's followed keys and their boards (cached; a follow change publishes a workspace event). */
+  async followedIn(workspaceId: string): Promise<Map<string, string[]>> {
+    const cached = this.cache.get(workspaceId);
+    const maxAge = this.options.events?.live ? CACHE_MAX_MS : CACHE_UNSUBSCRIBED_MS;
+    if (cached && this.now() - cached.at < maxAge) return cached.followed;
+    const followed = new Map<string, string[]>();
+    for (const board of await this.registry.list(workspaceId)) {
+      if (board.follow) followed.set(board.follow.key, [...(followed.get(board.follow.key) ?? []), board.board]);
+    }
+    this.cache.set(workspaceId, { at: this.now(), followed });
+    return followed;
+  }
+
+  /**
+   * Step 1: when the write may change a followed key, records the intent (before the write is
+   * sent) and answers it; undefined when no board follows what it touches.
+   */
+  async intent(workspaceId: string, userId: string, touched: readonly string[] | 'all', nowMs: number): Promise<FollowIntent | undefined> {
+    const all = await this.followedIn(workspaceId);
+    if (all.size === 0) return undefined;
+    const followed = touched === 'all' ? all : new Map([...all].filter(([key]) => touched.includes(key)));
+    if (followed.size === 0) return undefined;
+    const member = JSON.stringify([workspaceId, userId, nowMs, Math.random().toString(36).slice(2, 10)]);
+    await this.redis.zadd(keys.followPending(), this.now(), member);
+    return { workspaceId, userId, followed, member };
+  }
+
+  /**
+   * Steps 1 to 4 around one player write (`run`): what every path that writes a player calls.
+   * A write that throws leaves its intent for the sweep (it may have been applied).
+   */
+  async around<T>(workspaceId: string, userId: string, write: PlayerWrite, nowMs: number, run: () => Promise<T>, applied: (result: T) => boolean): Promise<T> {
+    const intent = await this.intent(workspaceId, userId, keysTouched(write), nowMs);
+    const result = await run();
+    if (intent) await (applied(result) ? this.settle(intent, nowMs) : this.drop(intent));
+    return result;
+  }
+
+  /**
+   * Steps 3 and 4, once the write was applied (or replayed): the boards brought to the stored
+   * values, then the intent removed. A board that cannot be written now is left to the sweep;
+   * the write's answer does not wait for it.
+   */
+  async settle(intent: FollowIntent, nowMs: number): Promise<void> {
+    try {
+      await this.mend(intent.workspaceId, intent.userId, intent.followed, nowMs);
+      await this.redis.zrem(keys.followPending(), intent.member);
+    } catch (err) {
+      this.options.logger?.warn({ err: (err as Error).message, workspaceId: intent.workspaceId }, 'a followed board was not updated; the sweep will');
+    }
+  }
+
+  /** A write refused by its script changed nothing: its intent goes at once. */
+  async drop(intent: FollowIntent): Promise<void> {
+    await this.redis.zrem(keys.followPending(), intent.member).catch(() => undefined);
+  }
+
+  /** Step 3 for one player: each followed key's stored value put on its boards, with the player's version. */
+  async mend(workspaceId: string, userId: string, followed: Followed, nowMs: number): Promise<void> {
+    const names = [...followed.keys()];
+    if (names.length === 0) return;
+    const [version, ...stored] = await this.redis.hmget(keys.player(workspaceId, userId), '\0v', ...names);
+    const at = Number(version ?? 0);
+    await Promise.all(
+      names.flatMap((key, i) => {
+        const entry = stored[i] == null ? undefined : decodeEntry(stored[i]!);
+        const valueJson = entry ? entry.valueJson : null;
+        return followed.get(key)!.map(async (board) => {
+          const reply = await this.boards.applyFollowed(workspaceId, board, userId, valueJson, at, nowMs);
+          if (reply.status === 'refused') {
+            // A board full (LEADERBOARD_MAX_ENTRIES), or a value out of range: the player's
+            // write stands, the board keeps what it had. Said once, not retried.
+            this.options.logger?.warn({ workspaceId, board, code: reply.code }, 'a followed board refused a value');
+          } else if (reply.entriesDelta !== 0) {
+            await this.options.recordBoardBytes(workspaceId, reply.entriesDelta * BOARD_ENTRY_BYTES);
+          }
+        });
+      }),
+    );
+  }
+
+  /** One sweep: intents older than SWEEP_AFTER_MS mended; those that can no longer be joined by their write removed. Answers how many it mended. */
+  async sweep(): Promise<number> {
+    const now = this.now();
+    const due = await this.redis.zrangebyscore(keys.followPending(), '-inf', now - SWEEP_AFTER_MS, 'WITHSCORES', 'LIMIT', 0, SWEEP_BATCH);
+    let mended = 0;
+    for (let i = 0; i < due.length; i += 2) {
+      const member = due[i]!;
+      const at = Number(due[i + 1]);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(member);
+      } catch {
+        parsed = undefined;
+      }
+      if (!Array.isArray(parsed) || typeof parsed[0] !== 'string' || typeof parsed[1] !== 'string') {
+        await this.redis.zrem(keys.followPending(), member);
+        continue;
+      }
+      const [workspaceId, userId, nowMs] = parsed as [string, string, number];
+      await this.mend(workspaceId, userId, await this.followedIn(workspaceId), Number(nowMs) || now);
+      mended++;
+      // Removed only once its write, if it is still on the way, would have timed out: until then
+      // each sweep mends it again (a write that lands late is put on the boards by the next one).
+      if (now - at > this.options.commandTimeoutMs + SWEEP_AFTER_MS) await this.redis.zrem(keys.followPending(), member);
+    }
+    return mended;
+  }
+
+  start(everyMs = SWEEP_EVERY_MS): void {
+    this.timer = setInterval(() => {
+      if (this.sweeping) return;
+      this.sweeping = this.sweep()
+        .catch((err: unknown) => this.options.logger?.warn({ err: (err as Error).message }, 'the followed boards sweep failed; next time'))
+        .finally(() => {
+          this.sweeping = undefined;
+        });
+    }, everyMs);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+    this.options.events?.off('event', this.onEvent);
+    this.options.events?.off('reset', this.onReset);
+    await this.sweeping;
+  }
+}
