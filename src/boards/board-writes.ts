@@ -63,14 +63,6 @@ export class BoardWrites {
     return this.outcome(origin.workspaceId, reply);
   }
 
-  /**
-   * The write path's call for a board that follows a player key (LeaderboardStore.applyFollowed),
-   * with the entries it adds or removes counted into the workspace's storage total.
-   */
-  async applyFollowed(workspaceId: string, board: string, userId: string, valueJson: string | null, version: number, nowMs: number): Promise<BoardWriteOutcome> {
-    return this.outcome(workspaceId, await this.store.applyFollowed(workspaceId, board, userId, valueJson, version, nowMs));
-  }
-
   private outcome(workspaceId: string, reply: BoardWriteReply): BoardWriteOutcome {
     if (reply.status === 'refused') throw refusal(reply.code, reply.period, reply.replayed, this.store.limits.maxEntries);
     if (!reply.replayed && reply.entriesDelta !== 0) this.usage.recordBoards(workspaceId, reply.entriesDelta * BOARD_ENTRY_BYTES);
