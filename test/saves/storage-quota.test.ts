@@ -56,6 +56,10 @@ describe('safe saves: storage quota per workspace', () => {
     expect((await api.post('/data/batch', { players: [{ userId: 'p0', ops: [{ op: 'set', key: 'k', value: 1 }] }] })).body.code).to.equal(
       'STORAGE_QUOTA_EXCEEDED',
     );
+    // A message adds to what the workspace stores: refused too; listing them still works.
+    const message = await api.post('/messages', { userId: 'p0', message: { gift: 1 } });
+    expect([message.status, message.body.code]).to.deep.equal([403, 'STORAGE_QUOTA_EXCEEDED']);
+    expect((await api.get('/messages?userId=p0')).status).to.equal(200);
     expect((await api.post('/data/delete', { userId: 'p0' })).status).to.equal(200);
     expect((await api.post('/data/delete', { userId: 'p1', key: 'save' })).status).to.equal(200);
     // Freed space is known at once on this instance: writes pass again.
