@@ -16,7 +16,8 @@
     ARGV[6] fingerprint of the request for its idempotency key, or ''
     ARGV[7] seconds an idempotency record is kept
     ARGV[8] '1' when the workspace is at or over its storage quota, else ''
-    ARGV[9] acquire only: '1' to hand the new session every message waiting (the join's load)
+    ARGV[9] acquire only: '1' to hand the new session the messages waiting (the join's load; up
+            to includes/inbox.lua's HAND_MAX_BYTES, its saves hand the rest)
 
   Output:
     { 1, version, sessionId, owner, expiresAtMs, firstSessionAtMs, sessionCount, messages }
@@ -75,14 +76,12 @@ if action == 'acquire' then
   end
   if version == 0 and ARGV[8] == '1' then return answer({ -9, 0 }) end
   local until_ = clock + tonumber(ARGV[4])
-  -- A new session is handed every message waiting when it loads the player, and none before.
+  -- A new session is handed the messages waiting when it loads the player (up to the bytes
+  -- an answer holds; its saves hand the rest), and none before.
   local messages, handed = '', nil
   if ARGV[9] == '1' then
-    local parts = {}
-    for _, m in ipairs(liveMessages(M, clock)) do
-      parts[#parts + 1] = '["' .. m.id .. '",' .. m.sentAt .. ',' .. m.json .. ']'
-      handed = m.id
-    end
+    local parts
+    parts, handed = handOver(M, clock, '')
     if #parts > 0 then messages = '[' .. table.concat(parts, ',') .. ']' end
   end
   local first = redis.call('HGET', P, '\0f') or tostring(clock)

@@ -36,7 +36,8 @@
             'increment', 'delete', 'batch', ...; who: `key:<id>` or `admin:<actor>`)
     ARGV[6] the player's messages: '' for nothing, else `<d or -> <id> <id> ...`: 'd' hands the
             session the messages that arrived since it was last handed some (only when the
-            write holds the player's live session); each id is a message this save
+            write holds the player's live session; up to includes/inbox.lua's HAND_MAX_BYTES,
+            the next save hands the rest); each id is a message this save
             acknowledges (processed): removed in the same step as the ops, none if a check fails;
             an id no longer waiting is no error (a retried save)
     ARGV[7..] ops, three values each: kind, key, argument
@@ -278,18 +279,9 @@ if ARGV[6] ~= '' then
     parts[#parts + 1] = '"a":[' .. table.concat(removed, ',') .. ']'
   end
   if string.sub(ARGV[6], 1, 1) == 'd' and renewTo then
-    local handed = meta[7] or ''
-    local delivered = {}
-    for _, m in ipairs(liveMessages(M, redisClockMs())) do
-      if m.id > handed then
-        delivered[#delivered + 1] = '["' .. m.id .. '",' .. m.sentAt .. ',' .. m.json .. ']'
-        handed = m.id
-      end
-    end
-    if #delivered > 0 then
-      deliveredUpTo = handed
-      parts[#parts + 1] = '"d":[' .. table.concat(delivered, ',') .. ']'
-    end
+    local delivered
+    delivered, deliveredUpTo = handOver(M, redisClockMs(), meta[7] or '')
+    if #delivered > 0 then parts[#parts + 1] = '"d":[' .. table.concat(delivered, ',') .. ']' end
   end
   if #parts > 0 then messagesJson = '{' .. table.concat(parts, ',') .. '}' end
 end

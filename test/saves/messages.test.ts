@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { keys } from '../../src/store/keys.js';
 import { ADMIN_TOKEN, adminCall } from '../support/admin.js';
-import { client, newWorkspace, useService } from '../support/service.js';
+import { client, newWorkspace, startTestService, useService } from '../support/service.js';
 
 describe('safe saves: messages to players', () => {
   const t = useService({ ADMIN_TOKEN, MESSAGES_MAX_WAITING: '3', MESSAGE_MAX_BYTES: '200', MESSAGE_MAX_TTL_SECONDS: '7200', STORAGE_FLUSH_MS: '50' });
@@ -206,5 +206,29 @@ describe('safe saves: messages to players', () => {
     const a = await api.post('/sessions/acquire', { userId: 11, owner: 'job-A', load: true });
     await api.post('/data/batch', { userId: 11, sessionId: a.body.data.sessionId, ops: [], ackMessages: [id] });
     await settled((s) => s.messageBytes === 0);
+  });
+
+  it('hands at most 64 KiB of messages an answer, the rest with the next saves, each once', async () => {
+    const t2 = await startTestService({ ADMIN_TOKEN });
+    try {
+      const ws = await newWorkspace(t.redis);
+      const api2 = client(t2, ws.apiKey);
+      const big = (i: number) => ({ i, pad: 'x'.repeat(15_000) });
+      const ids: string[] = [];
+      for (let i = 0; i < 10; i++) ids.push((await api2.post('/messages', { userId: 1, message: big(i) })).body.data.messageId);
+      const acquired = await api2.post('/sessions/acquire', { userId: 1, owner: 'job-A', load: true });
+      const handed = [acquired.body.data.messages.map((m: { id: string }) => m.id) as string[]];
+      const sessionId = acquired.body.data.sessionId;
+      while (handed.flat().length < 10) {
+        const save = await api2.post('/data/batch', { userId: 1, sessionId, ops: [] });
+        const more = save.body.data.messages.map((m: { id: string }) => m.id) as string[];
+        expect(more.length, 'every save hands some while some wait unhanded').to.be.greaterThan(0);
+        handed.push(more);
+      }
+      expect(handed.map((h) => h.length)).to.deep.equal([4, 4, 2]);
+      expect(handed.flat()).to.deep.equal(ids);
+    } finally {
+      await t2.close();
+    }
   });
 });
