@@ -11,6 +11,8 @@ import { keys } from '../../../src/store/keys.js';
 import { testRedisSource } from '../../support/hooks.js';
 import { randomId } from '../../support/random.js';
 import { testRedis } from '../../support/service.js';
+import { startCluster, type TestCluster } from '../../support/cluster.js';
+import { connectRedis, createRedis, type RedisClient } from '../../../src/store/redis/redis.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -64,12 +66,27 @@ describe('store/player-history', () => {
   });
 });
 
-describe('store/player-history against Redis: every restore point is the player as a read saw it at its interval’s start', () => {
-  let redis: Redis;
-  before(() => {
-    redis = testRedis();
+for (const target of ['a single Redis', 'a Redis Cluster (3 masters)'] as const) describe(`store/player-history against ${target}: every restore point is the player as a read saw it at its interval’s start`, function () {
+  this.timeout(120_000);
+  const onCluster = target !== 'a single Redis';
+  let redis: RedisClient;
+  let cluster: TestCluster | undefined;
+  before(async () => {
+    if (!onCluster) {
+      redis = testRedis();
+      return;
+    }
+    // Players on every master: each property run writes new players (ids spread over the slots).
+    cluster = await startCluster();
+    redis = createRedis({ clusterNodes: cluster.nodes.map((n) => ({ host: '127.0.0.1', port: n.port })), commandTimeoutMs: 5000, connectTimeoutMs: 5000 });
+    await connectRedis(redis, 10_000);
   });
-  after(() => redis.disconnect());
+  after(async () => {
+    redis?.disconnect();
+    await cluster?.stop();
+  });
+  /** Fewer runs on the cluster: the same property, each write a hop further. */
+  const runs = (n: number) => (onCluster ? Math.ceil(n / 4) : n);
 
   const limits = (history: Partial<PlayerLimits['history']>): PlayerLimits => ({
     maxKeysPerPlayer: 100,
@@ -144,7 +161,7 @@ describe('store/player-history against Redis: every restore point is the player 
         const bytes = snap.history.reduce((sum, e) => sum + e.length, 0);
         expect(Number(await redis.hget(keys.player(ws, 'u'), '\0h'))).to.equal(bytes);
       }),
-      { numRuns: 40 },
+      { numRuns: runs(40) },
     );
   });
 
@@ -167,7 +184,7 @@ describe('store/player-history against Redis: every restore point is the player 
           expect(got, `v${p.version}`).to.deep.equal(atStart.get(p.version));
         }
       }),
-      { numRuns: 25 },
+      { numRuns: runs(25) },
     );
   });
 
