@@ -10,6 +10,7 @@ import { PlayersPage } from './pages/players.js';
 import { BansPage } from './pages/bans.js';
 import { ErasuresPage } from './pages/erasures.js';
 import { LeaderboardPage } from './pages/leaderboard.js';
+import { LeaderboardsPage } from './pages/leaderboards.js';
 import { MessagesPage } from './pages/messages.js';
 import { PlayerPage } from './pages/player.js';
 import { WorkspacePage } from './pages/workspace.js';
@@ -36,6 +37,7 @@ const SECTION_OF: Record<Route['page'], string | undefined> = {
   players: 'workspaces',
   player: 'workspaces',
   messages: 'workspaces',
+  leaderboards: 'workspaces',
   leaderboard: 'workspaces',
   bans: 'bans',
   audit: 'audit',
@@ -50,6 +52,7 @@ const TITLE: Record<Route['page'], string> = {
   players: 'Players',
   player: 'Player',
   messages: 'Messages',
+  leaderboards: 'Leaderboards',
   leaderboard: 'Leaderboard',
   bans: 'Bans',
   audit: 'Audit',
@@ -96,6 +99,8 @@ function Page(props: { route: Route }) {
       return html`<${PlayerPage} key=${route.workspaceId + '/' + route.userId} workspaceId=${route.workspaceId} userId=${route.userId} />`;
     case 'messages':
       return html`<${MessagesPage} key=${route.workspaceId + '/' + (route.userId ?? '')} workspaceId=${route.workspaceId} userId=${route.userId} />`;
+    case 'leaderboards':
+      return html`<${LeaderboardsPage} key=${route.workspaceId} workspaceId=${route.workspaceId} />`;
     case 'leaderboard':
       return html`<${LeaderboardPage} key=${route.workspaceId + '/' + route.board} workspaceId=${route.workspaceId} board=${route.board} />`;
     case 'bans':
