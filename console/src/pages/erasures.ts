@@ -32,7 +32,7 @@ export interface ErasureJob {
   doneAt: string | null;
 }
 
-interface Counts {
+export interface ErasureCounts {
   requested: number;
   done: number;
   pending: number;
@@ -42,13 +42,13 @@ interface Counts {
 
 const POLL_MS = 1000;
 
-function scopeText(scope: ErasureJob['scope']): string {
+export function scopeText(scope: ErasureJob['scope']): string {
   if ('workspaceId' in scope) return `workspace ${scope.workspaceId}`;
   if ('allWorkspaces' in scope) return 'every workspace';
   return `games ${scope.gameIds.join(', ')}`;
 }
 
-function progressText(job: ErasureJob): string {
+export function progressText(job: ErasureJob): string {
   const p = job.progress;
   return `${p.phase}: ${p.workspacesDone} of ${p.workspacesTotal} workspaces, ${p.keysDeleted} keys deleted`;
 }
@@ -136,7 +136,7 @@ function Jobs(props: { generation: number; onChanged: () => void }) {
   const [user, setUser] = useState('');
   const [applied, setApplied] = useState({ state: '', user: '' });
   const list = useLoad(
-    () => adminData<{ counts: Counts; jobs: ErasureJob[] }>('GET', `/erasures?limit=50${applied.state ? `&state=${enc(applied.state)}` : ''}${applied.user ? `&user=${enc(applied.user)}` : ''}`),
+    () => adminData<{ counts: ErasureCounts; jobs: ErasureJob[] }>('GET', `/erasures?limit=50${applied.state ? `&state=${enc(applied.state)}` : ''}${applied.user ? `&user=${enc(applied.user)}` : ''}`),
     [applied, props.generation],
   );
   const action = useAction();
