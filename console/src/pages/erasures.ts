@@ -160,17 +160,17 @@ function Jobs(props: { generation: number; onChanged: () => void }) {
     </form>
     <${Notice} text=${note} />
     <${ErrorNote} error=${list.error ?? action.error} />
-    <div class="table-wrap"><table>
+    <div class="table-wrap"><table class="cards">
       <caption class="visually-hidden">Erasure jobs, newest first</caption>
       <thead><tr><th scope="col">Job</th><th scope="col">State</th><th scope="col">Requested</th><th scope="col">Scope</th><th scope="col">Progress</th><th scope="col">Needs</th></tr></thead>
       <tbody>${(list.data?.jobs ?? []).map(
         (j) => html`<tr key=${j.jobId}>
-          <td class="mono">${j.jobId}<div class="meta">user ${j.user.slice(0, 12)}…</div></td>
-          <td>${j.state}</td>
-          <td>${time(j.requestedAt)}<div class="meta">${j.requestedBy}</div></td>
-          <td>${scopeText(j.scope)}</td>
-          <td>${progressText(j)}</td>
-          <td>${j.state === 'unmapped'
+          <td data-label="Job" class="mono">${j.jobId}<div class="meta">user ${j.user.slice(0, 12)}…</div></td>
+          <td data-label="State">${j.state}</td>
+          <td data-label="Requested">${time(j.requestedAt)}<div class="meta">${j.requestedBy}</div></td>
+          <td data-label="Scope">${scopeText(j.scope)}</td>
+          <td data-label="Progress">${progressText(j)}</td>
+          <td data-label="Needs">${j.state === 'unmapped'
             ? html`Games no workspace serves: <span class="mono">${j.unmappedGames.join(', ')}</span>. Map them on a workspace's page, or
                 <button type="button" class="secondary" aria-label=${`Dismiss ${j.jobId}`} disabled=${action.busy} onClick=${() => {
                   if (!confirm(`Dismiss ${j.jobId}? Workspaces mapped to its games later will not be erased.`)) return;
