@@ -36,7 +36,7 @@ export function LeaderboardsPage(props: { workspaceId: string }) {
             (b) => html`<tr key=${b.board}>
               <td data-label="Board"><${Link} href=${paths.leaderboard(id, b.board)} class="mono">${b.board}</${Link}></td>
               <td data-label="Periods">${b.periods.join(', ')}</td>
-              <td data-label="Follows" class="mono">${b.follow?.key ?? '—'}</td>
+              <td data-label="Follows"><span class="mono">${b.follow?.key ?? '—'}</span></td>
               <td data-label="Entries now">${entriesText(b)}</td>
             </tr>`,
           )}</tbody></table></div>`
