@@ -10,6 +10,8 @@ import { PlayersPage } from './pages/players.js';
 import { BansPage } from './pages/bans.js';
 import { ErasuresPage } from './pages/erasures.js';
 import { LeaderboardPage } from './pages/leaderboard.js';
+import { LeaderboardsPage } from './pages/leaderboards.js';
+import { MessagesPage } from './pages/messages.js';
 import { PlayerPage } from './pages/player.js';
 import { WorkspacePage } from './pages/workspace.js';
 import { WorkspacesPage } from './pages/workspaces.js';
@@ -18,10 +20,7 @@ import { ErrorNote, html, Link, useAction } from './ui.js';
 
 type Session = 'checking' | 'signed-out' | 'signed-in';
 
-/**
- * The main navigation. The messages and leaderboards of a workspace (issue 31) belong in the
- * workspace's own navigation (pages/workspace-nav.ts), not here, once their admin API lands.
- */
+/** The main navigation. A workspace's own pages have a navigation of their own (pages/workspace-nav.ts). */
 const NAV = [
   { section: 'overview', label: 'Overview', href: paths.overview },
   { section: 'workspaces', label: 'Workspaces', href: paths.workspaces },
@@ -37,6 +36,8 @@ const SECTION_OF: Record<Route['page'], string | undefined> = {
   workspace: 'workspaces',
   players: 'workspaces',
   player: 'workspaces',
+  messages: 'workspaces',
+  leaderboards: 'workspaces',
   leaderboard: 'workspaces',
   bans: 'bans',
   audit: 'audit',
@@ -50,6 +51,8 @@ const TITLE: Record<Route['page'], string> = {
   workspace: 'Workspace',
   players: 'Players',
   player: 'Player',
+  messages: 'Messages',
+  leaderboards: 'Leaderboards',
   leaderboard: 'Leaderboard',
   bans: 'Bans',
   audit: 'Audit',
@@ -94,6 +97,10 @@ function Page(props: { route: Route }) {
       return html`<${WorkspacePage} key=${route.workspaceId} workspaceId=${route.workspaceId} />`;
     case 'player':
       return html`<${PlayerPage} key=${route.workspaceId + '/' + route.userId} workspaceId=${route.workspaceId} userId=${route.userId} />`;
+    case 'messages':
+      return html`<${MessagesPage} key=${route.workspaceId + '/' + (route.userId ?? '')} workspaceId=${route.workspaceId} userId=${route.userId} />`;
+    case 'leaderboards':
+      return html`<${LeaderboardsPage} key=${route.workspaceId} workspaceId=${route.workspaceId} />`;
     case 'leaderboard':
       return html`<${LeaderboardPage} key=${route.workspaceId + '/' + route.board} workspaceId=${route.workspaceId} board=${route.board} />`;
     case 'bans':

@@ -8,7 +8,9 @@ export type Route =
   | { page: 'players'; workspaceId: string }
   | { page: 'workspace'; workspaceId: string }
   | { page: 'player'; workspaceId: string; userId: string }
+  | { page: 'leaderboards'; workspaceId: string }
   | { page: 'leaderboard'; workspaceId: string; board: string }
+  | { page: 'messages'; workspaceId: string; userId?: string }
   | { page: 'bans' }
   | { page: 'audit' }
   | { page: 'erasures' }
@@ -21,6 +23,9 @@ export function parseRoute(pathname: string): Route {
     if (parts.length === 2) return { page: 'workspace', workspaceId: parts[1]! };
     if (parts.length === 3 && parts[2] === 'players') return { page: 'players', workspaceId: parts[1]! };
     if (parts.length === 4 && parts[2] === 'players') return { page: 'player', workspaceId: parts[1]!, userId: parts[3]! };
+    if (parts.length === 3 && parts[2] === 'leaderboards') return { page: 'leaderboards', workspaceId: parts[1]! };
+    if (parts.length === 3 && parts[2] === 'messages') return { page: 'messages', workspaceId: parts[1]! };
+    if (parts.length === 4 && parts[2] === 'messages') return { page: 'messages', workspaceId: parts[1]!, userId: parts[3]! };
     if (parts.length === 4 && parts[2] === 'leaderboards') return { page: 'leaderboard', workspaceId: parts[1]!, board: parts[3]! };
   }
   if (parts.length === 1 && parts[0] === 'bans') return { page: 'bans' };
@@ -36,6 +41,9 @@ export const paths = {
   players: (id: string) => `/console/workspaces/${encodeURIComponent(id)}/players`,
   workspace: (id: string) => `/console/workspaces/${encodeURIComponent(id)}`,
   player: (id: string, userId: string) => `/console/workspaces/${encodeURIComponent(id)}/players/${encodeURIComponent(userId)}`,
+  leaderboards: (id: string) => `/console/workspaces/${encodeURIComponent(id)}/leaderboards`,
+  messages: (id: string, userId?: string) =>
+    `/console/workspaces/${encodeURIComponent(id)}/messages${userId === undefined ? '' : `/${encodeURIComponent(userId)}`}`,
   leaderboard: (id: string, board: string) => `/console/workspaces/${encodeURIComponent(id)}/leaderboards/${encodeURIComponent(board)}`,
   bans: () => '/console/bans',
   audit: () => '/console/audit',

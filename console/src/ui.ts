@@ -40,9 +40,13 @@ export function describeError(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-export function ErrorNote(props: { error: unknown }) {
+/**
+ * An error next to the control that caused it. `words` puts an error the page knows (a full
+ * inbox, a player not on a board) in the console's own words; others are the service's message.
+ */
+export function ErrorNote(props: { error: unknown; words?: (err: unknown) => string | undefined }) {
   if (props.error === undefined || props.error === null) return null;
-  return html`<p class="error" role="alert">${describeError(props.error)}</p>`;
+  return html`<p class="error" role="alert">${props.words?.(props.error) ?? describeError(props.error)}</p>`;
 }
 
 export function Notice(props: { text: string | undefined }) {

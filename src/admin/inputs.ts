@@ -113,6 +113,13 @@ export function parsePositiveInt(raw: string | number, what: string, max: number
   return n;
 }
 
+/** A count that may be 0 (entries around a rank), up to `max`. */
+export function parseWholeNumber(raw: string | number, what: string, max: number): number {
+  const n = typeof raw === 'number' ? raw : /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+  if (!Number.isSafeInteger(n) || n < 0 || n > max) throw badRequest(`${what} must be a whole number from 0 to ${max}`);
+  return n;
+}
+
 /** A version number as typed or posted: a whole number from 0. */
 export function parseVersion(raw: string | number, what = 'version'): number {
   const n = typeof raw === 'number' ? raw : /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;

@@ -1,10 +1,11 @@
 // A workspace's leaderboards for operators, shared by the CLI, the admin API and the console:
-// list the boards, show a page, take a player off a board, reset or delete a board, and set
+// list the boards, show a page, find a player's rank, take a player off a board, reset or delete a board, and set
 // what a board keeps (its periods) and follows (a player key). Every change is audited; the
 // entries an operator removes are taken off the workspace's storage total at once.
 import { decodeCursor, isBoardName, type Order } from '../domain/leaderboard.js';
 import { isPeriod, type Period } from '../domain/periods.js';
 import { AppError, badRequest, ErrorCode, notFound } from '../errors.js';
+import { MAX_AROUND } from '../schemas/leaderboards.js';
 import { BOARD_ENTRY_BYTES } from '../store/boards/board-memory.js';
 import type { BoardConfig, RegisteredBoard } from '../store/boards/board-registry.js';
 import { canonicalPeriods } from '../store/boards/board-registry.js';
@@ -13,7 +14,7 @@ import { addToStorageTotals } from '../store/workspaces/storage-usage.js';
 import { keys } from '../store/keys.js';
 import { publishEvent } from '../store/redis/events.js';
 import type { AdminContext } from './context.js';
-import { parseDataKey, parsePositiveInt, parseUserId } from './inputs.js';
+import { parseDataKey, parsePositiveInt, parseUserId, parseWholeNumber } from './inputs.js';
 
 export const ADMIN_PAGE_MAX = 100;
 const BACKFILL_PAGE = 500;
@@ -30,6 +31,17 @@ export interface AdminBoardPage {
   readonly periodId: string;
   readonly entries: Array<{ rank: number; userId: string; score: number }>;
   readonly next: string | null;
+}
+
+/** One player's place on a board, with the entries around it when asked for. */
+export interface AdminBoardRank {
+  readonly board: string;
+  readonly period: Period;
+  readonly periodId: string;
+  readonly userId: string;
+  readonly rank: number;
+  readonly score: number;
+  readonly entries: Array<{ rank: number; userId: string; score: number }>;
 }
 
 export interface PageOptions {
@@ -99,6 +111,37 @@ export class BoardOperations {
       periodId: result.window.id,
       entries: result.entries.map((e) => ({ rank: e.rank, userId: e.userId, score: Number(e.score) })),
       next: result.next,
+    };
+  }
+
+  /**
+   * Where one player stands in a period (rank 1 is the best in that order), and `around`
+   * entries above and below; PLAYER_NOT_FOUND when the player has no entry there.
+   */
+  async rank(
+    workspaceId: string,
+    rawBoard: string,
+    rawUserId: string | number,
+    options: Omit<PageOptions, 'limit' | 'after'> & { around?: string | number | undefined } = {},
+  ): Promise<AdminBoardRank> {
+    const { board } = await this.requireBoard(workspaceId, rawBoard);
+    const userId = parseUserId(rawUserId);
+    const period = options.period ?? 'all';
+    if (!isPeriod(period)) throw badRequest('Period must be all, daily, weekly or monthly');
+    const order = parseOrder(options.order);
+    if (options.previous && period === 'all') throw badRequest('previous needs a period (daily, weekly or monthly)');
+    const around = options.around === undefined ? 0 : parseWholeNumber(options.around, 'around', MAX_AROUND);
+    const result = await this.store.rank(workspaceId, board, userId, { period, previous: options.previous === true, order, around }, this.ctx.nowMs());
+    if (!result.kept) throw new AppError(ErrorCode.PERIOD_NOT_KEPT, `Board ${board} keeps ${result.periods.join(', ')}, not ${period}`);
+    if (!result.found) throw new AppError(ErrorCode.PLAYER_NOT_FOUND, `Player ${userId} has no entry on ${board} (${period === 'all' ? 'all-time' : `${period} ${result.window.id}`})`);
+    return {
+      board,
+      period,
+      periodId: result.window.id,
+      userId,
+      rank: result.rank,
+      score: Number(result.score),
+      entries: result.entries.map((e) => ({ rank: e.rank, userId: e.userId, score: Number(e.score) })),
     };
   }
 

@@ -2,7 +2,7 @@
 // `data` of their answers.
 import { PERIODS } from '../domain/periods.js';
 import { keySchema } from './data.js';
-import { boardParam } from './leaderboards.js';
+import { boardParam, MAX_AROUND } from './leaderboards.js';
 
 export { boardParam };
 
@@ -15,6 +15,18 @@ export const adminBoardPageQuery = {
     order: { type: 'string', enum: ['desc', 'asc'], description: 'desc (default) or asc.' },
     limit: { type: 'string', pattern: '^[0-9]{1,3}$', description: 'Entries a page, 1-100; default 20.' },
     after: { type: 'string', maxLength: 200, description: 'The `next` of the previous page.' },
+  },
+} as const;
+
+/** GET .../entries/:userId: the period and order as for a page, and the entries around. */
+export const adminBoardRankQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    period: adminBoardPageQuery.properties.period,
+    previous: adminBoardPageQuery.properties.previous,
+    order: adminBoardPageQuery.properties.order,
+    around: { type: 'string', pattern: '^[0-9]{1,2}$', description: `Entries shown above and below the player, 0-${MAX_AROUND}; default 0.` },
   },
 } as const;
 
@@ -89,6 +101,23 @@ export const adminBoardPage = {
       },
     },
     next: { type: ['string', 'null'] },
+  },
+} as const;
+
+const entryItem = adminBoardPage.properties.entries.items;
+
+export const adminBoardRank = {
+  type: 'object',
+  required: ['board', 'period', 'periodId', 'userId', 'rank', 'score', 'entries'],
+  additionalProperties: false,
+  properties: {
+    board: { type: 'string' },
+    period: periodName,
+    periodId: { type: 'string' },
+    userId: { type: 'string' },
+    rank: { type: 'integer', minimum: 1, description: '1 is the best in the order asked for.' },
+    score: { type: 'number' },
+    entries: { type: 'array', items: entryItem, description: 'The entries around the player (the player among them); empty without `around`.' },
   },
 } as const;
 

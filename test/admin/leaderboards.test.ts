@@ -1,4 +1,4 @@
-// A workspace's leaderboards for operators: the operations (list, page, remove an entry, reset,
+// A workspace's leaderboards for operators: the operations (list, page, a player's rank, remove an entry, reset,
 // delete, periods, follow), the admin HTTP API and the CLI over them, the audit trail and the
 // storage total; a workspace's deletion removes its boards, and its export and import carry
 // them (ties kept in order, every mode).
@@ -72,6 +72,19 @@ describe('leaderboards for operators', () => {
     expect(actions).to.include.members(['board.set-periods', 'board.follow', 'board.remove-entry', 'board.reset', 'board.delete']);
   });
 
+  it("finds a player's rank in either order, with the entries around; a player not on the board is PLAYER_NOT_FOUND", async () => {
+    const { id } = await withBoard([['a', 5], ['b', 4], ['c', 3], ['d', 2], ['e', 1]]);
+    expect(await ops.leaderboards.rank(id, 'coins', 'c')).to.deep.equal({ board: 'coins', period: 'all', periodId: 'all', userId: 'c', rank: 3, score: 3, entries: [] });
+    const around = await ops.leaderboards.rank(id, 'coins', 'b', { around: 1 });
+    expect(around.entries).to.deep.equal([{ rank: 1, userId: 'a', score: 5 }, { rank: 2, userId: 'b', score: 4 }, { rank: 3, userId: 'c', score: 3 }]);
+    expect((await ops.leaderboards.rank(id, 'coins', 'b', { order: 'asc' })).rank).to.equal(4);
+    const codes = async (p: Promise<unknown>) => p.then(() => 'ok', (err: { code: string }) => err.code);
+    expect(await codes(ops.leaderboards.rank(id, 'coins', 'zed'))).to.equal('PLAYER_NOT_FOUND');
+    expect(await codes(ops.leaderboards.rank(id, 'coins', 'a', { period: 'weekly' }))).to.equal('PERIOD_NOT_KEPT');
+    expect(await codes(ops.leaderboards.rank(id, 'coins', 'a', { around: 51 }))).to.equal('INVALID_REQUEST');
+    expect(await codes(ops.leaderboards.rank(id, 'nope', 'a'))).to.equal('NOT_FOUND');
+  });
+
   it('refuses unknown boards (404), bad names and periods (400)', async () => {
     const { id } = await withBoard([['a', 1]]);
     const codes = async (p: Promise<unknown>) => p.then(() => 'ok', (err: { code: string }) => err.code);
@@ -96,6 +109,14 @@ describe('leaderboards for operators', () => {
     expect(page.body.data).to.deep.include({ board: 'coins', period: 'all', entries: [{ rank: 1, userId: 'a', score: 3 }] });
     expect((await adminCall(t.service, 'GET', `/workspaces/${id}/leaderboards/coins?period=weekly`)).body.code).to.equal('PERIOD_NOT_KEPT');
     expect((await adminCall(t.service, 'GET', `/workspaces/${id}/leaderboards/other`)).status).to.equal(404);
+    const rank = await adminCall(t.service, 'GET', `/workspaces/${id}/leaderboards/coins/entries/b?around=1`);
+    expect(rank.body.data).to.deep.equal({
+      board: 'coins', period: 'all', periodId: 'all', userId: 'b', rank: 2, score: 2,
+      entries: [{ rank: 1, userId: 'a', score: 3 }, { rank: 2, userId: 'b', score: 2 }],
+    });
+    const missing = await adminCall(t.service, 'GET', `/workspaces/${id}/leaderboards/coins/entries/nobody`);
+    expect([missing.status, missing.body.code]).to.deep.equal([404, 'PLAYER_NOT_FOUND']);
+    expect((await adminCall(t.service, 'GET', `/workspaces/${id}/leaderboards/coins/entries/a?around=x`)).status).to.equal(400);
     const removed = await adminCall(t.service, 'DELETE', `/workspaces/${id}/leaderboards/coins/entries/a`);
     expect(removed.body.data).to.deep.equal({ board: 'coins', userId: 'a', deleted: 1 });
     expect((await adminCall(t.service, 'DELETE', `/workspaces/${id}/leaderboards/coins/entries/a%20b`)).status).to.equal(400);
@@ -105,7 +126,7 @@ describe('leaderboards for operators', () => {
     expect((await adminCall(t.service, 'GET', `/workspaces/${id}/leaderboards`, { token: null })).status).to.equal(401);
   });
 
-  it('the CLI: list, show, set-periods, follow, remove, reset', async () => {
+  it('the CLI: list, show, rank, set-periods, follow, remove, reset', async () => {
     const { id } = await withBoard([['a', 3], ['b', 2]]);
     expect(oneJsonLine(await cli(['board', 'set-periods', id, 'coins', 'all,monthly', '--json']))).to.deep.include({ periods: ['all', 'monthly'] });
     expect(oneJsonLine(await cli(['board', 'follow', id, 'coins', '--key', 'coins', '--json']))).to.deep.include({ follow: { key: 'coins' } });
@@ -113,6 +134,10 @@ describe('leaderboards for operators', () => {
     expect(listed.stdout).to.match(/^BOARD\s+PERIODS\s+FOLLOWS\s+ENTRIES\ncoins\s+all,monthly\s+coins\s+all 2, monthly 0\n$/);
     const shown = await cli(['board', 'show', id, 'coins', '--limit', '1']);
     expect(shown.stdout).to.match(/^coins \(all-time\)\nRANK\s+USER\s+SCORE\n1\s+a\s+3\nmore: --after \S+\n$/);
+    expect((await cli(['board', 'rank', id, 'coins', 'b', '--around', '1'])).stdout).to.match(
+      /^b on coins \(all-time\): rank 2, score 2\nRANK\s+USER\s+SCORE\n1\s+a\s+3\n2\s+b\s+2\n$/,
+    );
+    expect(oneJsonLine(await cli(['board', 'rank', id, 'coins', 'a', '--asc', '--json']))).to.deep.include({ rank: 2, score: 3 });
     const refused = await cli(['board', 'remove', id, 'coins', 'a']);
     expect(refused.code).to.equal(2);
     expect(refused.stderr).to.match(/--yes/);

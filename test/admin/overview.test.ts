@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { BanOperations } from '../../src/admin/bans.js';
 import { percentile } from '../../src/admin/overview.js';
 import { keys } from '../../src/store/keys.js';
+import { addToStorageTotals } from '../../src/store/workspaces/storage-usage.js';
 import { LATENCY_BOUNDS_MS } from '../../src/store/installation/traffic-stats.js';
 import { freshIPv4 } from '../support/gate.js';
 import { ADMIN_TOKEN, adminCall, testOps } from '../support/admin.js';
@@ -62,6 +63,16 @@ describe('admin API: the overview', function () {
     expect(Number(await h.redis.zscore(keys.statsStorage(), ws.workspaceId))).to.equal(stored);
     await testOps(h.redis).deleteWorkspace(ws.workspaceId);
     expect(await h.redis.zscore(keys.statsStorage(), ws.workspaceId)).to.equal(null);
+  });
+
+  it('lists no workspace whose total is below 0 (a removal added up before the writes it undoes are flushed)', async () => {
+    const ws = await testOps(h.redis).createWorkspace({ name: `erased-${randomId()}` });
+    // What an erasure does when the player's writes still wait in the instance's storage flush.
+    await addToStorageTotals(h.redis, ws.workspaceId, { bytes: -500 });
+    expect(Number(await h.redis.zscore(keys.statsStorage(), ws.workspaceId))).to.equal(-500);
+    const largest = (await adminCall(h.service, 'GET', '/overview')).body.data.busiestByStorage as Array<{ workspaceId: string; value: number }>;
+    expect(largest.map((w) => w.workspaceId)).to.not.include(ws.workspaceId);
+    expect(largest.filter((w) => w.value <= 0)).to.deep.equal([]);
   });
 
   it('shows the newest bans still in force, and the gate\'s mode with its meaning', async () => {

@@ -1,14 +1,15 @@
 // The console's Erasures page and a workspace's Games section, in Debian's Chromium against the
 // real service: erase a player (confirmed by typing the user id) and follow the job to done; a
 // webhook request for a game no workspace serves shown as unmapped with its game, then finished
-// by mapping the game on the workspace's page; a request for a game nobody will serve dismissed.
+// by mapping the game on the workspace's page; a request for a game nobody will serve dismissed;
+// the overview's recent erasures (state and progress, cards on a phone, linked to the page).
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ADMIN_TOKEN, testOps } from '../support/admin.js';
+import { ADMIN_TOKEN, adminCall, testOps } from '../support/admin.js';
 import { ERASURE_ENV, erasureNotification, freshGameId, freshUserId, keysOfPlayer, postWebhook, waitForJob } from '../support/erasure.js';
 import { call, testConfig, useService } from '../support/service.js';
 import { randomSuffix } from './random-name.js';
-import { ensureConsoleBuilt, expectAccessible, launchBrowser, screenshot, signIn } from './support.js';
+import { checkBothSizes, ensureConsoleBuilt, expectAccessible, launchBrowser, recordAdminAnswers, signIn } from './support.js';
 
 describe('operator console: erasures', function () {
   this.timeout(60_000);
@@ -26,6 +27,7 @@ describe('operator console: erasures', function () {
   });
   beforeEach(async () => {
     context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+    recordAdminAnswers(context);
     page = await context.newPage();
     page.on('dialog', (dialog) => void dialog.accept());
   });
@@ -53,8 +55,9 @@ describe('operator console: erasures', function () {
     expect(await job.getByRole('status').textContent()).to.equal('finished: 1 of 1 workspaces, 3 keys deleted');
     expect(await keysOfPlayer(h.redis, ws.workspaceId, userId)).to.deep.equal([]);
     await page.getByTestId('erasure-counts').waitFor();
-    await expectAccessible(page, 'erasures');
-    await screenshot(page, 'erasures');
+    await page.getByRole('row').filter({ hasText: 'finished: 1 of 1 workspaces' }).first().waitFor();
+    // The jobs table is cards on a phone: no job, and no Dismiss, in a sideways scroll.
+    await checkBothSizes(page, 'erasures', () => page.getByTestId('erasure-counts').waitFor());
   });
 
   it('shows a request for an unmapped game, finishes it when the game is mapped on the workspace page, and dismisses another', async () => {
@@ -73,6 +76,7 @@ describe('operator console: erasures', function () {
     await page.getByRole('button', { name: 'Show jobs' }).click();
     const row = page.getByRole('row').filter({ hasText: waiting });
     await row.getByText(`Games no workspace serves: ${mapLater}`).waitFor();
+    await checkBothSizes(page, 'erasures-unmapped', () => row.waitFor());
 
     await page.goto(`${h.service.opsUrl}/console/workspaces/${ws.workspaceId}`);
     await page.getByRole('heading', { name: 'Games', exact: true }).waitFor();
@@ -89,5 +93,40 @@ describe('operator console: erasures', function () {
     await page.getByRole('button', { name: `Dismiss ${abandoned}` }).click();
     await page.getByRole('status').filter({ hasText: `Dismissed ${abandoned}.` }).waitFor();
     expect((await h.redis.hgetall(`pds:{erasure}:job:${abandoned}`))['state']).to.equal('done');
+  });
+
+  it('shows the newest erasures on the overview with their state and progress, as cards on a phone, linked to the erasures page', async () => {
+    const ws = await ops().createWorkspace({ name: `overview-${randomSuffix()}`, plan: 'pro' });
+    const userId = freshUserId();
+    await call(h.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId, key: 'coins', value: 5 } });
+    const requested = await adminCall(h.service, 'POST', '/erasures', { body: { userId, workspaceId: ws.workspaceId } });
+    expect(requested.status).to.equal(201);
+    const done = requested.body.data.jobId as string;
+    await waitForJob(h.redis, done);
+    const game = freshGameId();
+    const waiting = (await postWebhook(h.service.baseUrl, erasureNotification(freshUserId(), [game]))).body.data.jobId as string;
+    await waitForJob(h.redis, waiting, ['unmapped']);
+
+    await page.goto(`${h.service.opsUrl}/console/overview`);
+    await signIn(page);
+    const panel = page.getByRole('region', { name: 'Recent erasures' });
+    const cards = panel.getByRole('listitem');
+    // Newest first: the webhook's request, then the operator's.
+    await cards.first().filter({ hasText: waiting }).waitFor();
+    expect(await cards.count()).to.be.within(2, 5);
+    expect(await cards.first().textContent()).to.include('unmapped').and.include(`Waits for a workspace serving game ${game}.`).and.include('webhook');
+    const erased = cards.nth(1);
+    expect(await erased.textContent()).to.include(done).and.include('done').and.include('finished: 1 of 1 workspaces, 3 keys deleted').and.include(`workspace ${ws.workspaceId}`);
+    expect(await panel.getByRole('progressbar', { name: `Progress of ${done}` }).evaluate((el: HTMLProgressElement) => [el.value, el.max])).to.deep.equal([1, 1]);
+    expect(await panel.getByTestId('overview-erasure-counts').textContent()).to.match(/^\d+ pending, \d+ failed, [1-9]\d* waiting for a game's workspace; [1-9]\d* done of [1-9]\d* requested\.$/);
+    await checkBothSizes(page, 'overview-erasures', () => cards.first().waitFor());
+
+    // From the keyboard alone, the panel's link opens the erasures page.
+    const focused = () => page.evaluate(() => document.activeElement?.textContent?.trim() ?? '');
+    for (let i = 0; i < 120 && (await focused()) !== 'All erasures'; i++) await page.keyboard.press('Tab');
+    expect(await focused()).to.equal('All erasures');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Erasures', level: 1 }).waitFor();
+    await page.getByRole('row').filter({ hasText: done }).waitFor();
   });
 });

@@ -32,7 +32,7 @@ export interface ErasureJob {
   doneAt: string | null;
 }
 
-interface Counts {
+export interface ErasureCounts {
   requested: number;
   done: number;
   pending: number;
@@ -42,13 +42,13 @@ interface Counts {
 
 const POLL_MS = 1000;
 
-function scopeText(scope: ErasureJob['scope']): string {
+export function scopeText(scope: ErasureJob['scope']): string {
   if ('workspaceId' in scope) return `workspace ${scope.workspaceId}`;
   if ('allWorkspaces' in scope) return 'every workspace';
   return `games ${scope.gameIds.join(', ')}`;
 }
 
-function progressText(job: ErasureJob): string {
+export function progressText(job: ErasureJob): string {
   const p = job.progress;
   return `${p.phase}: ${p.workspacesDone} of ${p.workspacesTotal} workspaces, ${p.keysDeleted} keys deleted`;
 }
@@ -136,7 +136,7 @@ function Jobs(props: { generation: number; onChanged: () => void }) {
   const [user, setUser] = useState('');
   const [applied, setApplied] = useState({ state: '', user: '' });
   const list = useLoad(
-    () => adminData<{ counts: Counts; jobs: ErasureJob[] }>('GET', `/erasures?limit=50${applied.state ? `&state=${enc(applied.state)}` : ''}${applied.user ? `&user=${enc(applied.user)}` : ''}`),
+    () => adminData<{ counts: ErasureCounts; jobs: ErasureJob[] }>('GET', `/erasures?limit=50${applied.state ? `&state=${enc(applied.state)}` : ''}${applied.user ? `&user=${enc(applied.user)}` : ''}`),
     [applied, props.generation],
   );
   const action = useAction();
@@ -160,17 +160,17 @@ function Jobs(props: { generation: number; onChanged: () => void }) {
     </form>
     <${Notice} text=${note} />
     <${ErrorNote} error=${list.error ?? action.error} />
-    <div class="table-wrap"><table>
+    <div class="table-wrap"><table class="cards">
       <caption class="visually-hidden">Erasure jobs, newest first</caption>
       <thead><tr><th scope="col">Job</th><th scope="col">State</th><th scope="col">Requested</th><th scope="col">Scope</th><th scope="col">Progress</th><th scope="col">Needs</th></tr></thead>
       <tbody>${(list.data?.jobs ?? []).map(
         (j) => html`<tr key=${j.jobId}>
-          <td class="mono">${j.jobId}<div class="meta">user ${j.user.slice(0, 12)}…</div></td>
-          <td>${j.state}</td>
-          <td>${time(j.requestedAt)}<div class="meta">${j.requestedBy}</div></td>
-          <td>${scopeText(j.scope)}</td>
-          <td>${progressText(j)}</td>
-          <td>${j.state === 'unmapped'
+          <td data-label="Job" class="mono">${j.jobId}<div class="meta">user ${j.user.slice(0, 12)}…</div></td>
+          <td data-label="State">${j.state}</td>
+          <td data-label="Requested">${time(j.requestedAt)}<div class="meta">${j.requestedBy}</div></td>
+          <td data-label="Scope">${scopeText(j.scope)}</td>
+          <td data-label="Progress">${progressText(j)}</td>
+          <td data-label="Needs">${j.state === 'unmapped'
             ? html`Games no workspace serves: <span class="mono">${j.unmappedGames.join(', ')}</span>. Map them on a workspace's page, or
                 <button type="button" class="secondary" aria-label=${`Dismiss ${j.jobId}`} disabled=${action.busy} onClick=${() => {
                   if (!confirm(`Dismiss ${j.jobId}? Workspaces mapped to its games later will not be erased.`)) return;

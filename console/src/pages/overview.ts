@@ -1,11 +1,12 @@
 // /console/overview (the home page; /console/ redirects here): the installation at a glance, from GET /admin/v1/overview, read
 // again every 15 seconds while the page is open and visible. Each panel is one component in
-// PANELS below; a new one (recent erasures, once erasure lands) is one more entry there.
+// PANELS below; a panel with a list of its own (recent erasures) reads it when the overview does.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import { adminData } from '../api.js';
 import { paths } from '../router.js';
 import { ErrorNote, html, Link, Panel, size, time, useLoad } from '../ui.js';
+import { progressText, scopeText, type ErasureCounts, type ErasureJob } from './erasures.js';
 
 interface Minute {
   at: string;
@@ -142,7 +143,37 @@ function RecentBans(props: { o: OverviewData }) {
   </${Panel}>`;
 }
 
-/** The overview's panels, in order. Adding a panel (recent erasures, say) is one entry here. */
+/** Erasure jobs shown on the overview, newest first; the erasures page has the rest. */
+const RECENT_ERASURES = 5;
+
+/**
+ * The newest erasure jobs with their state and progress, as cards (a phone reads them without
+ * scrolling sideways). Read again whenever the overview is (its `at` changes).
+ */
+function RecentErasures(props: { o: OverviewData }) {
+  const list = useLoad(() => adminData<{ counts: ErasureCounts; jobs: ErasureJob[] }>('GET', `/erasures?limit=${RECENT_ERASURES}`), [props.o.at]);
+  const c = list.data?.counts;
+  const jobs = list.data?.jobs ?? [];
+  return html`<${Panel} id="recent-erasures" title="Recent erasures">
+    <${ErrorNote} error=${list.error} />
+    ${c ? html`<p data-testid="overview-erasure-counts">${n(c.pending)} pending, ${n(c.failed)} failed, ${n(c.unmapped)} waiting for a game's workspace; ${n(c.done)} done of ${n(c.requested)} requested.</p>` : null}
+    ${list.data && jobs.length === 0 ? html`<p>No erasure requested yet.</p>` : null}
+    ${jobs.length > 0
+      ? html`<ul class="plain job-cards">${jobs.map(
+          (j) => html`<li key=${j.jobId} aria-labelledby=${`${j.jobId}-h`}>
+            <p id=${`${j.jobId}-h`}><span class="mono">${j.jobId}</span> <strong class=${`state state-${j.state}`}>${j.state}</strong></p>
+            <p class="meta">Requested ${time(j.requestedAt)} by ${j.requestedBy}, ${scopeText(j.scope)}</p>
+            <p><progress max=${Math.max(1, j.progress.workspacesTotal)} value=${j.progress.workspacesDone} aria-label=${`Progress of ${j.jobId}`}></progress>${progressText(j)}</p>
+            ${j.lastError ? html`<p class="error">Last attempt failed: ${j.lastError}; retried at ${time(j.nextAttemptAt)}.</p>` : null}
+            ${j.state === 'unmapped' ? html`<p>Waits for a workspace serving game ${j.unmappedGames.join(', ')}.</p>` : null}
+          </li>`,
+        )}</ul>`
+      : null}
+    <p><${Link} href=${paths.erasures()}>All erasures</${Link}></p>
+  </${Panel}>`;
+}
+
+/** The overview's panels, in order. Adding a panel is one entry here. */
 const PANELS: Array<(props: { o: OverviewData }) => unknown> = [
   (p) => html`<${Traffic} o=${p.o} />`,
   (p) => html`<${Latency} o=${p.o} />`,
@@ -151,6 +182,7 @@ const PANELS: Array<(props: { o: OverviewData }) => unknown> = [
   (p) => html`<${Busiest} id="busy-requests" title="Busiest workspaces, last hour" list=${p.o.busiestByRequests} format=${(v: number) => `${n(v)} requests`} />`,
   (p) => html`<${Busiest} id="busy-storage" title="Largest workspaces" list=${p.o.busiestByStorage} format=${size} />`,
   (p) => html`<${RecentBans} o=${p.o} />`,
+  (p) => html`<${RecentErasures} o=${p.o} />`,
 ];
 
 export function OverviewPage() {

@@ -3,10 +3,12 @@
 // Every write carries the version the page loaded (ifVersion), so a game server's write in
 // between comes back as a conflict instead of being overwritten. A game server's session
 // (its lock on the player) is shown, and can be force-released when the server is gone. The
-// History section (player-history.ts) lists, shows and restores older versions.
+// History section (player-history.ts) lists, shows and restores older versions; the messages
+// waiting for the player are listed, sent and deleted in place (messages.ts).
 import { useMemo, useState } from 'preact/hooks';
 import { adminData, ApiError, enc } from '../api.js';
 import { navigate, paths } from '../router.js';
+import { PlayerMessages } from './messages.js';
 import { PlayerHistory } from './player-history.js';
 import { ErrorNote, html, JsonEditor, JsonTree, Link, Notice, Pager, pretty, time, TypedConfirm, useAction, useLoad, usePages } from '../ui.js';
 import { WorkspaceNav } from './workspace-nav.js';
@@ -117,7 +119,7 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
   const conflict = conflictText(action.error);
   return html`<p><${Link} href=${paths.players(workspaceId)}>← Players of ${workspaceId}</${Link}></p>
     <h1>Player <span class="mono">${userId}</span></h1>
-    <${WorkspaceNav} workspaceId=${workspaceId} current="player" />
+    <${WorkspaceNav} workspaceId=${workspaceId} current="players" />
     <${ErrorNote} error=${player.error} />
     ${loaded
       ? html`<p class="meta">
@@ -185,6 +187,7 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
             void write(key, value, loaded.version);
           }} />
         </section>
+        <${PlayerMessages} workspaceId=${workspaceId} userId=${userId} title="Messages waiting" onPlayerPage=${true} />
         ${loaded.version > 0
           ? html`<${PlayerHistory} workspaceId=${workspaceId} userId=${userId} version=${loaded.version} sessionOwner=${loaded.session?.owner}
               current=${loaded.data}

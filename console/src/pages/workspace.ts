@@ -1,11 +1,11 @@
 // /console/workspaces/<id>: the workspace (rename, plan, delete), its keys, its usage, its
-// export and import, its leaderboards, and the way to a player's data.
+// export and import, its games, and the way to a player's data. Its players, messages and
+// leaderboards have pages of their own (workspace-nav.ts).
 import { useState } from 'preact/hooks';
 import { adminData, enc } from '../api.js';
 import { navigate, paths } from '../router.js';
 import { ErrorNote, html, Link, Notice, size, time, TypedConfirm, useAction, useLoad } from '../ui.js';
 import { KeysSection, type KeyView } from './keys.js';
-import { LeaderboardsSection } from './leaderboards.js';
 import { TransferSection } from './transfer.js';
 import { GamesSection } from './games.js';
 import { UsageSection, type UsageReport } from './usage.js';
@@ -102,7 +102,6 @@ export function WorkspacePage(props: { workspaceId: string }) {
         ${w.storage ? html`<${StorageLine} storage=${w.storage} />` : null}
         <${Notice} text=${note} />
         <${FindPlayer} workspaceId=${id} />
-        <${LeaderboardsSection} workspaceId=${id} />
         <${KeysSection} workspaceId=${id} keys=${w.keys} reload=${() => {
           details.reload();
           usage.reload();

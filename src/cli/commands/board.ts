@@ -12,8 +12,15 @@ interface ShowOptions extends OutputOptions {
   after?: string;
 }
 
+interface RankOptions extends OutputOptions {
+  period?: string;
+  previous?: boolean;
+  asc?: boolean;
+  around: string;
+}
+
 export function boardCommands(program: Command): void {
-  const board = program.command('board').description("a workspace's leaderboards: list, show, remove an entry, reset, periods, follow");
+  const board = program.command('board').description("a workspace's leaderboards: list, show, a player's rank, remove an entry, reset, periods, follow");
 
   board
     .command('list')
@@ -61,6 +68,35 @@ export function boardCommands(program: Command): void {
             `${p.board} (${p.period === 'all' ? 'all-time' : `${p.period} ${p.periodId}`})`,
             table(['RANK', 'USER', 'SCORE'], p.entries.map((e) => [String(e.rank), e.userId, String(e.score)])),
             ...(p.next === null ? [] : [`more: --after ${p.next}`]),
+          ].join('\n'),
+      ),
+    );
+
+  board
+    .command('rank')
+    .description("a player's rank and score on a leaderboard, and the entries around")
+    .argument('<workspaceId>', 'workspace id')
+    .argument('<board>', 'board name')
+    .argument('<userId>', "the player's user id")
+    .option('--period <period>', 'all (default), daily, weekly or monthly')
+    .option('--previous', 'the period before the current one')
+    .option('--asc', 'lowest score first')
+    .option('--around <n>', 'entries above and below the player, 0-50', '0')
+    .option('--json', 'print one line of JSON')
+    .action((workspaceId: string, name: string, userId: string, opts: RankOptions) =>
+      run(
+        opts,
+        ({ ops }) =>
+          ops.leaderboards.rank(workspaceId, name, userId, {
+            period: opts.period,
+            previous: opts.previous === true,
+            order: opts.asc ? 'asc' : 'desc',
+            around: opts.around,
+          }),
+        (r) =>
+          [
+            `${r.userId} on ${r.board} (${r.period === 'all' ? 'all-time' : `${r.period} ${r.periodId}`}): rank ${r.rank}, score ${r.score}`,
+            ...(r.entries.length === 0 ? [] : [table(['RANK', 'USER', 'SCORE'], r.entries.map((e) => [String(e.rank), e.userId, String(e.score)]))]),
           ].join('\n'),
       ),
     );

@@ -2,6 +2,8 @@
 import {
   adminBoardPage,
   adminBoardPageQuery,
+  adminBoardRank,
+  adminBoardRankQuery,
   boardEntryRemoval,
   boardList,
   boardParam,
@@ -45,6 +47,13 @@ export const adminLeaderboardRoutes: readonly RouteSpec[] = [
     ok: boardRemoval,
     errors: [400, 404],
     errorText: { 404: NO_BOARD },
+  }),
+  adminRoute('get', `${BOARD}/entries/:userId`, "One player's rank and score on a leaderboard, and the entries around", {
+    params: boardParam,
+    query: adminBoardRankQuery,
+    ok: adminBoardRank,
+    errors: [400, 404],
+    errorText: { 404: `${NO_BOARD} PERIOD_NOT_KEPT: the board does not keep that period. PLAYER_NOT_FOUND: the player has no entry in that period.` },
   }),
   adminRoute('delete', `${BOARD}/entries/:userId`, 'Take one player off every period of a leaderboard', {
     params: boardParam,

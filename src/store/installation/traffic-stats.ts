@@ -198,9 +198,13 @@ export async function readTraffic(redis: RedisClient, nowMs: number, options: { 
   return { minutes, busiest: totals.slice(0, options.top), instances };
 }
 
-/** The workspaces storing the most (as their totals were last added up), largest first. */
+/**
+ * The workspaces storing the most (as their totals were last added up), largest first. Only
+ * totals above 0: a total is briefly below 0 when a removal (an erasure, an operator's delete)
+ * is added at once while the writes it undoes still wait in an instance's storage flush.
+ */
 export async function readLargestWorkspaces(redis: RedisClient, top: number): Promise<Array<[string, number]>> {
-  const raw = await redis.zrevrange(keys.statsStorage(), 0, top - 1, 'WITHSCORES');
+  const raw = await redis.zrevrangebyscore(keys.statsStorage(), '+inf', '(0', 'WITHSCORES', 'LIMIT', 0, top);
   const out: Array<[string, number]> = [];
   for (let i = 0; i < raw.length; i += 2) out.push([raw[i]!, Number(raw[i + 1])]);
   return out;

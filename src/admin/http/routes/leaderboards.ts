@@ -4,10 +4,11 @@ import type { Config } from '../../../config.js';
 import { jsonBody } from '../../../http/middleware/json-body.js';
 import type { AppState } from '../../../http/state.js';
 import { compile } from '../../../http/validate.js';
-import { adminBoardPageQuery, updateBoardBody } from '../../../schemas/admin-leaderboards.js';
+import { adminBoardPageQuery, adminBoardRankQuery, updateBoardBody } from '../../../schemas/admin-leaderboards.js';
 import type { AdminOperations } from '../../operations.js';
 
 const validatePage = compile<{ period?: string; previous?: 'true' | 'false'; order?: string; limit?: string; after?: string }>(adminBoardPageQuery);
+const validateRank = compile<{ period?: string; previous?: 'true' | 'false'; order?: string; around?: string }>(adminBoardRankQuery);
 const validateUpdate = compile<{ periods?: string[]; follow?: string | null }>(updateBoardBody);
 const BOARDS = '/workspaces/:id/leaderboards';
 const BOARD = `${BOARDS}/:board`;
@@ -42,6 +43,12 @@ export function leaderboardAdminRoutes(router: Router<AppState>, ops: AdminOpera
   router.post(`${BOARD}/reset`, async (ctx) => {
     const { id, board } = ctx.params as { id: string; board: string };
     ctx.body = { success: true, data: await ops.leaderboards.reset(id, board) };
+  });
+
+  router.get(`${BOARD}/entries/:userId`, async (ctx) => {
+    const query = validateRank('query', ctx.query);
+    const { id, board, userId } = ctx.params as { id: string; board: string; userId: string };
+    ctx.body = { success: true, data: await ops.leaderboards.rank(id, board, userId, { ...query, previous: query.previous === 'true' }) };
   });
 
   router.delete(`${BOARD}/entries/:userId`, async (ctx) => {
