@@ -15,7 +15,7 @@
 // Only transfers over LARGE_BYTES are charged, so ordinary traffic never touches the bucket.
 import type { Middleware } from 'koa';
 import { byteBudgetExceeded } from '../errors.js';
-import type { AppState } from './state.js';
+import type { AppState, WorkspaceBytes } from './state.js';
 
 /** Answers, bodies and script copies up to this size are not charged (READ_INLINE_BYTES of the store). */
 export const LARGE_BYTES = 64 * 1024;
@@ -27,7 +27,7 @@ interface Bucket {
   atMs: number;
 }
 
-export class ByteBudget {
+export class ByteBudget implements WorkspaceBytes {
   private readonly buckets = new Map<string, Bucket>();
 
   constructor(

@@ -1,7 +1,16 @@
 // What the middleware chain leaves on ctx.state for the next link.
 import type { Principal } from '../auth/authenticator.js';
 import type { RateLimitResult } from '../store/workspaces/rate-limiter.js';
-import type { ByteBudget } from './byte-budget.js';
+
+/** The workspace's byte budget as later links charge it (byte-budget.ts's ByteBudget). */
+export interface WorkspaceBytes {
+  /** A large transfer before it is made: refused (429) past the budget. */
+  charge(workspaceId: string, bytes: number): void;
+  /** A part of a large transfer (a chunk of a streamed body): charged whatever its own size. */
+  chargePart(workspaceId: string, bytes: number): void;
+  /** Work already done (an answer, a script's copies): never refused, may leave a debt. */
+  debit(workspaceId: string, bytes: number): void;
+}
 
 export interface AppState {
   requestId: string;
@@ -12,7 +21,7 @@ export interface AppState {
   principal?: Principal;
   rateLimit?: RateLimitResult;
   /** The workspace's byte budget (byte-budget.ts), for what is charged after the guard: answers, scripts' copies. */
-  byteBudget?: ByteBudget;
+  byteBudget?: WorkspaceBytes;
   /** A chunked or compressed body: charged to the byte budget as it decodes (middleware/json-body.ts). */
   chargeBodyWhileRead?: boolean;
   /** The answer's size was charged before the work (a large player read): not debited again when sent. */

@@ -20,7 +20,6 @@ import { unexpectedScriptReply } from '../store/redis/scripts.js';
 import { withClaim, type ClaimedKey, type IdempotencyClaims } from './idempotency.js';
 import type { PlayerIndexRecorder } from '../store/workspaces/player-index.js';
 import { appliedOrThrow, type Applied, type RefusalContext } from './outcomes.js';
-import type { FollowedWrites } from '../boards/followed-writes.js';
 import type { StorageQuota } from './storage-quota.js';
 
 /** Who writes, when, and the request's idempotency key if it carries one. */
@@ -56,6 +55,14 @@ export interface PlayerLimitsView {
 /** How long a player's answer stays once the request's whole answer is kept in its claim: past any retry that read the claim before. */
 export const CONSOLIDATED_PLAYER_ANSWER_MS = 60_000;
 
+/**
+ * What runs around a player's write for the places that follow it: the boards that follow a key
+ * it writes (boards/followed-writes.ts, which the server hands in; this layer does not know it).
+ */
+export interface WriteFollowers {
+  around<T>(workspaceId: string, userId: string, write: PlayerWrite, nowMs: number, run: () => Promise<T>, applied: (result: T) => boolean): Promise<T>;
+}
+
 const adds = (write: PlayerWrite) => !(write.deleteAll || write.ops.every((op) => op.op === 'delete'));
 
 export class PlayerWrites {
@@ -67,7 +74,7 @@ export class PlayerWrites {
     /** The workspaces' players lists (the console's), fed by every applied write. */
     private readonly index?: PlayerIndexRecorder,
     /** Boards that follow a player key, brought to the stored value before a write is answered. */
-    private readonly follow?: FollowedWrites,
+    private readonly follow?: WriteFollowers,
   ) {}
 
   /** One player's write: its outcome, or its refusal thrown (as the first answer, when replayed). */
