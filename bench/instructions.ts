@@ -18,8 +18,8 @@ import autocannon from 'autocannon';
 import { runMain, startBenchRedis } from './lib/bench-redis.js';
 import { spawnTarget, type Target } from './lib/processes.js';
 import { compareFlags } from './lib/start-command.js';
-import { round } from './lib/report.js';
-import { REFERENCE_SCENARIO, SCENARIOS, type Scenario } from './lib/scenarios.js';
+import { REFERENCES, round } from './lib/report.js';
+import { REFERENCE_SCENARIO, SAVE_PLAYER, SCENARIOS, type Scenario } from './lib/scenarios.js';
 import { seed, type Seeded } from './lib/seed.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -206,8 +206,10 @@ async function main(): Promise<void> {
       }
     }
     const references: Array<[string, string, Scenario]> = [
-      ['ref: Koa + HGET', 'koa-hget.ts', REFERENCE_SCENARIO],
-      ["ref: Koa + HSET, set's request", 'koa-set.ts', SCENARIOS.find((s) => s.name === 'set')!],
+      [REFERENCES.koaHget, 'koa-hget.ts', REFERENCE_SCENARIO],
+      [REFERENCES.koaSet, 'koa-set.ts', SCENARIOS.find((s) => s.name === 'set')!],
+      [REFERENCES.koaIncrement, 'koa-hincrby.ts', SCENARIOS.find((s) => s.name === 'increment')!],
+      [REFERENCES.koaBatch, 'koa-batch.ts', SCENARIOS.find((s) => s.name === SAVE_PLAYER.batch)!],
     ];
     for (const [label, file, scenario] of references) {
       if (!picked(label)) continue;

@@ -37,6 +37,8 @@ import {
   savePlayerSummary,
   savePlayerText,
   table,
+  targetResults,
+  targetsText,
   type Row,
 } from './lib/report.js';
 import { REFERENCE_SCENARIO, SAVE_KEYS, SAVE_PLAYER, SCENARIOS, type Scenario } from './lib/scenarios.js';
@@ -140,7 +142,9 @@ async function main(): Promise<void> {
     const httpHget = await spawnReference(REFERENCES.httpHget, 'http-hget.ts');
     const koaHget = await spawnReference(REFERENCES.koaHget, 'koa-hget.ts');
     const koaSet = await spawnReference(REFERENCES.koaSet, 'koa-set.ts');
-    targets.push(service, workers, unpipelined, bare, httpHget, koaHget, koaSet);
+    const koaIncrement = await spawnReference(REFERENCES.koaIncrement, 'koa-hincrby.ts');
+    const koaBatch = await spawnReference(REFERENCES.koaBatch, 'koa-batch.ts');
+    targets.push(service, workers, unpipelined, bare, httpHget, koaHget, koaSet, koaIncrement, koaBatch);
     compareRedis = COMPARE ? await copyOfRedis(redisServer, join(dataDir, 'compare')) : undefined;
     if (compareRedis) {
       const { server, client } = compareRedis;
@@ -197,6 +201,8 @@ async function main(): Promise<void> {
       { label: REFERENCES.httpHget, target: httpHget, scenario: REFERENCE_SCENARIO },
       { label: REFERENCES.koaHget, target: koaHget, scenario: REFERENCE_SCENARIO },
       { label: REFERENCES.koaSet, target: koaSet, scenario: SCENARIOS.find((s) => s.name === 'set')! },
+      { label: REFERENCES.koaIncrement, target: koaIncrement, scenario: SCENARIOS.find((s) => s.name === 'increment')! },
+      { label: REFERENCES.koaBatch, target: koaBatch, scenario: SCENARIOS.find((s) => s.name === SAVE_PLAYER.batch)! },
       ...boardJobs,
     ];
     jobs = jobs.filter((j) => selected(j.label));
@@ -249,9 +255,10 @@ async function main(): Promise<void> {
       log(`the machine was busy (load average ${round(loadAtStart)} on ${cpus().length} cores at the start): figures are noisy`);
     }
     process.stdout.write(`\n${printed}\n`);
-    const setRow = rows.find((r) => r.label === 'set');
-    const sameIo = setRow && ratios(setRow, rows).rpsVsKoaSet;
-    if (sameIo) process.stdout.write(`\nset against ${REFERENCES.koaSet}: ${sameIo.toFixed(2)}x\n`);
+    const targetRows = targetResults(rows);
+    if (targetRows.length > 0) {
+      process.stdout.write(`\ntargets (issue 28): each against Koa taking the same request with one Redis command\n${targetsText(targetRows, HEAVY.connections)}\n`);
+    }
     const savePlayer = savePlayerSummary(rows, SAVE_PLAYER, SAVE_KEYS);
     if (savePlayer) process.stdout.write(`\n${savePlayerText(savePlayer)}\n`);
     if (Object.keys(redisCeilings).length > 0) {
@@ -286,6 +293,7 @@ async function main(): Promise<void> {
         ceiling: jobs.find((j) => j.label === row.label)?.scenario.redisCeiling,
       })),
       redisBenchmark: redisCeilings,
+      targets: targetRows,
       savePlayer,
       memory,
       leaderboards: { entries: BOARD_ENTRIES, results: boardResults, memory: boardMemory },
