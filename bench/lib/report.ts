@@ -16,6 +16,8 @@ const NUMERIC: readonly (keyof RunResult)[] = [
   'max',
   'unexpected',
   'cpuMicrosPerRequest',
+  'syscallReadsPerRequest',
+  'syscallWritesPerRequest',
   'redisCommandsPerRequest',
   'redisScriptsPerRequest',
   'redisMicrosPerRequest',
