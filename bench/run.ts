@@ -145,6 +145,31 @@ async function main(): Promise<void> {
     const koaIncrement = await spawnReference(REFERENCES.koaIncrement, 'koa-hincrby.ts');
     const koaBatch = await spawnReference(REFERENCES.koaBatch, 'koa-batch.ts');
     targets.push(service, workers, unpipelined, bare, httpHget, koaHget, koaSet, koaIncrement, koaBatch);
+    // The leaderboard scenarios: their own board, a service whose one workspace has no plan
+    // limit in reach, and the Koa references (lib/boards.ts). Seeded only when one is run, and
+    // before the compare build's copy of the data is made, so that it has the board too.
+    const boards = boardScenarios(BOARD_ENTRIES);
+    const boardKeys = Object.keys(BOARD_LABELS) as Array<keyof typeof BOARD_LABELS>;
+    const boardLabels = [
+      ...Object.values(BOARD_LABELS),
+      ...Object.values(BOARD_REFERENCES),
+      ...(COMPARE ? Object.values(BOARD_LABELS).map((l) => `${l} [compare]`) : []),
+    ];
+    const boardsRun = BOARD_ENTRIES > 0 && boardLabels.some(selected);
+    let boardJobs: Job[] = [];
+    let boardMemory: BoardMemory | undefined;
+    if (boardsRun) {
+      log(`leaderboard: seeding a board of ${BOARD_ENTRIES} entries`);
+      boardMemory = await seedBoard(redis, seeded.workspaceIds[0]!, BOARD_ENTRIES);
+      const boardService = await spawnService('service (boards)', { RATE_LIMIT_PRO: '1000000000' });
+      const koaBoard = await spawnReference('ref: Koa + board', 'koa-board.ts');
+      targets.push(boardService, koaBoard);
+      boardJobs = [
+        ...boardKeys.map((k) => ({ label: BOARD_LABELS[k], target: boardService, scenario: boards[k] })),
+        ...boardKeys.map((k) => ({ label: BOARD_REFERENCES[k], target: koaBoard, scenario: boards[k] })),
+      ];
+    }
+
     compareRedis = COMPARE ? await copyOfRedis(redisServer, join(dataDir, 'compare')) : undefined;
     if (compareRedis) {
       const { server, client } = compareRedis;
@@ -162,24 +187,17 @@ async function main(): Promise<void> {
         })
       : undefined;
     if (compare) targets.push(compare);
-
-    // The leaderboard scenarios: their own board, a service whose one workspace has no plan
-    // limit in reach, and the Koa references (lib/boards.ts). Seeded only when one is run.
-    const boards = boardScenarios(BOARD_ENTRIES);
-    const boardLabels = [...Object.values(BOARD_LABELS), ...Object.values(BOARD_REFERENCES)];
-    let boardJobs: Job[] = [];
-    let boardMemory: BoardMemory | undefined;
-    if (BOARD_ENTRIES > 0 && boardLabels.some(selected)) {
-      log(`leaderboard: seeding a board of ${BOARD_ENTRIES} entries`);
-      boardMemory = await seedBoard(redis, seeded.workspaceIds[0]!, BOARD_ENTRIES);
-      const boardService = await spawnService('service (boards)', { RATE_LIMIT_PRO: '1000000000' });
-      const koaBoard = await spawnReference('ref: Koa + board', 'koa-board.ts');
-      targets.push(boardService, koaBoard);
-      const keys = Object.keys(BOARD_LABELS) as Array<keyof typeof BOARD_LABELS>;
-      boardJobs = [
-        ...keys.map((k) => ({ label: BOARD_LABELS[k], target: boardService, scenario: boards[k] })),
-        ...keys.map((k) => ({ label: BOARD_REFERENCES[k], target: koaBoard, scenario: boards[k] })),
-      ];
+    if (compareRedis && boardsRun) {
+      const compareBoards = await spawnTarget({
+        name: 'compare (boards)',
+        args: [...startFlags(COMPARE!), ...COMPARE_FLAGS, join(COMPARE!, 'dist/main.js')],
+        env: { ...serviceEnv(compareRedis.server.url, { RATE_LIMIT_PRO: '1000000000' }), ...COMPARE_ENV },
+        readyPath: '/api/v1/ping',
+      });
+      targets.push(compareBoards);
+      boardJobs.push(
+        ...boardKeys.map((k) => ({ label: `${BOARD_LABELS[k]} [compare]`, target: compareBoards, scenario: boards[k], redis: compareRedis!.client })),
+      );
     }
 
     let jobs: Job[] = [
