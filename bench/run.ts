@@ -286,7 +286,8 @@ async function main(): Promise<void> {
     if (boardResults.length > 0 || boardMemory) process.stdout.write(`\n${boardText(boardResults, boardMemory)}\n`);
     if (memory) {
       process.stdout.write(
-        `memory per small entry (${memory.players} players): service ${memory.serviceBytesPerEntry} B, bare HSET ${memory.bareHsetBytesPerEntry} B, ratio ${memory.ratio}\n`,
+        `memory per small entry (${memory.players} players): service ${memory.serviceBytesPerEntry} B ` +
+          `(history off: ${memory.serviceWithoutHistoryBytesPerEntry} B), bare HSET ${memory.bareHsetBytesPerEntry} B, ratio ${memory.ratio}\n`,
       );
     }
 
