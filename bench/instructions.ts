@@ -10,16 +10,22 @@
 // target is warmed up with every scenario first, then each scenario's fixed number of
 // requests is counted alone. The JIT's state after a different set of warm-up scenarios moves
 // a count by about 5%: compare builds within one run (BENCH_COMPARE).
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+//
+// The leaderboard scenarios (`BENCH_ONLY=board`) run on a board of BENCH_BOARD_ENTRIES (100,000:
+// Node's work a request does not depend on the board's size, and Redis's is not counted),
+// against their own Koa reference (references/koa-board.ts). `ref/ours` is each target's own
+// reference's count over ours (issue 28's and issue 30's references); `koa/ours` is Koa + HGET's.
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { runMain, startBenchRedis } from './lib/bench-redis.js';
+import { control, dumpTotal, valgrindAvailable } from './lib/callgrind.js';
 import { spawnTarget, type Target } from './lib/processes.js';
 import { compareFlags } from './lib/start-command.js';
-import { round } from './lib/report.js';
-import { REFERENCE_SCENARIO, SCENARIOS, type Scenario } from './lib/scenarios.js';
+import { REFERENCES, round, TARGETS } from './lib/report.js';
+import { BOARD_LABELS, BOARD_REFERENCES, boardScenarios, seedBoard } from './lib/boards.js';
+import { REFERENCE_SCENARIO, SAVE_PLAYER, SCENARIOS, type Scenario } from './lib/scenarios.js';
 import { seed, type Seeded } from './lib/seed.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -32,6 +38,8 @@ const WARM_SECONDS = Number(env['BENCH_WARM'] ?? 30);
 const KEEP_DUMPS = env['BENCH_CALLGRIND_DIR'];
 const REQUESTS = Number(env['BENCH_REQUESTS'] ?? 20_000);
 const WORKSPACES = Number(env['BENCH_WORKSPACES'] ?? 500);
+/** Entries of the leaderboard scenarios' board (Node's work per request does not depend on it; Redis's is not counted). */
+const BOARD_ENTRIES = Number(env['BENCH_BOARD_ENTRIES'] ?? 100_000);
 const CONNECTIONS = 10;
 const ONLY = (env['BENCH_ONLY'] ?? '').split(',').filter(Boolean);
 /**
@@ -63,15 +71,6 @@ function log(message: string): void {
   process.stderr.write(`[instructions] ${message}\n`);
 }
 
-function valgrindAvailable(): boolean {
-  try {
-    execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Sends the scenario's requests (a fixed amount, or for some seconds); counts the answers with another status. */
 async function send(target: Target, scenario: Scenario, seeded: Seeded, options: { amount?: number; seconds?: number }) {
   const result = await autocannon({
@@ -84,40 +83,6 @@ async function send(target: Target, scenario: Scenario, seeded: Seeded, options:
   const byStatus: Record<string, { count?: number }> = result.statusCodeStats ?? {};
   const expected = byStatus[String(scenario.expectStatus)]?.count ?? 0;
   return { requests: result.requests.total, unexpected: result.requests.total - expected + result.errors };
-}
-
-/**
- * Sends a command to callgrind in the target. vgdb finds the target's pipes by names built
- * from USER and HOST, so it runs with the target's own environment (the service reads HOST
- * as its address).
- */
-function control(pid: number, targetEnv: Record<string, string>, ...args: string[]): void {
-  const out = execFileSync('callgrind_control', [...args, String(pid)], {
-    encoding: 'utf8',
-    env: { ...process.env, ...targetEnv },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  if (!/OK\./.test(out)) throw new Error(`callgrind_control ${args.join(' ')} ${pid}: ${out.trim()}`);
-}
-
-function dumpsOf(dir: string, pid: number): string[] {
-  return readdirSync(dir).filter((f) => f.startsWith(`cg.${pid}.`));
-}
-
-/** Asks callgrind for a dump and waits for its file: the instructions counted since zeroed. */
-async function dumpTotal(dir: string, pid: number, targetEnv: Record<string, string>): Promise<number> {
-  const before = new Set(dumpsOf(dir, pid));
-  control(pid, targetEnv, '-d');
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const added = dumpsOf(dir, pid).find((f) => !before.has(f));
-    if (added) {
-      const total = /^totals: (\d+)/m.exec(readFileSync(join(dir, added), 'utf8'));
-      if (total) return Number(total[1]);
-    }
-    if (Date.now() > deadline) throw new Error(`callgrind wrote no dump for process ${pid}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
 }
 
 interface Row {
@@ -206,8 +171,10 @@ async function main(): Promise<void> {
       }
     }
     const references: Array<[string, string, Scenario]> = [
-      ['ref: Koa + HGET', 'koa-hget.ts', REFERENCE_SCENARIO],
-      ["ref: Koa + HSET, set's request", 'koa-set.ts', SCENARIOS.find((s) => s.name === 'set')!],
+      [REFERENCES.koaHget, 'koa-hget.ts', REFERENCE_SCENARIO],
+      [REFERENCES.koaSet, 'koa-set.ts', SCENARIOS.find((s) => s.name === 'set')!],
+      [REFERENCES.koaIncrement, 'koa-hincrby.ts', SCENARIOS.find((s) => s.name === 'increment')!],
+      [REFERENCES.koaBatch, 'koa-batch.ts', SCENARIOS.find((s) => s.name === SAVE_PLAYER.batch)!],
     ];
     for (const [label, file, scenario] of references) {
       if (!picked(label)) continue;
@@ -215,12 +182,44 @@ async function main(): Promise<void> {
       rows.push(...(await measure(label, args, { REDIS_URL: redisServer.url }, '/', [scenario], seeded, cgDir)));
     }
 
-    const koa = rows.find((r) => r.target === 'ref: Koa + HGET')?.instructionsPerRequest;
-    const lines = [`${'target'.padEnd(44)} ${'instr/req'.padStart(10)} ${'koa/ours'.padStart(9)} ${'bad'.padStart(5)}`];
+    // The leaderboard scenarios: the board seeded only when one of them is picked; the service's
+    // one workspace has its limit out of reach, as in npm run bench.
+    const boards = boardScenarios(BOARD_ENTRIES);
+    const boardKeys = (Object.keys(BOARD_LABELS) as Array<keyof typeof BOARD_LABELS>).filter(
+      (k) => picked(BOARD_LABELS[k]) || picked(BOARD_REFERENCES[k]),
+    );
+    if (boardKeys.length > 0) {
+      log(`leaderboard: seeding a board of ${BOARD_ENTRIES} entries`);
+      await seedBoard(redis, seeded.workspaceIds[0]!, BOARD_ENTRIES);
+      const ours = boardKeys.filter((k) => picked(BOARD_LABELS[k])).map((k) => boards[k]);
+      if (ours.length > 0) {
+        const boardEnv = { ...serviceEnv, RATE_LIMIT_PRO: '1000000000' };
+        rows.push(...(await measure('service', [join(ROOT, 'dist/main.js')], boardEnv, '/api/v1/ping', ours, seeded, cgDir)));
+        if (COMPARE) {
+          rows.push(...(await measure('compare', [...COMPARE_FLAGS, join(COMPARE, 'dist/main.js')], boardEnv, '/api/v1/ping', ours, seeded, cgDir)));
+        }
+      }
+      for (const k of boardKeys.filter((key) => picked(BOARD_REFERENCES[key]))) {
+        const args = ['--import', 'tsx', join(ROOT, 'bench/references/koa-board.ts')];
+        rows.push(...(await measure(BOARD_REFERENCES[k], args, { REDIS_URL: redisServer.url }, '/', [boards[k]], seeded, cgDir)));
+      }
+    }
+
+    const koa = rows.find((r) => r.target === REFERENCES.koaHget)?.instructionsPerRequest;
+    /** Each scenario's own reference: the Koa server taking the same request. */
+    const referenceOf = (scenario: string): string | undefined =>
+      TARGETS.find((t) => t.target === scenario)?.reference ??
+      (Object.keys(BOARD_LABELS) as Array<keyof typeof BOARD_LABELS>).map((k) => (BOARD_LABELS[k] === scenario ? BOARD_REFERENCES[k] : undefined)).find(Boolean);
+    const lines = [`${'target'.padEnd(44)} ${'instr/req'.padStart(10)} ${'koa/ours'.padStart(9)} ${'ref/ours'.padStart(9)} ${'bad'.padStart(5)}`];
     for (const r of rows) {
       const label = r.target === 'service' ? r.scenario : r.target === 'compare' ? `${r.scenario} [compare]` : `${r.target} (${r.scenario})`;
       const ratio = koa ? round(koa / r.instructionsPerRequest).toFixed(2) : '-';
-      lines.push(`${label.padEnd(44)} ${String(r.instructionsPerRequest).padStart(10)} ${ratio.padStart(9)} ${String(r.unexpected).padStart(5)}`);
+      const referenceLabel = r.target === 'service' || r.target === 'compare' ? referenceOf(r.scenario) : undefined;
+      const reference = referenceLabel && rows.find((x) => x.target === referenceLabel)?.instructionsPerRequest;
+      const ownRatio = reference ? round(reference / r.instructionsPerRequest).toFixed(2) : '-';
+      lines.push(
+        `${label.padEnd(44)} ${String(r.instructionsPerRequest).padStart(10)} ${ratio.padStart(9)} ${ownRatio.padStart(9)} ${String(r.unexpected).padStart(5)}`,
+      );
     }
     const table = lines.join('\n');
     process.stdout.write(`\n${table}\n`);

@@ -37,6 +37,8 @@ import {
   savePlayerSummary,
   savePlayerText,
   table,
+  targetResults,
+  targetsText,
   type Row,
 } from './lib/report.js';
 import { REFERENCE_SCENARIO, SAVE_KEYS, SAVE_PLAYER, SCENARIOS, type Scenario } from './lib/scenarios.js';
@@ -140,7 +142,34 @@ async function main(): Promise<void> {
     const httpHget = await spawnReference(REFERENCES.httpHget, 'http-hget.ts');
     const koaHget = await spawnReference(REFERENCES.koaHget, 'koa-hget.ts');
     const koaSet = await spawnReference(REFERENCES.koaSet, 'koa-set.ts');
-    targets.push(service, workers, unpipelined, bare, httpHget, koaHget, koaSet);
+    const koaIncrement = await spawnReference(REFERENCES.koaIncrement, 'koa-hincrby.ts');
+    const koaBatch = await spawnReference(REFERENCES.koaBatch, 'koa-batch.ts');
+    targets.push(service, workers, unpipelined, bare, httpHget, koaHget, koaSet, koaIncrement, koaBatch);
+    // The leaderboard scenarios: their own board, a service whose one workspace has no plan
+    // limit in reach, and the Koa references (lib/boards.ts). Seeded only when one is run, and
+    // before the compare build's copy of the data is made, so that it has the board too.
+    const boards = boardScenarios(BOARD_ENTRIES);
+    const boardKeys = Object.keys(BOARD_LABELS) as Array<keyof typeof BOARD_LABELS>;
+    const boardLabels = [
+      ...Object.values(BOARD_LABELS),
+      ...Object.values(BOARD_REFERENCES),
+      ...(COMPARE ? Object.values(BOARD_LABELS).map((l) => `${l} [compare]`) : []),
+    ];
+    const boardsRun = BOARD_ENTRIES > 0 && boardLabels.some(selected);
+    let boardJobs: Job[] = [];
+    let boardMemory: BoardMemory | undefined;
+    if (boardsRun) {
+      log(`leaderboard: seeding a board of ${BOARD_ENTRIES} entries`);
+      boardMemory = await seedBoard(redis, seeded.workspaceIds[0]!, BOARD_ENTRIES);
+      const boardService = await spawnService('service (boards)', { RATE_LIMIT_PRO: '1000000000' });
+      const koaBoard = await spawnReference('ref: Koa + board', 'koa-board.ts');
+      targets.push(boardService, koaBoard);
+      boardJobs = [
+        ...boardKeys.map((k) => ({ label: BOARD_LABELS[k], target: boardService, scenario: boards[k] })),
+        ...boardKeys.map((k) => ({ label: BOARD_REFERENCES[k], target: koaBoard, scenario: boards[k] })),
+      ];
+    }
+
     compareRedis = COMPARE ? await copyOfRedis(redisServer, join(dataDir, 'compare')) : undefined;
     if (compareRedis) {
       const { server, client } = compareRedis;
@@ -158,24 +187,17 @@ async function main(): Promise<void> {
         })
       : undefined;
     if (compare) targets.push(compare);
-
-    // The leaderboard scenarios: their own board, a service whose one workspace has no plan
-    // limit in reach, and the Koa references (lib/boards.ts). Seeded only when one is run.
-    const boards = boardScenarios(BOARD_ENTRIES);
-    const boardLabels = [...Object.values(BOARD_LABELS), ...Object.values(BOARD_REFERENCES)];
-    let boardJobs: Job[] = [];
-    let boardMemory: BoardMemory | undefined;
-    if (BOARD_ENTRIES > 0 && boardLabels.some(selected)) {
-      log(`leaderboard: seeding a board of ${BOARD_ENTRIES} entries`);
-      boardMemory = await seedBoard(redis, seeded.workspaceIds[0]!, BOARD_ENTRIES);
-      const boardService = await spawnService('service (boards)', { RATE_LIMIT_PRO: '1000000000' });
-      const koaBoard = await spawnReference('ref: Koa + board', 'koa-board.ts');
-      targets.push(boardService, koaBoard);
-      const keys = Object.keys(BOARD_LABELS) as Array<keyof typeof BOARD_LABELS>;
-      boardJobs = [
-        ...keys.map((k) => ({ label: BOARD_LABELS[k], target: boardService, scenario: boards[k] })),
-        ...keys.map((k) => ({ label: BOARD_REFERENCES[k], target: koaBoard, scenario: boards[k] })),
-      ];
+    if (compareRedis && boardsRun) {
+      const compareBoards = await spawnTarget({
+        name: 'compare (boards)',
+        args: [...startFlags(COMPARE!), ...COMPARE_FLAGS, join(COMPARE!, 'dist/main.js')],
+        env: { ...serviceEnv(compareRedis.server.url, { RATE_LIMIT_PRO: '1000000000' }), ...COMPARE_ENV },
+        readyPath: '/api/v1/ping',
+      });
+      targets.push(compareBoards);
+      boardJobs.push(
+        ...boardKeys.map((k) => ({ label: `${BOARD_LABELS[k]} [compare]`, target: compareBoards, scenario: boards[k], redis: compareRedis!.client })),
+      );
     }
 
     let jobs: Job[] = [
@@ -197,6 +219,8 @@ async function main(): Promise<void> {
       { label: REFERENCES.httpHget, target: httpHget, scenario: REFERENCE_SCENARIO },
       { label: REFERENCES.koaHget, target: koaHget, scenario: REFERENCE_SCENARIO },
       { label: REFERENCES.koaSet, target: koaSet, scenario: SCENARIOS.find((s) => s.name === 'set')! },
+      { label: REFERENCES.koaIncrement, target: koaIncrement, scenario: SCENARIOS.find((s) => s.name === 'increment')! },
+      { label: REFERENCES.koaBatch, target: koaBatch, scenario: SCENARIOS.find((s) => s.name === SAVE_PLAYER.batch)! },
       ...boardJobs,
     ];
     jobs = jobs.filter((j) => selected(j.label));
@@ -249,9 +273,10 @@ async function main(): Promise<void> {
       log(`the machine was busy (load average ${round(loadAtStart)} on ${cpus().length} cores at the start): figures are noisy`);
     }
     process.stdout.write(`\n${printed}\n`);
-    const setRow = rows.find((r) => r.label === 'set');
-    const sameIo = setRow && ratios(setRow, rows).rpsVsKoaSet;
-    if (sameIo) process.stdout.write(`\nset against ${REFERENCES.koaSet}: ${sameIo.toFixed(2)}x\n`);
+    const targetRows = targetResults(rows);
+    if (targetRows.length > 0) {
+      process.stdout.write(`\ntargets (issue 28): each against Koa taking the same request with one Redis command\n${targetsText(targetRows, HEAVY.connections)}\n`);
+    }
     const savePlayer = savePlayerSummary(rows, SAVE_PLAYER, SAVE_KEYS);
     if (savePlayer) process.stdout.write(`\n${savePlayerText(savePlayer)}\n`);
     if (Object.keys(redisCeilings).length > 0) {
@@ -261,7 +286,8 @@ async function main(): Promise<void> {
     if (boardResults.length > 0 || boardMemory) process.stdout.write(`\n${boardText(boardResults, boardMemory)}\n`);
     if (memory) {
       process.stdout.write(
-        `memory per small entry (${memory.players} players): service ${memory.serviceBytesPerEntry} B, bare HSET ${memory.bareHsetBytesPerEntry} B, ratio ${memory.ratio}\n`,
+        `memory per small entry (${memory.players} players): service ${memory.serviceBytesPerEntry} B ` +
+          `(history off: ${memory.serviceWithoutHistoryBytesPerEntry} B), bare HSET ${memory.bareHsetBytesPerEntry} B, ratio ${memory.ratio}\n`,
       );
     }
 
@@ -286,6 +312,7 @@ async function main(): Promise<void> {
         ceiling: jobs.find((j) => j.label === row.label)?.scenario.redisCeiling,
       })),
       redisBenchmark: redisCeilings,
+      targets: targetRows,
       savePlayer,
       memory,
       leaderboards: { entries: BOARD_ENTRIES, results: boardResults, memory: boardMemory },

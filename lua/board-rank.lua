@@ -21,18 +21,15 @@
 local META, Z, U = KEYS[1], KEYS[2], KEYS[3]
 local period, desc, userId, around = ARGV[1], ARGV[2] == 'd', ARGV[3], tonumber(ARGV[4])
 
--- Not found: says why when the board does not keep the period (one read less when found).
-local function absent()
+local code = redis.call('HGET', U, userId)
+local member = code and code .. userId
+local score = member and redis.call('ZSCORE', Z, member)
+if not score then
+  -- Not found: says why when the board does not keep the period (one read less when found).
   local kept = redis.call('HGET', META, 'p')
   if kept and not string.find(' ' .. kept .. ' ', ' ' .. period .. ' ', 1, true) then return { -2, kept } end
   return { 0 }
 end
-
-local code = redis.call('HGET', U, userId)
-if not code then return absent() end
-local member = code .. userId
-local score = redis.call('ZSCORE', Z, member)
-if not score then return absent() end
 local rank = desc and redis.call('ZREVRANK', Z, member) or redis.call('ZRANK', Z, member)
 local reply = { 1, rank, score }
 if around > 0 then

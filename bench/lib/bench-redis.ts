@@ -17,7 +17,10 @@ export interface BenchRedis {
   close(): Promise<void>;
 }
 
-export async function startBenchRedis(name: string, options: { appendfsync?: 'everysec' } = {}): Promise<BenchRedis> {
+export async function startBenchRedis(
+  name: string,
+  options: { appendfsync?: 'everysec'; runUnder?: readonly string[]; readyTimeoutMs?: number } = {},
+): Promise<BenchRedis> {
   const dataDir = mkdtempSync(join(tmpdir(), `pds-${name}-`));
   // Registered before Redis starts, so an interrupt during its start still removes the folder.
   let server: LocalRedis | undefined;

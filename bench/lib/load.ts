@@ -27,6 +27,9 @@ export interface RunResult {
   readonly unexpectedByStatus: Readonly<Record<string, number>>;
   /** Target CPU (user + system), microseconds per request. */
   readonly cpuMicrosPerRequest: number;
+  /** The target's read and write system calls (sockets: HTTP and Redis) per request. */
+  readonly syscallReadsPerRequest: number;
+  readonly syscallWritesPerRequest: number;
   readonly redisCommandsPerRequest: number;
   readonly redisScriptsPerRequest: number;
   /** Redis CPU, its AOF rewrites' included, microseconds per request. */
@@ -45,6 +48,7 @@ export async function runLoad(
 ): Promise<RunResult> {
   await persistenceIdle(redis);
   const cpuBefore = target.cpuSeconds();
+  const syscallsBefore = target.syscalls();
   const redisBefore = await snapshot(redis);
   // autocannon's own histogram keeps whole milliseconds and only 2xx answers: record every
   // answer's latency here, to the microsecond, 429s included.
@@ -63,6 +67,7 @@ export async function runLoad(
     instance.on('response', (_client, _status, _bytes, responseTime) => latencies.push(responseTime));
   });
   const cpu = target.cpuSeconds() - cpuBefore;
+  const syscallsAfter = target.syscalls();
   await persistenceIdle(redis);
   const redisAfter = await snapshot(redis);
   const requests = Math.max(1, result.requests.total);
@@ -84,6 +89,8 @@ export async function runLoad(
       ...(result.timeouts > 0 ? [['timeouts', result.timeouts] as const] : []),
     ]),
     cpuMicrosPerRequest: (cpu * 1e6) / requests,
+    syscallReadsPerRequest: (syscallsAfter.reads - syscallsBefore.reads) / requests,
+    syscallWritesPerRequest: (syscallsAfter.writes - syscallsBefore.writes) / requests,
     redisCommandsPerRequest: d.commands / requests,
     redisScriptsPerRequest: d.scripts / requests,
     redisMicrosPerRequest: (d.cpuSeconds * 1e6) / requests,

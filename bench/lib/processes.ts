@@ -10,6 +10,8 @@ export interface Target {
   readonly process: ChildProcess;
   /** User + system CPU seconds of the process and its children (cluster workers). */
   cpuSeconds(): number;
+  /** Read and write system calls the process and its children made so far (/proc/<pid>/io). */
+  syscalls(): { reads: number; writes: number };
   stop(): Promise<void>;
 }
 
@@ -57,6 +59,15 @@ function cpuOf(pid: number): number {
     return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
   } catch {
     return 0;
+  }
+}
+
+function syscallsOf(pid: number): { reads: number; writes: number } {
+  try {
+    const io = readFileSync(`/proc/${pid}/io`, 'utf8');
+    return { reads: Number(/^syscr: (\d+)/m.exec(io)?.[1] ?? 0), writes: Number(/^syscw: (\d+)/m.exec(io)?.[1] ?? 0) };
+  } catch {
+    return { reads: 0, writes: 0 };
   }
 }
 
@@ -131,6 +142,8 @@ export async function spawnTarget(options: SpawnOptions): Promise<Target> {
     url,
     process: child,
     cpuSeconds: () => cpuOf(pid) + childrenOf(pid).reduce((sum, p) => sum + cpuOf(p), 0),
+    syscalls: () =>
+      [pid, ...childrenOf(pid)].map(syscallsOf).reduce((a, b) => ({ reads: a.reads + b.reads, writes: a.writes + b.writes })),
     stop,
   };
 }

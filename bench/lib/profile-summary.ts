@@ -10,6 +10,8 @@ interface ProfileNode {
 
 export interface ProfileSummary {
   readonly totalMs: number;
+  /** The share of samples in which the process was busy (not idle). */
+  readonly busyPercent: number;
   readonly byModule: Array<{ module: string; percent: number }>;
   readonly byFunction: Array<{ fn: string; percent: number }>;
 }
@@ -38,9 +40,11 @@ export function summarize(file: string, top = 25): ProfileSummary {
     byFunction.set(fn, (byFunction.get(fn) ?? 0) + hits);
   }
   const pct = (hits: number) => Math.round((hits / totalHits) * 1000) / 10;
+  const idle = byModule.get('(idle)') ?? 0;
   const sorted = (m: Map<string, number>) => [...m].sort((a, b) => b[1] - a[1]).slice(0, top);
   return {
     totalMs: (profile.endTime - profile.startTime) / 1000,
+    busyPercent: pct(totalHits - idle),
     byModule: sorted(byModule).map(([module, hits]) => ({ module, percent: pct(hits) })),
     byFunction: sorted(byFunction).map(([fn, hits]) => ({ fn, percent: pct(hits) })),
   };

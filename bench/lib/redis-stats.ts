@@ -6,6 +6,8 @@ import type { Redis } from 'ioredis';
 
 export interface RedisSnapshot {
   readonly calls: Readonly<Record<string, number>>;
+  /** Microseconds Redis spent inside each command, by name (INFO commandstats' usec). */
+  readonly micros: Readonly<Record<string, number>>;
   /** Redis's own process and its reaped children (the AOF rewrites), user + system. */
   readonly cpuSeconds: number;
   /** AOF rewrites started since Redis started. */
@@ -23,15 +25,19 @@ const IGNORED = new Set(['info', 'config|resetstat', 'ping', 'client|setname', '
 export async function snapshot(redis: Redis): Promise<RedisSnapshot> {
   const [commandstats, cpu, persistence] = await Promise.all([redis.info('commandstats'), redis.info('cpu'), redis.info('persistence')]);
   const calls: Record<string, number> = {};
+  const micros: Record<string, number> = {};
   let scriptMicros = 0;
   for (const match of commandstats.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) {
-    if (!IGNORED.has(match[1]!)) calls[match[1]!] = Number(match[2]);
+    if (!IGNORED.has(match[1]!)) {
+      calls[match[1]!] = Number(match[2]);
+      micros[match[1]!] = Number(match[3]);
+    }
     if (SCRIPT_CALLS.has(match[1]!)) scriptMicros += Number(match[3]);
   }
   const cpuSeconds = ['used_cpu_user', 'used_cpu_sys', 'used_cpu_user_children', 'used_cpu_sys_children']
     .map((field) => infoNumber(cpu, field))
     .reduce((a, b) => a + b, 0);
-  return { calls, cpuSeconds, aofRewrites: infoNumber(persistence, 'aof_rewrites'), scriptMicros };
+  return { calls, micros, cpuSeconds, aofRewrites: infoNumber(persistence, 'aof_rewrites'), scriptMicros };
 }
 
 /** A numeric field of an INFO section's text (0 when absent). */
@@ -60,6 +66,8 @@ export interface RedisDelta {
   /** Script calls (EVALSHA/EVAL): each is one command on the wire however many it runs inside. */
   readonly scripts: number;
   readonly byCommand: Readonly<Record<string, number>>;
+  /** Microseconds inside each command, by name. */
+  readonly microsByCommand: Readonly<Record<string, number>>;
   readonly cpuSeconds: number;
   readonly aofRewrites: number;
   /** Microseconds inside script calls. */
@@ -68,12 +76,14 @@ export interface RedisDelta {
 
 export function delta(before: RedisSnapshot, after: RedisSnapshot): RedisDelta {
   const byCommand: Record<string, number> = {};
+  const microsByCommand: Record<string, number> = {};
   let commands = 0;
   let scripts = 0;
   for (const [name, calls] of Object.entries(after.calls)) {
     const d = calls - (before.calls[name] ?? 0);
     if (d <= 0) continue;
     byCommand[name] = d;
+    microsByCommand[name] = (after.micros[name] ?? 0) - (before.micros[name] ?? 0);
     commands += d;
     if (SCRIPT_CALLS.has(name)) scripts += d;
   }
@@ -81,6 +91,7 @@ export function delta(before: RedisSnapshot, after: RedisSnapshot): RedisDelta {
     commands,
     scripts,
     byCommand,
+    microsByCommand,
     cpuSeconds: after.cpuSeconds - before.cpuSeconds,
     aofRewrites: after.aofRewrites - before.aofRewrites,
     scriptMicros: after.scriptMicros - before.scriptMicros,

@@ -16,6 +16,8 @@ const NUMERIC: readonly (keyof RunResult)[] = [
   'max',
   'unexpected',
   'cpuMicrosPerRequest',
+  'syscallReadsPerRequest',
+  'syscallWritesPerRequest',
   'redisCommandsPerRequest',
   'redisScriptsPerRequest',
   'redisMicrosPerRequest',
@@ -61,14 +63,92 @@ export const REFERENCES = {
   bare: 'ref: node:http constant',
   httpHget: 'ref: node:http + HGET',
   koaHget: 'ref: Koa + HGET',
-  /** Not a target's reference: Koa doing set's own I/O (body in, HSET, value echoed). */
-  koaSet: "ref: Koa + HSET, set's request",
+  /** Koa taking each write's own request (the service's body reader and schema) with one command. */
+  koaSet: "ref: Koa + HSET (set's request)",
+  koaIncrement: "ref: Koa + HINCRBY (increment's request)",
+  koaBatch: "ref: Koa + HSET (batch's request)",
 } as const;
+
+/**
+ * Issue 28's targets: each endpoint against a Koa reference that takes the same request (the
+ * same body, read and validated as the service does) and does one Redis command.
+ */
+export const TARGETS = [
+  { target: 'get', endpoint: 'GET /data (one key)', reference: REFERENCES.koaHget, goal: 0.8 },
+  { target: 'set', endpoint: 'POST /data/set, 1 KB', reference: REFERENCES.koaSet, goal: 0.8 },
+  { target: 'increment', endpoint: 'POST /data/increment', reference: REFERENCES.koaIncrement, goal: 0.8 },
+  { target: 'save20 batch', endpoint: 'POST /data/batch, 20 keys', reference: REFERENCES.koaBatch, goal: 0.8 },
+] as const;
+
+export interface TargetResult {
+  readonly endpoint: string;
+  readonly target: string;
+  readonly reference: string;
+  readonly requestsPerSecond: number;
+  readonly referenceRequestsPerSecond: number;
+  /** Requests/s over the reference's, the medians of the same rounds. */
+  readonly ratio: number | null;
+  /** The reference's CPU a request (its process and Redis's) over ours: the ratio to expect when both are CPU-bound. */
+  readonly cpuRatio: number | null;
+  readonly p99Ms: number;
+  readonly referenceP99Ms: number;
+  readonly goal: number;
+  readonly met: boolean;
+}
+
+/** Each target whose row and reference's row both ran. */
+export function targetResults(rows: readonly Row[]): TargetResult[] {
+  const out: TargetResult[] = [];
+  for (const t of TARGETS) {
+    const row = rows.find((r) => r.label === t.target);
+    const ref = rows.find((r) => r.label === t.reference);
+    if (!row || !ref) continue;
+    const ratio = ref.heavy.requestsPerSecond > 0 ? round(row.heavy.requestsPerSecond / ref.heavy.requestsPerSecond) : null;
+    const cpu = (r: Row) => r.heavy.cpuMicrosPerRequest + r.heavy.redisMicrosPerRequest;
+    out.push({
+      endpoint: t.endpoint,
+      target: t.target,
+      reference: t.reference,
+      requestsPerSecond: Math.round(row.heavy.requestsPerSecond),
+      referenceRequestsPerSecond: Math.round(ref.heavy.requestsPerSecond),
+      ratio,
+      cpuRatio: cpu(row) > 0 ? round(cpu(ref) / cpu(row)) : null,
+      p99Ms: row.heavy.p99,
+      referenceP99Ms: ref.heavy.p99,
+      goal: t.goal,
+      met: ratio !== null && ratio >= t.goal,
+    });
+  }
+  return out;
+}
+
+export function targetsText(results: readonly TargetResult[], connections: number): string {
+  const header = ['target', 'reference', 'req/s', 'ref req/s', 'x ref', 'cpu x', `p99 ms @${connections}`, `ref p99`, 'goal', 'met'];
+  const widths = [28, 40, 7, 9, 6, 6, 12, 8, 5, 4];
+  const lines = [header.map((h, i) => pad(h, widths[i]!, i > 1)).join(' ')];
+  for (const r of results) {
+    const cells = [
+      r.endpoint,
+      r.reference,
+      String(r.requestsPerSecond),
+      String(r.referenceRequestsPerSecond),
+      fmt(r.ratio),
+      fmt(r.cpuRatio),
+      String(r.p99Ms),
+      String(r.referenceP99Ms),
+      `>=${r.goal}`,
+      r.met ? 'yes' : 'NO',
+    ];
+    lines.push(cells.map((c, i) => pad(c, widths[i]!, i > 1)).join(' '));
+  }
+  return lines.join('\n');
+}
 
 export function ratios(row: Row, rows: readonly Row[]) {
   const find = (label: string) => rows.find((r) => r.label === label);
   const ratio = (a: number | undefined, b: number | undefined) => (a && b ? round(a / b) : null);
   const koa = find(REFERENCES.koaHget);
+  const target = TARGETS.find((t) => t.target === row.label);
   return {
     rpsVsBare: ratio(row.heavy.requestsPerSecond, find(REFERENCES.bare)?.heavy.requestsPerSecond),
     rpsVsHttpHget: ratio(row.heavy.requestsPerSecond, find(REFERENCES.httpHget)?.heavy.requestsPerSecond),
@@ -76,9 +156,8 @@ export function ratios(row: Row, rows: readonly Row[]) {
     p50LightVsKoaHget: ratio(row.light?.p50, koa?.light?.p50),
     /** CPU per request of the Koa reference over ours: the throughput ratio if both were CPU-bound. */
     cpuEfficiencyVsKoaHget: ratio(koa?.heavy.cpuMicrosPerRequest, row.heavy.cpuMicrosPerRequest),
-    /** For set only: the ratio to Koa doing the same request's I/O with no checks. */
-    rpsVsKoaSet:
-      row.label === 'set' ? ratio(row.heavy.requestsPerSecond, find(REFERENCES.koaSet)?.heavy.requestsPerSecond) : null,
+    /** A target of issue 28's: the ratio to its Koa reference taking the same request. */
+    rpsVsReference: target ? ratio(row.heavy.requestsPerSecond, find(target.reference)?.heavy.requestsPerSecond) : null,
   };
 }
 
@@ -92,7 +171,7 @@ export function table(rows: readonly Row[], connections: number, lightConnection
     `p50/p99/max ms @${connections}`, `p50/p99/max ms @${lightConnections}`, 'p50@4 x koa',
     'redis cmd/req', 'script/req', 'cpu us/req', 'koa cpu/cpu', 'redis us/req', 'aof rw', 'bad',
   ];
-  const widths = [30, 8, 12, 7, 7, 7, 20, 20, 11, 13, 10, 10, 11, 12, 6, 5];
+  const widths = [41, 8, 12, 7, 7, 7, 20, 20, 11, 13, 10, 10, 11, 12, 6, 5];
   const lines = [header.map((h, i) => pad(h, widths[i]!, i > 0)).join(' ')];
   for (const row of rows) {
     const r = ratios(row, rows);

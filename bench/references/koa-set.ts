@@ -1,21 +1,22 @@
-// Reference for the set scenario: Koa + @koa/router + @koa/bodyparser taking the same request
-// (a JSON body with a 1 KB value), one HSET of the JSON-encoded value, and the same answer
-// (the value echoed with its updated_at). No key check, limit, validation or script: the
-// least a Koa service must do for this request. The targets stay ratios to Koa + one HGET;
-// this row shows how much of set's distance to them is the request's own I/O.
-import { bodyParser } from '@koa/bodyparser';
+// Reference for the set scenario (issue 28's target): Koa + @koa/router taking set's request
+// as the service takes it (its body reader and its ajv schema, service-request.ts), one HSET
+// of the JSON-encoded value, and set's answer (the value echoed with its updated_at). No key
+// check, limit, version, history or script: the least a Koa service must do for this request.
 import Router from '@koa/router';
-import Koa from 'koa';
 import { createServer } from 'node:http';
-import { listenFromEnv, referenceRedis, REFERENCE_KEY } from './listen.js';
+import { setBody } from '../../src/schemas/data.js';
+import type { AppState } from '../../src/http/state.js';
+import { listenFromEnv, referenceRedis } from './listen.js';
+import { compile, readBody, referenceApp, referencePlayerKey } from './service-request.js';
 
+const validateSet = compile<{ userId: string | number; key: string; value: unknown }>(setBody);
 const redis = referenceRedis();
-const app = new Koa();
-const router = new Router({ prefix: '/api/v1' });
-router.post('/data/set', bodyParser({ enableTypes: ['json'] }), async (ctx) => {
-  const { key, value } = ctx.request.body as { key: string; value: unknown };
+const app = referenceApp();
+const router = new Router<AppState>({ prefix: '/api/v1' });
+router.post('/data/set', readBody, async (ctx) => {
+  const { userId, key, value } = validateSet('body', ctx.request.body);
   const updatedAt = new Date().toISOString();
-  await redis.hset(REFERENCE_KEY, key, JSON.stringify(value));
+  await redis.hset(referencePlayerKey(userId), key, JSON.stringify(value));
   ctx.body = { success: true, data: { key, value, updated_at: updatedAt } };
 });
 app.use(router.routes());

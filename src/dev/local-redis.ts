@@ -16,6 +16,10 @@ export interface LocalRedisOptions {
   /** Extra `--name value` arguments for redis-server. */
   readonly extraArgs?: readonly string[];
   readonly binary?: string;
+  /** A program and its arguments that run redis-server (valgrind, for the bench's instruction counts). */
+  readonly runUnder?: readonly string[];
+  /** How long to wait for the first PONG (10 s). */
+  readonly readyTimeoutMs?: number;
 }
 
 export interface LocalRedis {
@@ -84,7 +88,9 @@ export async function startLocalRedis(options: LocalRedisOptions): Promise<Local
     ...REDIS_LIST_SETTINGS,
     ...(options.extraArgs ?? []),
   ];
-  const child = spawn(options.binary ?? 'redis-server', args, { stdio: 'ignore' });
+  const binary = options.binary ?? 'redis-server';
+  const [program, ...programArgs] = options.runUnder ?? [];
+  const child = program === undefined ? spawn(binary, args, { stdio: 'ignore' }) : spawn(program, [...programArgs, binary, ...args], { stdio: 'ignore' });
   const spawned = new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
     child.once('error', (err: NodeJS.ErrnoException) =>
@@ -98,7 +104,7 @@ export async function startLocalRedis(options: LocalRedisOptions): Promise<Local
   await spawned;
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   try {
-    await waitForPing(port, child, 10_000);
+    await waitForPing(port, child, options.readyTimeoutMs ?? 10_000);
   } catch (err) {
     child.kill('SIGKILL');
     throw err;
