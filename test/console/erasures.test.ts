@@ -39,6 +39,8 @@ describe('operator console: erasures', function () {
 
   it('erases a player once its user id is typed, and shows the job until it is done', async () => {
     const ws = await ops().createWorkspace({ name: `erase-${randomSuffix()}`, plan: 'pro' });
+    // A name as long as a name may be widens the workspace list's options: the form still fits a phone.
+    await ops().createWorkspace({ name: `a studio whose workspace name runs on and on until the limit ${randomSuffix()}`.padEnd(100, '.'), plan: 'free' });
     const userId = freshUserId();
     await call(h.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId, key: 'coins', value: 5 } });
     await page.goto(`${h.service.opsUrl}/console/erasures`);
