@@ -151,6 +151,22 @@ export const batchResponse = {
   },
 } as const;
 
+/** One player's refusal inside a many-player answer (a batch, an acquire): the error envelope's fields, per player. */
+const playerRefusalSchema = {
+  type: 'object',
+  required: ['userId', 'success', 'status', 'code', 'error'],
+  additionalProperties: false,
+  properties: {
+    userId: { type: 'string' },
+    success: { const: false },
+    status: { type: 'integer' },
+    code: errorEnvelope.properties.code,
+    error: { type: 'string' },
+    version: versionSchema,
+    data: { type: 'object' },
+  },
+} as const;
+
 export const multiBatchResponse = {
   type: 'object',
   required: ['success', 'data'],
@@ -173,20 +189,7 @@ export const multiBatchResponse = {
                 additionalProperties: false,
                 properties: { userId: { type: 'string' }, success, version: versionSchema, results: resultsSchema, messages: messagesSchema },
               },
-              {
-                type: 'object',
-                required: ['userId', 'success', 'status', 'code', 'error'],
-                additionalProperties: false,
-                properties: {
-                  userId: { type: 'string' },
-                  success: { const: false },
-                  status: { type: 'integer' },
-                  code: errorEnvelope.properties.code,
-                  error: { type: 'string' },
-                  version: versionSchema,
-                  data: { type: 'object' },
-                },
-              },
+              playerRefusalSchema,
             ],
           },
         },
@@ -260,20 +263,7 @@ export const multiSessionResponse = {
                   metadata: { type: 'object' },
                 },
               },
-              {
-                type: 'object',
-                required: ['userId', 'success', 'status', 'code', 'error'],
-                additionalProperties: false,
-                properties: {
-                  userId: { type: 'string' },
-                  success: { const: false },
-                  status: { type: 'integer' },
-                  code: errorEnvelope.properties.code,
-                  error: { type: 'string' },
-                  version: versionSchema,
-                  data: { type: 'object' },
-                },
-              },
+              playerRefusalSchema,
             ],
           },
         },
