@@ -2,12 +2,12 @@
 // Redis: sign-in, workspaces and keys, a player's data (edit, conflict), bans, audit, sign-out.
 // Every page gets an axe-core check; the main pages are photographed into artifacts/console/.
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { BanStore } from '../../src/store/installation/bans.js';
 import { ADMIN_TOKEN, adminCall, testOps } from '../support/admin.js';
 import { call, testClock, useService } from '../support/service.js';
 import { randomSuffix } from './random-name.js';
-import { checkBothSizes, DESKTOP, ensureConsoleBuilt, expectAccessible, launchBrowser, recordAdminAnswers, signIn } from './support.js';
+import { checkBothSizes, expectAccessible, signIn, useConsolePage } from './support.js';
 
 describe('operator console in a browser', function () {
   this.timeout(60_000);
@@ -15,25 +15,10 @@ describe('operator console in a browser', function () {
   // Moved a restore interval on where a write must open a restore point of its own.
   const clock = testClock();
   const h = useService({ ADMIN_TOKEN, HISTORY_MAX_VERSIONS: '50' }, { clock: clock.now });
-  let browser: Browser;
-  let context: BrowserContext;
+  const ui = useConsolePage();
   let page: Page;
-
-  before(async () => {
-    await ensureConsoleBuilt();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: DESKTOP });
-    recordAdminAnswers(context);
-    page = await context.newPage();
-    page.on('dialog', (dialog) => void dialog.accept());
-  });
-  afterEach(async () => {
-    await context?.close();
+  beforeEach(() => {
+    page = ui.page;
   });
 
   const url = (path: string) => `${h.service.opsUrl}${path}`;
@@ -326,7 +311,7 @@ describe('operator console in a browser', function () {
     await signedInAt('/console/audit');
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByLabel('Admin token').waitFor();
-    expect((await context.cookies()).map((c) => c.name)).to.not.include('pds_console');
+    expect((await ui.context.cookies()).map((c) => c.name)).to.not.include('pds_console');
     for (const path of ['/console/workspaces', '/console/bans', '/console/audit']) {
       await page.goto(url(path));
       await page.getByLabel('Admin token').waitFor();

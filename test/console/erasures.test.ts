@@ -4,35 +4,20 @@
 // by mapping the game on the workspace's page; a request for a game nobody will serve dismissed;
 // the overview's recent erasures (state and progress, cards on a phone, linked to the page).
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { ADMIN_TOKEN, adminCall, testOps } from '../support/admin.js';
 import { ERASURE_ENV, erasureNotification, freshGameId, freshUserId, keysOfPlayer, postWebhook, waitForJob } from '../support/erasure.js';
 import { call, testConfig, useService } from '../support/service.js';
 import { randomSuffix } from './random-name.js';
-import { checkBothSizes, ensureConsoleBuilt, expectAccessible, launchBrowser, recordAdminAnswers, signIn } from './support.js';
+import { checkBothSizes, expectAccessible, signIn, useConsolePage } from './support.js';
 
 describe('operator console: erasures', function () {
   this.timeout(60_000);
   const h = useService({ ...ERASURE_ENV, ADMIN_TOKEN });
-  let browser: Browser;
-  let context: BrowserContext;
+  const ui = useConsolePage({ width: 1200, height: 800 });
   let page: Page;
-
-  before(async () => {
-    await ensureConsoleBuilt();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-    recordAdminAnswers(context);
-    page = await context.newPage();
-    page.on('dialog', (dialog) => void dialog.accept());
-  });
-  afterEach(async () => {
-    await context?.close();
+  beforeEach(() => {
+    page = ui.page;
   });
 
   const ops = () => testOps(h.redis, { config: testConfig(ERASURE_ENV) });

@@ -5,42 +5,19 @@
 // periods changed, the board reset by its typed name, and the lookup and removals from the
 // keyboard alone. Each page: axe-core and a screenshot at 1280x800 and 390x844.
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Dialog, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { ADMIN_TOKEN, adminCall, testOps } from '../support/admin.js';
 import { call, useService } from '../support/service.js';
 import { randomSuffix } from './random-name.js';
-import { checkBothSizes, DESKTOP, ensureConsoleBuilt, launchBrowser, recordAdminAnswers, signIn } from './support.js';
+import { checkBothSizes, signIn, useConsolePage } from './support.js';
 
 describe('operator console: leaderboards', function () {
   this.timeout(90_000);
   const h = useService({ ADMIN_TOKEN });
-  let browser: Browser;
-  let context: BrowserContext;
+  const ui = useConsolePage();
   let page: Page;
-  /** What each confirmation asked; `answer` decides whether the next ones are accepted. */
-  let asked: string[];
-  let answer: 'accept' | 'dismiss';
-
-  before(async () => {
-    await ensureConsoleBuilt();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: DESKTOP });
-    recordAdminAnswers(context);
-    page = await context.newPage();
-    asked = [];
-    answer = 'accept';
-    page.on('dialog', (dialog: Dialog) => {
-      asked.push(dialog.message());
-      void (answer === 'accept' ? dialog.accept() : dialog.dismiss());
-    });
-  });
-  afterEach(async () => {
-    await context?.close();
+  beforeEach(() => {
+    page = ui.page;
   });
 
   /** A workspace with `coins`: p1..p25 scoring 10..250, and `wins` with one entry. */
@@ -87,11 +64,11 @@ describe('operator console: leaderboards', function () {
     expect(await page.getByRole('button', { name: 'Top page' }).isDisabled()).to.equal(true);
 
     // Removing asks first; dismissed, the player stays.
-    answer = 'dismiss';
+    ui.answer = 'dismiss';
     await page.getByRole('button', { name: 'Remove p25 from coins' }).click();
-    expect(asked).to.deep.equal(['Remove player p25 from every period of coins?']);
+    expect(ui.asked).to.deep.equal(['Remove player p25 from every period of coins?']);
     expect(await onBoard(ws.apiKey, 'p25')).to.equal(true);
-    answer = 'accept';
+    ui.answer = 'accept';
     await page.getByRole('button', { name: 'Remove p25 from coins' }).click();
     await page.getByRole('status').filter({ hasText: 'Removed player p25' }).waitFor();
     await rows.first().filter({ hasText: 'p24' }).waitFor();
@@ -140,11 +117,11 @@ describe('operator console: leaderboards', function () {
     await rankSection.getByLabel('User id').fill('p7');
     await rankSection.getByRole('button', { name: 'Find rank' }).click();
     await result.filter({ hasText: 'is number 19' }).waitFor();
-    answer = 'dismiss';
+    ui.answer = 'dismiss';
     await rankSection.getByRole('button', { name: 'Remove p7 from every period' }).click();
-    expect(asked).to.deep.equal(['Remove player p7 from every period of coins?']);
+    expect(ui.asked).to.deep.equal(['Remove player p7 from every period of coins?']);
     expect(await onBoard(ws.apiKey, 'p7')).to.equal(true);
-    answer = 'accept';
+    ui.answer = 'accept';
     await rankSection.getByRole('button', { name: 'Remove p7 from every period' }).click();
     await page.getByRole('status').filter({ hasText: 'Removed player p7.' }).waitFor();
     expect(await onBoard(ws.apiKey, 'p7')).to.equal(false);
@@ -190,6 +167,6 @@ describe('operator console: leaderboards', function () {
     await page.keyboard.press('Enter');
     await page.getByRole('status').filter({ hasText: 'Removed player p3.' }).waitFor();
     expect(await onBoard(ws.apiKey, 'p3')).to.equal(false);
-    expect(asked).to.deep.equal(['Remove player p25 from every period of coins?', 'Remove player p3 from every period of coins?']);
+    expect(ui.asked).to.deep.equal(['Remove player p25 from every period of coins?', 'Remove player p3 from every period of coins?']);
   });
 });

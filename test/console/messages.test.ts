@@ -5,11 +5,11 @@
 // page's "Messages waiting" panel, and all of it from the keyboard alone. Each page: axe-core and
 // a screenshot at 1280x800 and 390x844. What the console did is read back through the public API.
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Dialog, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { ADMIN_TOKEN, adminCall, testOps } from '../support/admin.js';
 import { call, useService } from '../support/service.js';
 import { randomSuffix } from './random-name.js';
-import { checkBothSizes, DESKTOP, ensureConsoleBuilt, launchBrowser, recordAdminAnswers, signIn } from './support.js';
+import { checkBothSizes, signIn, useConsolePage } from './support.js';
 
 interface Waiting {
   id: string;
@@ -22,33 +22,10 @@ describe('operator console: messages to players', function () {
   this.timeout(90_000);
   // A small inbox and a small message, so that both refusals are quick to reach.
   const h = useService({ ADMIN_TOKEN, MESSAGES_MAX_WAITING: '3', MESSAGE_MAX_BYTES: '256' });
-  let browser: Browser;
-  let context: BrowserContext;
+  const ui = useConsolePage();
   let page: Page;
-  /** What each confirmation asked; `answer` decides whether the next ones are accepted. */
-  let asked: string[];
-  let answer: 'accept' | 'dismiss';
-
-  before(async () => {
-    await ensureConsoleBuilt();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: DESKTOP });
-    recordAdminAnswers(context);
-    page = await context.newPage();
-    asked = [];
-    answer = 'accept';
-    page.on('dialog', (dialog: Dialog) => {
-      asked.push(dialog.message());
-      void (answer === 'accept' ? dialog.accept() : dialog.dismiss());
-    });
-  });
-  afterEach(async () => {
-    await context?.close();
+  beforeEach(() => {
+    page = ui.page;
   });
 
   const url = (path: string) => `${h.service.opsUrl}${path}`;
@@ -99,18 +76,18 @@ describe('operator console: messages to players', function () {
     expect(await editor.inputValue()).to.equal(''); // ready for the next one
 
     // Deleting one asks first; dismissed, nothing is deleted.
-    answer = 'dismiss';
+    ui.answer = 'dismiss';
     await page.getByRole('button', { name: `Delete message ${first!.id}` }).click();
-    expect(asked).to.deep.equal([`Delete message ${first!.id} of player gifted? No game server will get it.`]);
+    expect(ui.asked).to.deep.equal([`Delete message ${first!.id} of player gifted? No game server will get it.`]);
     expect(await waiting(ws.apiKey, 'gifted')).to.have.length(3);
-    answer = 'accept';
+    ui.answer = 'accept';
     await page.getByRole('button', { name: `Delete message ${first!.id}` }).click();
     await status(`Deleted message ${first!.id}.`);
     await count.filter({ hasText: '2 messages waiting' }).waitFor();
     expect((await waiting(ws.apiKey, 'gifted')).map((m) => m.id)).to.deep.equal([second!.id, third.id]);
 
     await page.getByRole('button', { name: 'Delete all 2 messages' }).click();
-    expect(asked[2]).to.equal('Delete all 2 messages waiting for player gifted? No game server will get them.');
+    expect(ui.asked[2]).to.equal('Delete all 2 messages waiting for player gifted? No game server will get them.');
     await status('Deleted 2 messages.');
     await count.filter({ hasText: 'No messages waiting for player gifted.' }).waitFor();
     expect(await waiting(ws.apiKey, 'gifted')).to.deep.equal([]);
@@ -214,7 +191,7 @@ describe('operator console: messages to players', function () {
     await page.keyboard.press('Enter');
     await count.filter({ hasText: 'No messages waiting for player kb.' }).waitFor();
     expect(await waiting(ws.apiKey, 'kb')).to.deep.equal([]);
-    expect(asked).to.deep.equal([
+    expect(ui.asked).to.deep.equal([
       `Delete message ${one!.id} of player kb? No game server will get it.`,
       'Delete the only message waiting for player kb? No game server will get it.',
     ]);

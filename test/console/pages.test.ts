@@ -5,37 +5,22 @@
 // The service's clock is a minute of its own, far from now, so the overview shows this file's
 // traffic only, whatever else the shared Redis serves.
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { BanStore } from '../../src/store/installation/bans.js';
 import { freshIPv4 } from '../support/gate.js';
 import { ADMIN_TOKEN, adminCall, testOps } from '../support/admin.js';
 import { call, testClock, useService } from '../support/service.js';
 import { randomSuffix } from './random-name.js';
-import { checkBothSizes, DESKTOP, ensureConsoleBuilt, launchBrowser, recordAdminAnswers, signIn } from './support.js';
+import { checkBothSizes, signIn, useConsolePage } from './support.js';
 
 describe('operator console: overview, players, player editor, gate mode, audit filters', function () {
   this.timeout(90_000);
   const clock = testClock(Date.now() - (Date.now() % 60_000) + 86_400_000 * (1 + Math.floor(Math.random() * 3650)) + 20_000);
   const h = useService({ ADMIN_TOKEN, RATE_LIMIT_FREE: '3', RATE_LIMIT_LEASE_AHEAD: '0', PLAYER_INDEX_FLUSH_MS: '60000', STATS_FLUSH_MS: '60000' }, { clock: clock.now });
-  let browser: Browser;
-  let context: BrowserContext;
+  const ui = useConsolePage();
   let page: Page;
-
-  before(async () => {
-    await ensureConsoleBuilt();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: DESKTOP });
-    recordAdminAnswers(context);
-    page = await context.newPage();
-    page.on('dialog', (dialog) => void dialog.accept());
-  });
-  afterEach(async () => {
-    await context?.close();
+  beforeEach(() => {
+    page = ui.page;
   });
 
   const url = (path: string) => `${h.service.opsUrl}${path}`;
@@ -104,7 +89,7 @@ describe('operator console: overview, players, player editor, gate mode, audit f
   });
 
   it('shows a value as a tree (fold, copy a path), names a JSON error at its place, and says a server holds the player before the edit', async () => {
-    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    await ui.context.grantPermissions(['clipboard-read', 'clipboard-write']);
     const ws = await testOps(h.redis).createWorkspace({ name: `Editor ${randomSuffix()}`, plan: 'pro' });
     await call(h.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 'p1', key: 'inventory', value: { bag: { potions: ['red', 'blue'] }, gold: 3 } } });
     await call(h.service, 'POST', '/sessions/acquire', { key: ws.apiKey, body: { userId: 'p1', owner: 'job-77' } });

@@ -2,35 +2,21 @@
 // service: the versions listed, one viewed, a restore refused while a game server holds the
 // player and then forced, after which the server's next save is SESSION_LOST.
 import { expect } from 'chai';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { ADMIN_TOKEN, testOps } from '../support/admin.js';
 import { call, testClock, useService } from '../support/service.js';
 import { randomSuffix } from './random-name.js';
-import { checkBothSizes, DESKTOP, ensureConsoleBuilt, launchBrowser, recordAdminAnswers, signIn } from './support.js';
+import { checkBothSizes, signIn, useConsolePage } from './support.js';
 
 describe('operator console: player history and restore', function () {
   this.timeout(60_000);
   // Moved one restore interval before each write, so that each write opens a restore point.
   const clock = testClock();
   const h = useService({ ADMIN_TOKEN, HISTORY_MAX_VERSIONS: '50' }, { clock: clock.now });
-  let browser: Browser;
-  let context: BrowserContext;
+  const ui = useConsolePage();
   let page: Page;
-
-  before(async () => {
-    await ensureConsoleBuilt();
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-  });
-  beforeEach(async () => {
-    context = await browser.newContext({ viewport: DESKTOP });
-    recordAdminAnswers(context);
-    page = await context.newPage();
-  });
-  afterEach(async () => {
-    await context?.close();
+  beforeEach(() => {
+    page = ui.page;
   });
 
   it('lists versions, shows one, refuses a restore under a session, then forces it', async () => {

@@ -120,3 +120,63 @@ export function recordAdminAnswers(context: BrowserContext): void {
     );
   });
 }
+
+/** The browser of a test file and the page of the test under way (see useConsolePage). */
+export interface ConsolePage {
+  readonly context: BrowserContext;
+  readonly page: Page;
+  /** What each confirmation dialog asked, in this test. */
+  readonly asked: string[];
+  /** Whether the next confirmations are accepted (the default, reset before each test) or dismissed. */
+  answer: 'accept' | 'dismiss';
+}
+
+/**
+ * One Chromium for the describe block, and for each test a fresh context (its own cookies) and
+ * page at `viewport`, the admin answers it receives recorded for the OpenAPI check, and every
+ * confirmation dialog recorded and answered as `answer` says.
+ */
+export function useConsolePage(viewport: { width: number; height: number } = DESKTOP): ConsolePage {
+  let browser: Browser | undefined;
+  let context: BrowserContext | undefined;
+  let page: Page | undefined;
+  let asked: string[] = [];
+  const ui: ConsolePage = {
+    get context() {
+      if (!context) throw new Error('useConsolePage: no test is running');
+      return context;
+    },
+    get page() {
+      if (!page) throw new Error('useConsolePage: no test is running');
+      return page;
+    },
+    get asked() {
+      return asked;
+    },
+    answer: 'accept',
+  };
+  before(async () => {
+    await ensureConsoleBuilt();
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+  });
+  beforeEach(async () => {
+    context = await browser!.newContext({ viewport });
+    recordAdminAnswers(context);
+    page = await context.newPage();
+    asked = [];
+    ui.answer = 'accept';
+    page.on('dialog', (dialog) => {
+      asked.push(dialog.message());
+      void (ui.answer === 'accept' ? dialog.accept() : dialog.dismiss());
+    });
+  });
+  afterEach(async () => {
+    await context?.close();
+    context = undefined;
+    page = undefined;
+  });
+  return ui;
+}
