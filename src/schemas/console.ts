@@ -1,4 +1,5 @@
 // The operator console's session API (/console/session on the ops listener): request and answer.
+import { successAnswer } from './envelope.js';
 export const signInBody = {
   type: 'object',
   required: ['token'],
@@ -6,31 +7,15 @@ export const signInBody = {
   properties: { token: { type: 'string', minLength: 1, maxLength: 4096, description: 'ADMIN_TOKEN.' } },
 } as const;
 
-export const consoleSessionResponse = {
+export const consoleSessionResponse = successAnswer({
   type: 'object',
-  required: ['success', 'data'],
+  required: ['csrfToken', 'idleSeconds', 'actor'],
   additionalProperties: false,
   properties: {
-    success: { const: true },
-    data: {
-      type: 'object',
-      required: ['csrfToken', 'idleSeconds', 'actor'],
-      additionalProperties: false,
-      properties: {
-        csrfToken: { type: 'string', description: 'Send it back in X-CSRF-Token on every state-changing request.' },
-        idleSeconds: { type: 'integer', description: 'The session ends after this long unused.' },
-        actor: { type: 'string', description: 'The name the audit trail records the console\'s actions under.' },
-      },
-    },
+    csrfToken: { type: 'string', description: 'Send it back in X-CSRF-Token on every state-changing request.' },
+    idleSeconds: { type: 'integer', description: 'The session ends after this long unused.' },
+    actor: { type: 'string', description: 'The name the audit trail records the console\'s actions under.' },
   },
-} as const;
+});
 
-export const signedOutResponse = {
-  type: 'object',
-  required: ['success', 'data'],
-  additionalProperties: false,
-  properties: {
-    success: { const: true },
-    data: { type: 'object', required: ['signedOut'], additionalProperties: false, properties: { signedOut: { type: 'boolean' } } },
-  },
-} as const;
+export const signedOutResponse = successAnswer({ type: 'object', required: ['signedOut'], additionalProperties: false, properties: { signedOut: { type: 'boolean' } } });

@@ -3,6 +3,7 @@
 import { BOARD_NAME_PATTERN_SOURCE } from '../domain/leaderboard.js';
 import { PERIODS } from '../domain/periods.js';
 import { userIdQuerySchema, userIdSchema } from './data.js';
+import { successAnswer } from './envelope.js';
 
 export const MAX_PAGE_ENTRIES = 100;
 export const MAX_AROUND = 50;
@@ -116,81 +117,49 @@ const periodSchema = {
   },
 } as const;
 
-export const boardPageResponse = {
+export const boardPageResponse = successAnswer({
   type: 'object',
-  required: ['success', 'data'],
+  required: ['entries', 'next'],
   additionalProperties: false,
   properties: {
-    success,
-    data: {
-      type: 'object',
-      required: ['entries', 'next'],
-      additionalProperties: false,
-      properties: {
-        entries: { type: 'array', maxItems: MAX_PAGE_ENTRIES, items: boardEntrySchema },
-        next: { type: ['string', 'null'], description: 'Pass as `after` for the next page; null on the last page.' },
-        period: periodSchema,
-      },
-    },
+    entries: { type: 'array', maxItems: MAX_PAGE_ENTRIES, items: boardEntrySchema },
+    next: { type: ['string', 'null'], description: 'Pass as `after` for the next page; null on the last page.' },
+    period: periodSchema,
   },
-} as const;
+});
 
-export const boardPlayerResponse = {
+export const boardPlayerResponse = successAnswer({
   type: 'object',
-  required: ['success', 'data'],
+  required: ['userId', 'rank', 'score'],
   additionalProperties: false,
   properties: {
-    success,
-    data: {
-      type: 'object',
-      required: ['userId', 'rank', 'score'],
-      additionalProperties: false,
-      properties: {
-        userId: { type: 'string' },
-        rank: { type: 'integer', minimum: 1 },
-        score: { type: 'number' },
-        entries: { type: 'array', items: boardEntrySchema, description: 'With around: the player and up to that many entries above and below.' },
-        period: periodSchema,
-      },
-    },
+    userId: { type: 'string' },
+    rank: { type: 'integer', minimum: 1 },
+    score: { type: 'number' },
+    entries: { type: 'array', items: boardEntrySchema, description: 'With around: the player and up to that many entries above and below.' },
+    period: periodSchema,
   },
-} as const;
+});
 
-export const boardScoreResponse = {
+export const boardScoreResponse = successAnswer({
   type: 'object',
-  required: ['success', 'data'],
+  required: ['userId', 'score', 'scores'],
   additionalProperties: false,
   properties: {
-    success,
-    data: {
+    userId: { type: 'string' },
+    score: { type: 'number', description: 'The new score: all-time, or the longest period the board keeps.' },
+    scores: {
       type: 'object',
-      required: ['userId', 'score', 'scores'],
       additionalProperties: false,
-      properties: {
-        userId: { type: 'string' },
-        score: { type: 'number', description: 'The new score: all-time, or the longest period the board keeps.' },
-        scores: {
-          type: 'object',
-          additionalProperties: false,
-          properties: Object.fromEntries(PERIODS.map((p) => [p, { type: 'number' }])),
-          description: 'The new score in each period the board keeps.',
-        },
-      },
+      properties: Object.fromEntries(PERIODS.map((p) => [p, { type: 'number' }])),
+      description: 'The new score in each period the board keeps.',
     },
   },
-} as const;
+});
 
-export const boardDeleteResponse = {
+export const boardDeleteResponse = successAnswer({
   type: 'object',
-  required: ['success', 'data'],
+  required: ['deleted'],
   additionalProperties: false,
-  properties: {
-    success,
-    data: {
-      type: 'object',
-      required: ['deleted'],
-      additionalProperties: false,
-      properties: { deleted: { type: 'integer', minimum: 0, maximum: 1, description: '1 when the player was on the board.' } },
-    },
-  },
-} as const;
+  properties: { deleted: { type: 'integer', minimum: 0, maximum: 1, description: '1 when the player was on the board.' } },
+});

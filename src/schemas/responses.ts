@@ -5,6 +5,7 @@
 import { playerAtVersion, playerHistoryPage } from './admin-responses.js';
 import { ErrorCode } from '../errors.js';
 import { keySchema, valueSchema } from './data.js';
+import { successAnswer } from './envelope.js';
 
 export const errorEnvelope = {
   type: 'object',
@@ -167,36 +168,28 @@ const playerRefusalSchema = {
   },
 } as const;
 
-export const multiBatchResponse = {
+export const multiBatchResponse = successAnswer({
   type: 'object',
-  required: ['success', 'data'],
+  required: ['players'],
   additionalProperties: false,
   properties: {
-    success,
-    data: {
-      type: 'object',
-      required: ['players'],
-      additionalProperties: false,
-      properties: {
-        players: {
-          type: 'array',
-          description: 'One per player, in order: applied (results, version) or refused (status, code, error).',
-          items: {
-            anyOf: [
-              {
-                type: 'object',
-                required: ['userId', 'success', 'version', 'results'],
-                additionalProperties: false,
-                properties: { userId: { type: 'string' }, success, version: versionSchema, results: resultsSchema, messages: messagesSchema },
-              },
-              playerRefusalSchema,
-            ],
+    players: {
+      type: 'array',
+      description: 'One per player, in order: applied (results, version) or refused (status, code, error).',
+      items: {
+        anyOf: [
+          {
+            type: 'object',
+            required: ['userId', 'success', 'version', 'results'],
+            additionalProperties: false,
+            properties: { userId: { type: 'string' }, success, version: versionSchema, results: resultsSchema, messages: messagesSchema },
           },
-        },
+          playerRefusalSchema,
+        ],
       },
     },
   },
-} as const;
+});
 
 export const sessionResponse = {
   type: 'object',
@@ -231,76 +224,52 @@ export const sessionResponse = {
   },
 } as const;
 
-export const multiSessionResponse = {
+export const multiSessionResponse = successAnswer({
   type: 'object',
-  required: ['success', 'data'],
+  required: ['players'],
   additionalProperties: false,
   properties: {
-    success,
-    data: {
-      type: 'object',
-      required: ['players'],
-      additionalProperties: false,
-      properties: {
-        players: {
-          type: 'array',
-          description: 'One per player, in order: its session (as a single acquire answers it, with its version), or its refusal.',
-          items: {
-            anyOf: [
-              {
-                type: 'object',
-                required: ['userId', 'success', 'version', 'sessionId', 'owner', 'expiresAt'],
-                additionalProperties: false,
-                properties: {
-                  userId: { type: 'string' },
-                  success,
-                  version: versionSchema,
-                  sessionId: { type: 'string' },
-                  owner: { type: 'string' },
-                  expiresAt: isoTimeSchema,
-                  values: valuesSchema,
-                  messages: messagesSchema,
-                  metadata: { type: 'object' },
-                },
-              },
-              playerRefusalSchema,
-            ],
+    players: {
+      type: 'array',
+      description: 'One per player, in order: its session (as a single acquire answers it, with its version), or its refusal.',
+      items: {
+        anyOf: [
+          {
+            type: 'object',
+            required: ['userId', 'success', 'version', 'sessionId', 'owner', 'expiresAt'],
+            additionalProperties: false,
+            properties: {
+              userId: { type: 'string' },
+              success,
+              version: versionSchema,
+              sessionId: { type: 'string' },
+              owner: { type: 'string' },
+              expiresAt: isoTimeSchema,
+              values: valuesSchema,
+              messages: messagesSchema,
+              metadata: { type: 'object' },
+            },
           },
-        },
+          playerRefusalSchema,
+        ],
       },
     },
   },
-} as const;
+});
 
-export const sendMessageResponse = {
+export const sendMessageResponse = successAnswer({
   type: 'object',
-  required: ['success', 'data'],
+  required: ['messageId', 'sentAt', 'expiresAt'],
   additionalProperties: false,
-  properties: {
-    success,
-    data: {
-      type: 'object',
-      required: ['messageId', 'sentAt', 'expiresAt'],
-      additionalProperties: false,
-      properties: { messageId: { type: 'string' }, sentAt: isoTimeSchema, expiresAt: isoTimeSchema },
-    },
-  },
-} as const;
+  properties: { messageId: { type: 'string' }, sentAt: isoTimeSchema, expiresAt: isoTimeSchema },
+});
 
-export const messagesResponse = {
+export const messagesResponse = successAnswer({
   type: 'object',
-  required: ['success', 'data'],
+  required: ['messages'],
   additionalProperties: false,
-  properties: {
-    success,
-    data: {
-      type: 'object',
-      required: ['messages'],
-      additionalProperties: false,
-      properties: { messages: { type: 'array', items: messageSchema, description: 'Waiting, oldest first.' } },
-    },
-  },
-} as const;
+  properties: { messages: { type: 'array', items: messageSchema, description: 'Waiting, oldest first.' } },
+});
 
 /** GET /data/versions: the admin history's page, in the envelope. */
 export const versionsResponse = {
@@ -311,25 +280,17 @@ export const versionsResponse = {
 } as const;
 
 /** GET /data/version: the whole player at one version the history lists. */
-export const versionResponse = {
+export const versionResponse = successAnswer({
   type: 'object',
-  required: ['success', 'data'],
+  required: ['userId', 'version', 'currentVersion', 'data'],
   additionalProperties: false,
   properties: {
-    success,
-    data: {
-      type: 'object',
-      required: ['userId', 'version', 'currentVersion', 'data'],
-      additionalProperties: false,
-      properties: {
-        userId: { type: 'string' },
-        version: { type: 'integer', minimum: 0 },
-        currentVersion: { type: 'integer', minimum: 0, description: "The player's version now." },
-        data: playerAtVersion.properties.data,
-      },
-    },
+    userId: { type: 'string' },
+    version: { type: 'integer', minimum: 0 },
+    currentVersion: { type: 'integer', minimum: 0, description: "The player's version now." },
+    data: playerAtVersion.properties.data,
   },
-} as const;
+});
 
 export const releaseResponse = {
   type: 'object',

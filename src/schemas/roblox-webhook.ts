@@ -1,6 +1,7 @@
 // The platform's webhook notification (its "webhook notifications" page) as the service reads
 // it, and the answer it gives. Fields the platform may add are let through: the signature
 // vouches for the body, and a new field is no reason to refuse (and be sent it again 5 times).
+import { successAnswer } from './envelope.js';
 
 export const robloxNotification = {
   type: 'object',
@@ -35,25 +36,17 @@ export const robloxNotificationDocument = {
   properties: { ...robloxNotification.properties, EventPayload: { ...erasurePayload, description: 'For RightToErasureRequest: the user and the games.' } },
 } as const;
 
-export const webhookAnswer = {
+export const webhookAnswer = successAnswer({
   type: 'object',
-  required: ['success', 'data'],
+  required: ['notificationId', 'status', 'jobId'],
   additionalProperties: false,
   properties: {
-    success: { const: true },
-    data: {
-      type: 'object',
-      required: ['notificationId', 'status', 'jobId'],
-      additionalProperties: false,
-      properties: {
-        notificationId: { type: 'string' },
-        status: {
-          type: 'string',
-          enum: ['accepted', 'duplicate', 'ignored'],
-          description: 'accepted: an erasure job was recorded; duplicate: the NotificationId was seen before, nothing done; ignored: a SampleNotification or another event type.',
-        },
-        jobId: { type: ['string', 'null'], description: 'The erasure job made for the notification (the first time, for a duplicate).' },
-      },
+    notificationId: { type: 'string' },
+    status: {
+      type: 'string',
+      enum: ['accepted', 'duplicate', 'ignored'],
+      description: 'accepted: an erasure job was recorded; duplicate: the NotificationId was seen before, nothing done; ignored: a SampleNotification or another event type.',
     },
+    jobId: { type: ['string', 'null'], description: 'The erasure job made for the notification (the first time, for a duplicate).' },
   },
-} as const;
+});
