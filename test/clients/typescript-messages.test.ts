@@ -3,6 +3,10 @@
 // acknowledged by its save exactly once, handed again after a crash), the multi-player acquire,
 // and a player's versions read from game code (docs/safe-saves.md, docs/history.md).
 import { expect } from 'chai';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import * as PlayerData from '../../clients/typescript/src/index.js';
 import { PlayerDataClient, PlayerDataError } from '../../clients/typescript/src/index.js';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
@@ -16,6 +20,14 @@ async function playerDataError(promise: Promise<unknown>): Promise<PlayerDataErr
     return err as PlayerDataError;
   }
   expect.fail('expected a rejection');
+}
+
+/** The message `promise` rejected with; fails the test if it resolved. */
+async function rejectionOf(promise: Promise<unknown>): Promise<string> {
+  return promise.then(
+    () => expect.fail('expected a rejection'),
+    (err: Error) => err.message,
+  );
 }
 
 /** Counts the requests made through fetch while `fn` runs (the requests themselves are real). */
@@ -370,6 +382,33 @@ describe('TypeScript client: versions from game code (against the service)', () 
     }
     const tooMany = await playerDataError(client.listVersions(71, { limit: 101 }));
     expect(tooMany).to.include({ status: 400, code: 'INVALID_REQUEST' });
+  });
+
+  it("the README's bringBack saves an old version as a new one", async () => {
+    const readme = readFileSync(new URL('../../clients/typescript/README.md', import.meta.url), 'utf8');
+    const code = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!).find((c) => c.includes('export async function bringBack('));
+    expect(code, 'the README example defining bringBack').to.be.a('string');
+    const dir = mkdtempSync(join(tmpdir(), 'pds-ts-versions-'));
+    const clientUrl = pathToFileURL(new URL('../../clients/typescript/src/index.ts', import.meta.url).pathname).href;
+    const file = join(dir, 'bring-back.mts');
+    writeFileSync(file, code!.split('@player-data-service/client').join(clientUrl));
+    Object.assign(process.env, { PDS_URL: t.service.baseUrl, PDS_API_KEY: ws.apiKey });
+    try {
+      const { bringBack } = await import(pathToFileURL(file).href);
+      await client.set(74, 'coins', 100);
+      clock.advance(300_000);
+      await client.batch(74, [
+        { op: 'set', key: 'coins', value: 0 },
+        { op: 'set', key: 'constructor', value: 'a key named like a property of every object' },
+      ]);
+      expect(await bringBack(74, 1)).to.equal(3);
+      expect(await client.getAllVersioned(74)).to.deep.equal({ values: { coins: 100 }, exists: true, version: 3 });
+      expect(await rejectionOf(bringBack(75, 0))).to.match(/never written/);
+    } finally {
+      delete process.env['PDS_URL'];
+      delete process.env['PDS_API_KEY'];
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('module-level listVersions and getVersion after init', async () => {
