@@ -789,4 +789,31 @@ describe("the TypeScript client README's examples (against the service)", () => 
     expect([await stored(70), await stored(71)]).to.deep.equal([{ level: 2, coins: 5 }, { level: 3 }]);
     expect(await client.acquireSession(70, 'server-c'), 'released at shutdown').to.include({ owner: 'server-c' });
   });
+
+  it('a session-held save with messages: a gift is applied once by the holder, and by the next server after a crash before the save', async () => {
+    await client.set(80, 'coins', 0);
+    const a = await loadExample('join', 'server-a');
+    const b = await loadExample('join', 'server-b');
+    const first = await b.gift(80, 10, 'g1');
+    expect(await b.gift(80, 10, 'g1'), 'a gift sent again sends once').to.equal(first);
+    expect((await a.join(80)).values, 'applied in memory at join').to.deep.equal({ coins: 10 });
+    expect(await stored(80)).to.deep.equal({ coins: 0 });
+    await a.save(80);
+    expect(await stored(80), 'written and acknowledged by the save').to.deep.equal({ coins: 10 });
+    expect(await client.getMessages(80)).to.deep.equal([]);
+
+    await b.gift(80, 5, 'g2'); // arrives while server-a holds the player
+    await a.save(80); // hands it over: applied in memory, to be written by the next save
+    expect(a.players.get(80).values).to.deep.equal({ coins: 15 });
+    expect(await stored(80)).to.deep.equal({ coins: 10 });
+
+    // server-a freezes before that save; server-b takes the player over and is handed g2 again.
+    expect((await b.join(80, 0)).values).to.deep.equal({ coins: 15 });
+    await a.save(80); // late: SESSION_LOST, so it writes and acknowledges nothing
+    expect(a.players.has(80)).to.equal(false);
+    expect(await client.getMessages(80)).to.have.length(1);
+    await b.saveAll();
+    expect(await stored(80), 'each gift landed once').to.deep.equal({ coins: 15 });
+    expect(await client.getMessages(80)).to.deep.equal([]);
+  });
 });

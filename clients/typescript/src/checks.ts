@@ -2,7 +2,7 @@
 // at once, and a number JSON cannot carry (NaN, Infinity, which JSON.stringify turns into null)
 // never leaves the process.
 import type { Operation } from './errors.js';
-import type { BatchOp, UserId, Value } from './types.js';
+import type { BatchOp, JsonValue, UserId, Value } from './types.js';
 
 function refuse(operation: Operation, what: string, got: unknown): never {
   throw new TypeError(`PlayerData.${operation}: ${what}, got ${String(got)}`);
@@ -44,6 +44,20 @@ export function checkVersion(operation: Operation, value: unknown, field = 'ifVe
 export function checkOptionalText(operation: Operation, value: unknown, field: string): string | undefined {
   if (value === undefined) return undefined;
   return checkKey(operation, value, field);
+}
+
+/** A message: any JSON value (null included), but not undefined, and no number JSON cannot carry at the top. */
+export function checkMessage(operation: Operation, message: unknown): JsonValue {
+  if (message === undefined) refuse(operation, 'message must be a JSON value, not undefined', message);
+  if (typeof message === 'number' && !Number.isFinite(message)) refuse(operation, 'message must be a finite number', message);
+  return message as JsonValue;
+}
+
+/** The ids of the messages a save acknowledges: an array of non-empty strings, or nothing. */
+export function checkAcks(operation: Operation, ids: unknown, field = 'ackMessages'): string[] | undefined {
+  if (ids === undefined) return undefined;
+  if (!Array.isArray(ids)) refuse(operation, `${field} must be an array of message ids`, ids);
+  return ids.map((id, i) => checkKey(operation, id, `${field}[${i}]`));
 }
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]{1,128}$/;

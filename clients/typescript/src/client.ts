@@ -4,7 +4,9 @@
 // every write sends an Idempotency-Key, so that its retries are applied once.
 import { randomUUID } from 'node:crypto';
 import {
+  checkAcks,
   checkKey,
+  checkMessage,
   checkNumber,
   checkOps,
   checkOptionalText,
@@ -17,6 +19,7 @@ import type { Operation } from './errors.js';
 import { Leaderboard, type LeaderboardOptions } from './leaderboard.js';
 import { Transport, type Answer } from './transport.js';
 import type {
+  AcquiredSession,
   AcquireOptions,
   BatchOp,
   BatchOpResult,
@@ -26,19 +29,28 @@ import type {
   ClientConfig,
   ConditionalWriteOptions,
   DeleteResult,
+  DeliveredMessage,
   Entry,
   IncrementResult,
+  JsonValue,
+  ListVersionsOptions,
   LoadedSession,
+  PlayerAtVersion,
   PlayerBatch,
   PlayerBatchOutcome,
   PlayerValues,
   ReleaseResult,
   RenewOptions,
+  SendMessageOptions,
+  SentMessage,
   Session,
+  SessionOutcome,
   SetResult,
   UserId,
   Value,
+  VersionsPage,
   Workspace,
+  WaitingMessage,
   WriteOptions,
 } from './types.js';
 
@@ -54,9 +66,29 @@ function opResult(raw: Body): BatchOpResult {
   return { key: raw['key'], value: raw['value'] };
 }
 
-function sessionOf(body: Body): Session {
-  const data = body['data'];
-  return { sessionId: data.sessionId, userId: data.userId, owner: data.owner, expiresAt: data.expiresAt, version: versionOf(body) };
+/** A session's fields: `data` of a single acquire or renew, or one player's entry of a multi-player acquire. */
+function sessionOf(fields: Body, version: number): Session {
+  return { sessionId: fields['sessionId'], userId: String(fields['userId']), owner: fields['owner'], expiresAt: fields['expiresAt'], version };
+}
+
+function deliveredOf(list: unknown): DeliveredMessage[] {
+  return Array.isArray(list) ? list.map((m: Body) => ({ id: m['id'], message: m['message'], sentAt: m['sentAt'] })) : [];
+}
+
+/** An acquire's session with its metadata, and with `load` the data and the waiting messages. */
+function acquiredOf(fields: Body, version: number, load: boolean | undefined): AcquiredSession | LoadedSession {
+  const raw = fields['metadata'] ?? {};
+  const acquired: AcquiredSession = {
+    ...sessionOf(fields, version),
+    metadata: { firstSessionAt: raw['firstSessionAt'], sessionCount: raw['sessionCount'] },
+  };
+  if (!load) return acquired;
+  return { ...acquired, values: fields['values'] ?? {}, messages: deliveredOf(fields['messages']) };
+}
+
+/** A save's answer hands messages only to a session that keeps holding the player; absent otherwise. */
+function withMessages<T extends object>(result: T, raw: Body): T & { messages?: DeliveredMessage[] } {
+  return 'messages' in raw ? { ...result, messages: deliveredOf(raw['messages']) } : result;
 }
 
 export class PlayerDataClient {
@@ -166,9 +198,11 @@ export class PlayerDataClient {
       ops: checkOps('batch', ops),
       ...this.conditions('batch', options),
       release: options.release,
+      ackMessages: checkAcks('batch', options.ackMessages),
     };
     const answer = succeeded('batch', await this.write('batch', '/data/batch', body, options));
-    return { results: (answer['data'].results as Body[]).map(opResult), version: versionOf(answer) };
+    const data = answer['data'] as Body;
+    return withMessages({ results: (data['results'] as Body[]).map(opResult), version: versionOf(answer) }, data);
   }
 
   /**
@@ -185,6 +219,7 @@ export class PlayerDataClient {
         ifVersion: checkVersion(op, p.ifVersion, `players[${i}].ifVersion`),
         sessionId: checkOptionalText(op, p.sessionId, `players[${i}].sessionId`),
         release: p.release,
+        ackMessages: checkAcks(op, p.ackMessages, `players[${i}].ackMessages`),
       })),
     };
     const answer = await this.write(op, '/data/batch', body, options);
@@ -192,7 +227,7 @@ export class PlayerDataClient {
     return outcomes.map((entry): PlayerBatchOutcome => {
       const userId = String(entry['userId']);
       if (entry['success'] === true) {
-        return { userId, success: true, version: versionOf(entry), results: (entry['results'] as Body[]).map(opResult) };
+        return withMessages({ userId, success: true, version: versionOf(entry), results: (entry['results'] as Body[]).map(opResult) }, entry);
       }
       return { userId, success: false, error: errorOf(op, Number(entry['status']), entry, answer.attempts) };
     });
@@ -203,19 +238,41 @@ export class PlayerDataClient {
    * `{owner, expiresAt}` in `data`) while another live session holds it, unless `steal`.
    */
   acquireSession(userId: UserId, owner: string, options: AcquireOptions & { load: true }): Promise<LoadedSession>;
-  acquireSession(userId: UserId, owner: string, options?: AcquireOptions): Promise<Session>;
-  async acquireSession(userId: UserId, owner: string, options: AcquireOptions = {}): Promise<Session | LoadedSession> {
+  acquireSession(userId: UserId, owner: string, options?: AcquireOptions): Promise<AcquiredSession>;
+  async acquireSession(userId: UserId, owner: string, options: AcquireOptions = {}): Promise<AcquiredSession | LoadedSession> {
     const op: Operation = 'acquireSession';
-    const body = {
-      userId: userIdText(op, userId),
-      owner: checkPrintable(op, owner, 'owner'),
-      ttlSeconds: checkNumber(op, options.ttlSeconds, 'ttlSeconds'),
-      steal: options.steal,
-      load: options.load,
-    };
+    const body = { userId: userIdText(op, userId), ...this.acquireFields(op, owner, options) };
     const answer = succeeded(op, await this.write(op, '/sessions/acquire', body, options));
-    const session = sessionOf(answer);
-    return options.load ? { ...session, values: answer['data'].values ?? {} } : session;
+    return acquiredOf(answer['data'], versionOf(answer), options.load);
+  }
+
+  /**
+   * Many players for `owner` in one request (at most 100, each once), for a server that opens
+   * with many: each is acquired on its own, as acquireSession would, and answered in order with
+   * its session or its error (SESSION_LOCKED with the holder in `data`, ...). Throws only when
+   * the request as a whole fails (invalid, 429, ...).
+   */
+  acquireSessions(
+    userIds: readonly UserId[],
+    owner: string,
+    options: AcquireOptions & { load: true },
+  ): Promise<SessionOutcome<LoadedSession>[]>;
+  acquireSessions(userIds: readonly UserId[], owner: string, options?: AcquireOptions): Promise<SessionOutcome[]>;
+  async acquireSessions(
+    userIds: readonly UserId[],
+    owner: string,
+    options: AcquireOptions = {},
+  ): Promise<SessionOutcome<AcquiredSession | LoadedSession>[]> {
+    const op: Operation = 'acquireSessions';
+    if (!Array.isArray(userIds)) throw new TypeError(`PlayerData.${op}: userIds must be an array, got ${String(userIds)}`);
+    const body = { players: userIds.map((id) => userIdText(op, id)), ...this.acquireFields(op, owner, options) };
+    const answer = await this.write(op, '/sessions/acquire', body, options);
+    const outcomes = succeeded(op, answer)['data'].players as Body[];
+    return outcomes.map((entry) => {
+      const userId = String(entry['userId']);
+      if (entry['success'] === true) return { ...acquiredOf(entry, versionOf(entry), options.load), success: true as const };
+      return { userId, success: false as const, error: errorOf(op, Number(entry['status']), entry, answer.attempts) };
+    });
   }
 
   /** Extends the lease; SESSION_LOST when that session no longer holds the player. */
@@ -226,7 +283,8 @@ export class PlayerDataClient {
       sessionId: checkKey(op, sessionId, 'sessionId'),
       ttlSeconds: checkNumber(op, options.ttlSeconds, 'ttlSeconds'),
     };
-    return sessionOf(succeeded(op, await this.write(op, '/sessions/renew', body, options)));
+    const answer = succeeded(op, await this.write(op, '/sessions/renew', body, options));
+    return sessionOf(answer['data'], versionOf(answer));
   }
 
   /** Gives the player up; `released` is false when the session no longer held it. Idempotent. */
@@ -235,6 +293,74 @@ export class PlayerDataClient {
     const body = { userId: userIdText(op, userId), sessionId: checkKey(op, sessionId, 'sessionId') };
     const answer = succeeded(op, await this.write(op, '/sessions/release', body, options));
     return { released: answer['data'].released === true, version: versionOf(answer) };
+  }
+
+  /**
+   * Leaves a message for a player (a gift, a reward, a refund), whoever holds it, online or not:
+   * it waits until the session holding the player acknowledges it with a save (ackMessages), or
+   * until it expires. INBOX_FULL (409) past 100 waiting; PAYLOAD_TOO_LARGE (413) over 16 KiB as JSON.
+   */
+  async sendMessage(userId: UserId, message: JsonValue, options: SendMessageOptions = {}): Promise<SentMessage> {
+    const op: Operation = 'sendMessage';
+    const body = {
+      userId: userIdText(op, userId),
+      message: checkMessage(op, message),
+      ttlSeconds: checkNumber(op, options.ttlSeconds, 'ttlSeconds'),
+    };
+    const data = succeeded(op, await this.write(op, '/messages', body, options))['data'];
+    return { messageId: data.messageId, sentAt: data.sentAt, expiresAt: data.expiresAt };
+  }
+
+  /** The messages waiting for the player, oldest first; [] when none. Reading never consumes them. */
+  async getMessages<T extends JsonValue = JsonValue>(userId: UserId, options: CallOptions = {}): Promise<WaitingMessage<T>[]> {
+    const op: Operation = 'getMessages';
+    const query = new URLSearchParams({ userId: userIdText(op, userId) });
+    const answer = await this.transport.send({ operation: op, method: 'GET', path: `/messages?${query}`, signal: options.signal });
+    return (succeeded(op, answer)['data'].messages as Body[]).map((m) => ({
+      id: m['id'],
+      message: m['message'] as T,
+      sentAt: m['sentAt'],
+      expiresAt: m['expiresAt'],
+    }));
+  }
+
+  /**
+   * A page of the player's versions, newest first: the current one, then its restore points
+   * (docs/history.md). undefined when the player was never written. Needs a write key.
+   */
+  async listVersions(userId: UserId, options: ListVersionsOptions = {}): Promise<VersionsPage | undefined> {
+    const op: Operation = 'listVersions';
+    const query = new URLSearchParams({ userId: userIdText(op, userId) });
+    const limit = checkVersion(op, options.limit, 'limit');
+    const before = checkVersion(op, options.before, 'before');
+    if (limit !== undefined) query.set('limit', String(limit));
+    if (before !== undefined) query.set('before', String(before));
+    const answer = await this.transport.send({ operation: op, method: 'GET', path: `/data/versions?${query}`, signal: options.signal });
+    if (isMissing(op, answer)) return undefined;
+    const data = succeeded(op, answer)['data'];
+    return { userId: data.userId, version: data.version, versions: data.versions, nextBefore: data.nextBefore };
+  }
+
+  /**
+   * The whole player as it was at `version` (one listVersions gives); VERSION_NOT_RETAINED (404,
+   * with the current `version`) when the history no longer keeps it. undefined when the player
+   * was never written. To bring it back, save its values. Needs a write key.
+   */
+  async getVersion(userId: UserId, version: number, options: CallOptions = {}): Promise<PlayerAtVersion | undefined> {
+    const op: Operation = 'getVersion';
+    if (version === undefined) throw new TypeError(`PlayerData.${op}: version must be a non-negative whole number, got undefined`);
+    const query = new URLSearchParams({ userId: userIdText(op, userId), version: String(checkVersion(op, version, 'version')) });
+    const answer = await this.transport.send({ operation: op, method: 'GET', path: `/data/version?${query}`, signal: options.signal });
+    if (isMissing(op, answer)) return undefined;
+    const data = succeeded(op, answer)['data'];
+    const values: Record<string, Value> = {};
+    const updatedAt: Record<string, string> = {};
+    for (const [key, entry] of Object.entries(data.data as Record<string, { value: Value; updated_at: string }>)) {
+      // Own properties even for `__proto__`, as the answer has them.
+      Object.defineProperty(values, key, { value: entry.value, enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(updatedAt, key, { value: entry.updated_at, enumerable: true, writable: true, configurable: true });
+    }
+    return { userId: data.userId, version: data.version, currentVersion: data.currentVersion, values, updatedAt };
   }
 
   /**
@@ -297,6 +423,15 @@ export class PlayerDataClient {
     };
     const answer = succeeded(operation, await this.write(operation, '/data/delete', body, options));
     return { deleted: answer['data'].deleted as number, version: versionOf(answer) };
+  }
+
+  private acquireFields(operation: Operation, owner: string, options: AcquireOptions) {
+    return {
+      owner: checkPrintable(operation, owner, 'owner'),
+      ttlSeconds: checkNumber(operation, options.ttlSeconds, 'ttlSeconds'),
+      steal: options.steal,
+      load: options.load,
+    };
   }
 
   private conditions(operation: Operation, options: ConditionalWriteOptions): { ifVersion?: number; sessionId?: string } {

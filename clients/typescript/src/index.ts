@@ -1,11 +1,12 @@
 // The client's module-level API: the seven functions of the Luau module (init() connects once
 // with one ping, and the others use that connection), plus the safe-save calls (versions,
-// batches, sessions) and leaderboards. PlayerDataClient serves code that talks to more than one
+// batches, sessions, messages, a player's past versions) and leaderboards. PlayerDataClient serves code that talks to more than one
 // workspace.
 import { PlayerDataClient } from './client.js';
 import type { Operation } from './errors.js';
 import type { Leaderboard, LeaderboardOptions } from './leaderboard.js';
 import type {
+  AcquiredSession,
   AcquireOptions,
   BatchOp,
   BatchOptions,
@@ -16,16 +17,24 @@ import type {
   DeleteResult,
   Entry,
   IncrementResult,
+  JsonValue,
+  ListVersionsOptions,
   LoadedSession,
+  PlayerAtVersion,
   PlayerBatch,
   PlayerBatchOutcome,
   PlayerValues,
   ReleaseResult,
   RenewOptions,
+  SendMessageOptions,
+  SentMessage,
   Session,
+  SessionOutcome,
   SetResult,
   UserId,
   Value,
+  VersionsPage,
+  WaitingMessage,
   Workspace,
   WriteOptions,
 } from './types.js';
@@ -127,9 +136,24 @@ export async function batchPlayers(players: readonly PlayerBatch[], options?: Wr
 }
 
 export async function acquireSession(userId: UserId, owner: string, options: AcquireOptions & { load: true }): Promise<LoadedSession>;
-export async function acquireSession(userId: UserId, owner: string, options?: AcquireOptions): Promise<Session>;
-export async function acquireSession(userId: UserId, owner: string, options?: AcquireOptions): Promise<Session | LoadedSession> {
+export async function acquireSession(userId: UserId, owner: string, options?: AcquireOptions): Promise<AcquiredSession>;
+export async function acquireSession(userId: UserId, owner: string, options?: AcquireOptions): Promise<AcquiredSession | LoadedSession> {
   return connected('acquireSession').acquireSession(userId, owner, options);
+}
+
+/** Many players in one request, each acquired on its own: per player, in order, its session or its error. */
+export async function acquireSessions(
+  userIds: readonly UserId[],
+  owner: string,
+  options: AcquireOptions & { load: true },
+): Promise<SessionOutcome<LoadedSession>[]>;
+export async function acquireSessions(userIds: readonly UserId[], owner: string, options?: AcquireOptions): Promise<SessionOutcome[]>;
+export async function acquireSessions(
+  userIds: readonly UserId[],
+  owner: string,
+  options?: AcquireOptions,
+): Promise<SessionOutcome<AcquiredSession | LoadedSession>[]> {
+  return connected('acquireSessions').acquireSessions(userIds, owner, options);
 }
 
 export async function renewSession(userId: UserId, sessionId: string, options?: RenewOptions): Promise<Session> {
@@ -138,6 +162,26 @@ export async function renewSession(userId: UserId, sessionId: string, options?: 
 
 export async function releaseSession(userId: UserId, sessionId: string, options?: WriteOptions): Promise<ReleaseResult> {
   return connected('releaseSession').releaseSession(userId, sessionId, options);
+}
+
+/** Leaves a message for a player, processed by the session that holds it (acknowledged with a save's ackMessages). */
+export async function sendMessage(userId: UserId, message: JsonValue, options?: SendMessageOptions): Promise<SentMessage> {
+  return connected('sendMessage').sendMessage(userId, message, options);
+}
+
+/** The messages waiting for the player, oldest first; reading never consumes them. */
+export async function getMessages<T extends JsonValue = JsonValue>(userId: UserId, options?: CallOptions): Promise<WaitingMessage<T>[]> {
+  return connected('getMessages').getMessages<T>(userId, options);
+}
+
+/** A page of the player's versions, newest first; undefined when the player was never written. */
+export async function listVersions(userId: UserId, options?: ListVersionsOptions): Promise<VersionsPage | undefined> {
+  return connected('listVersions').listVersions(userId, options);
+}
+
+/** The whole player at one of its versions; undefined when the player was never written. */
+export async function getVersion(userId: UserId, version: number, options?: CallOptions): Promise<PlayerAtVersion | undefined> {
+  return connected('getVersion').getVersion(userId, version, options);
 }
 
 /**

@@ -92,11 +92,21 @@ export type BatchOpResult =
 export interface BatchOptions extends ConditionalWriteOptions {
   /** With sessionId: release the session once the batch is applied, in the same step. */
   readonly release?: boolean;
+  /**
+   * Ids of the messages this save processed (at most 100): removed in the same step as the ops,
+   * fenced by the session like them. An id no longer waiting is no error (a retried save).
+   */
+  readonly ackMessages?: readonly string[];
 }
 
 export interface BatchResult {
   readonly results: BatchOpResult[];
   readonly version: number;
+  /**
+   * With a sessionId (and without release): the messages that arrived for the player since its
+   * session was last handed some, oldest first; [] when none did. Absent otherwise.
+   */
+  readonly messages?: DeliveredMessage[];
 }
 
 export interface PlayerBatch {
@@ -105,11 +115,20 @@ export interface PlayerBatch {
   readonly ifVersion?: number;
   readonly sessionId?: string;
   readonly release?: boolean;
+  /** As BatchOptions.ackMessages, for this player. */
+  readonly ackMessages?: readonly string[];
 }
 
 /** A failed player carries the error its own request would have raised (code, status, version, data). */
 export type PlayerBatchOutcome =
-  | { readonly userId: string; readonly success: true; readonly version: number; readonly results: BatchOpResult[] }
+  | {
+      readonly userId: string;
+      readonly success: true;
+      readonly version: number;
+      readonly results: BatchOpResult[];
+      /** As BatchResult.messages, for this player. */
+      readonly messages?: DeliveredMessage[];
+    }
   | { readonly userId: string; readonly success: false; readonly error: PlayerDataError };
 
 export interface AcquireOptions extends WriteOptions {
@@ -117,7 +136,7 @@ export interface AcquireOptions extends WriteOptions {
   readonly ttlSeconds?: number;
   /** Take the lock over from a live holder at once; its next write is SESSION_LOST. */
   readonly steal?: boolean;
-  /** Also answer the player's whole data (`values`), so that a join costs one request. */
+  /** Also answer the player's whole data (`values`) and its waiting messages, so that a join costs one request. */
   readonly load?: boolean;
 }
 
@@ -135,9 +154,97 @@ export interface Session {
   readonly version: number;
 }
 
-export interface LoadedSession extends Session {
+/** What the service keeps about a player beside its data (not in its keys), answered by every acquire. */
+export interface SessionMetadata {
+  /** When the player's first session was acquired. */
+  readonly firstSessionAt: string;
+  /** Sessions acquired so far, this one counted. A player released without ever keeping data starts again at 1. */
+  readonly sessionCount: number;
+}
+
+export interface AcquiredSession extends Session {
+  readonly metadata: SessionMetadata;
+}
+
+export interface LoadedSession extends AcquiredSession {
   /** The player's whole data; {} for a new player. */
   readonly values: Record<string, Value>;
+  /** Every message waiting for the player, oldest first: apply each, then acknowledge it with a save (ackMessages). */
+  readonly messages: DeliveredMessage[];
+}
+
+/** One player of acquireSessions: its session, or the error its own acquire would have raised (SESSION_LOCKED, ...). */
+export type SessionOutcome<S extends AcquiredSession = AcquiredSession> =
+  | (S & { readonly success: true })
+  | { readonly userId: string; readonly success: false; readonly error: PlayerDataError };
+
+/** A message as a session is handed it (acquire with load, a save's answer). */
+export interface DeliveredMessage<T extends JsonValue = JsonValue> {
+  /** `msg_...`: what a save acknowledges. */
+  readonly id: string;
+  /** The JSON the sender sent. */
+  readonly message: T;
+  readonly sentAt: string;
+}
+
+/** A message waiting for its player, as getMessages lists it. */
+export interface WaitingMessage<T extends JsonValue = JsonValue> extends DeliveredMessage<T> {
+  /** When it is dropped if no session has acknowledged it by then. */
+  readonly expiresAt: string;
+}
+
+export interface SendMessageOptions extends WriteOptions {
+  /** How long it waits to be processed: 60 s up to the service's MESSAGE_MAX_TTL_SECONDS (90 days); default 30 days. */
+  readonly ttlSeconds?: number;
+}
+
+export interface SentMessage {
+  readonly messageId: string;
+  readonly sentAt: string;
+  readonly expiresAt: string;
+}
+
+export interface ListVersionsOptions extends CallOptions {
+  /** Versions a page, 1-100 (default 20). */
+  readonly limit?: number;
+  /** A page's `nextBefore`: the versions below it. */
+  readonly before?: number;
+}
+
+/** One version of a player, as its history keeps it (docs/history.md). */
+export interface VersionInfo {
+  readonly version: number;
+  /**
+   * For a restore point, the first write after it: when it ran (the version is the data just
+   * before), what kind, who (`key:<id>` or `admin:<actor>`) and the keys written after it in its
+   * interval. All null for the current version (and for a version 0 known without a point).
+   */
+  readonly time: string | null;
+  readonly kind: string | null;
+  readonly by: string | null;
+  readonly keys: string[] | null;
+}
+
+export interface VersionsPage {
+  readonly userId: string;
+  /** The player's current version. */
+  readonly version: number;
+  /** Newest first: the current version, then its restore points; each can be read with getVersion. */
+  readonly versions: VersionInfo[];
+  /** Pass as `before` for the next page; null on the last one. */
+  readonly nextBefore: number | null;
+}
+
+export interface PlayerAtVersion {
+  readonly userId: string;
+  /** The version read. */
+  readonly version: number;
+  /** The player's version now. */
+  readonly currentVersion: number;
+  /** Every key with its value at that version ({} when the player had no data then): what a save brings back. */
+  readonly values: Record<string, Value>;
+  /** The same keys with when each was last written before that version. */
+  readonly updatedAt: Record<string, string>;
 }
 
 export interface ReleaseResult {
