@@ -12,24 +12,8 @@ import { testRedisUrl } from '../support/hooks.js';
 import { startHttpProxy } from '../support/http-proxy.js';
 import { startRedisProxy } from '../support/redis-proxy.js';
 import { call, newWorkspace, startTestService, testRedis, useService } from '../support/service.js';
+import { playerDataError, rejection } from './rejections.js';
 import { unreachableBaseUrl } from './unreachable.js';
-
-/** Resolves to what `promise` rejected with; fails the test if it resolved. */
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).to.be.instanceOf(Error);
-    return err as Error;
-  }
-  expect.fail('expected a rejection');
-}
-
-async function playerDataError(promise: Promise<unknown>): Promise<PlayerDataError> {
-  const err = await rejection(promise);
-  expect(err).to.be.instanceOf(PlayerDataError);
-  return err as PlayerDataError;
-}
 
 /** Counts the requests made through fetch while `fn` runs (the requests themselves are real). */
 async function countingFetch<T>(fn: () => Promise<T>): Promise<{ result: T | Error; requests: number }> {

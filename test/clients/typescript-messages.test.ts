@@ -11,24 +11,7 @@ import * as PlayerData from '../../clients/typescript/src/index.js';
 import { PlayerDataClient, PlayerDataError } from '../../clients/typescript/src/index.js';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
 import { call, newWorkspace, testClock, useService } from '../support/service.js';
-
-async function playerDataError(promise: Promise<unknown>): Promise<PlayerDataError> {
-  try {
-    await promise;
-  } catch (err) {
-    expect(err).to.be.instanceOf(PlayerDataError);
-    return err as PlayerDataError;
-  }
-  expect.fail('expected a rejection');
-}
-
-/** The message `promise` rejected with; fails the test if it resolved. */
-async function rejectionOf(promise: Promise<unknown>): Promise<string> {
-  return promise.then(
-    () => expect.fail('expected a rejection'),
-    (err: Error) => err.message,
-  );
-}
+import { playerDataError, rejection } from './rejections.js';
 
 /** Counts the requests made through fetch while `fn` runs (the requests themselves are real). */
 async function countingFetch<T>(fn: () => Promise<T>): Promise<{ result: T; requests: number }> {
@@ -403,7 +386,7 @@ describe('TypeScript client: versions from game code (against the service)', () 
       ]);
       expect(await bringBack(74, 1)).to.equal(3);
       expect(await client.getAllVersioned(74)).to.deep.equal({ values: { coins: 100 }, exists: true, version: 3 });
-      expect(await rejectionOf(bringBack(75, 0))).to.match(/never written/);
+      expect((await rejection(bringBack(75, 0))).message).to.match(/never written/);
     } finally {
       delete process.env['PDS_URL'];
       delete process.env['PDS_API_KEY'];
