@@ -14,23 +14,11 @@ import { keys } from '../../src/store/keys.js';
 import { scanMatching } from '../../src/store/redis/scan.js';
 import { usageDay } from '../../src/store/workspaces/rate-limiter.js';
 import { freePort } from '../../src/dev/local-redis.js';
-import { startCluster, type TestCluster } from '../support/cluster.js';
+import { crossSlotErrors, startCluster, type TestCluster } from '../support/cluster.js';
 import { call, client } from '../support/service.js';
 
 const run = promisify(execFile);
 const ADMIN_TOKEN = 'cluster-admin-token-0123456789';
-
-async function crossSlotErrors(cluster: TestCluster): Promise<number> {
-  let total = 0;
-  for (const node of cluster.nodes) {
-    const redis = new Redis({ port: node.port, host: '127.0.0.1' });
-    const stats = await redis.info('errorstats');
-    redis.disconnect();
-    const match = /errorstat_CROSSSLOT:count=(\d+)/.exec(stats);
-    total += match ? Number(match[1]) : 0;
-  }
-  return total;
-}
 
 function admin(service: RunningService, method: string, path: string, body?: unknown) {
   return call({ baseUrl: `${service.opsUrl}/admin/v1` }, method, path, {

@@ -3,7 +3,7 @@
 // workspace's boards (the registry, erasure, export and import, deletion) works across nodes.
 import { Readable } from 'node:stream';
 import { expect } from 'chai';
-import { Cluster, Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { AdminOperations } from '../../src/admin/operations.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
@@ -11,21 +11,10 @@ import { startService, type RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
 import { countMatching } from '../../src/store/redis/scan.js';
 import { defineScripts } from '../../src/store/redis/scripts.js';
-import { startCluster, type TestCluster } from '../support/cluster.js';
+import { crossSlotErrors, startCluster, type TestCluster } from '../support/cluster.js';
 import { client } from '../support/service.js';
 
 const T0 = Date.UTC(2031, 6, 31, 23, 59, 59); // the last second of July 2031 (a Thursday)
-
-async function crossSlotErrors(cluster: TestCluster): Promise<number> {
-  let total = 0;
-  for (const node of cluster.nodes) {
-    const redis = new Redis({ port: node.port, host: '127.0.0.1' });
-    const stats = await redis.info('errorstats');
-    redis.disconnect();
-    total += Number(/errorstat_CROSSSLOT:count=(\d+)/.exec(stats)?.[1] ?? 0);
-  }
-  return total;
-}
 
 describe('leaderboards on a Redis Cluster (3 masters + 3 replicas)', function () {
   this.timeout(60_000);

@@ -3,28 +3,17 @@
 // players in other slots, the job's records (one slot) and tombstones work, an import of an
 // export taken before the erasure skips the player, and no node ever answers CROSSSLOT.
 import { expect } from 'chai';
-import { Cluster, Redis } from 'ioredis';
+import { Cluster } from 'ioredis';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
 import { scanMatching } from '../../src/store/redis/scan.js';
-import { startCluster, type TestCluster } from '../support/cluster.js';
+import { crossSlotErrors, startCluster, type TestCluster } from '../support/cluster.js';
 import { ERASURE_ENV, erasureNotification, freshGameId, freshUserId, postWebhook } from '../support/erasure.js';
 import { call, fetchRecorded } from '../support/service.js';
 
 const ADMIN_TOKEN = 'cluster-erasure-admin-token-0123';
-
-async function crossSlotErrors(cluster: TestCluster): Promise<number> {
-  let total = 0;
-  for (const node of cluster.nodes) {
-    const redis = new Redis({ port: node.port, host: '127.0.0.1' });
-    const stats = await redis.info('errorstats');
-    redis.disconnect();
-    total += Number(/errorstat_CROSSSLOT:count=(\d+)/.exec(stats)?.[1] ?? 0);
-  }
-  return total;
-}
 
 describe('erasure on a Redis Cluster (3 masters + 3 replicas)', function () {
   this.timeout(90_000);

@@ -166,3 +166,15 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
   }
   return cluster;
 }
+
+/** CROSSSLOT errors every node of the cluster has answered so far (INFO errorstats): a script or command that spanned slots. */
+export async function crossSlotErrors(cluster: TestCluster): Promise<number> {
+  let total = 0;
+  for (const node of cluster.nodes) {
+    const redis = new Redis({ port: node.port, host: '127.0.0.1' });
+    const stats = await redis.info('errorstats');
+    redis.disconnect();
+    total += Number(/errorstat_CROSSSLOT:count=(\d+)/.exec(stats)?.[1] ?? 0);
+  }
+  return total;
+}
