@@ -301,6 +301,57 @@ describe('Luau session layer: messages, Ended, template, hooks, metadata, versio
   });
 });
 
+describe('Luau PlayerData.init({ mock = true }): the same API over memory, no HTTP', () => {
+  let vm: LuauVm;
+  before(async () => {
+    vm = await startLuauVm(0);
+  });
+  beforeEach(async () => {
+    await vm.reset();
+  });
+
+  it('sessions (lock, steal, fence, metadata), messages (join, save answers, ack), versions, codes, all in memory', async () => {
+    const results = await vm.run(`
+      local workspace = PlayerData.init({ mock = true })
+      local store = PlayerData.newSessionStore({ template = { coins = 0, bag = { gems = 0 } } })
+      local out = {}
+      local function add(...) for i = 1, select("#", ...) do table.insert(out, tostring((select(i, ...)))) end end
+      add(workspace.plan)
+
+      PlayerData.sendMessage(5, { coins = 7 })
+      local s = store:open(5)
+      local handled = 0
+      -- Queued at the join, the gift is handed over as soon as the handler is set.
+      s:onMessage(function(message, processed) handled += 1 s.data.coins += message.coins processed() end)
+      add(s.data.coins, s.metadata.sessionCount, #PlayerData.getMessages(5))
+      s:save()
+      add(#PlayerData.getMessages(5), PlayerData.get(5, "coins"))
+
+      -- Another owner is locked out, a write without the session too; a steal fences this one.
+      local locked = select(2, pcall(PlayerData.acquireSession, 5, { owner = "other" }))
+      add(PlayerData.errorCode(locked), PlayerData.errorCode(select(2, pcall(PlayerData.set, 5, "x", 1))))
+      PlayerData.sendMessage(5, { coins = 3 })
+      store:saveAll() -- its answer hands the message over; the next save acknowledges it
+      store:saveAll()
+      add(handled, PlayerData.get(5, "coins"), #PlayerData.getMessages(5))
+      local reason = nil
+      s.Ended:Connect(function(r) reason = r end)
+      PlayerData.acquireSession(5, { owner = "other", steal = true })
+      add(PlayerData.errorCode(select(2, pcall(s.save, s))), reason)
+
+      -- Versions: every one kept.
+      local list = PlayerData.listVersions(5)
+      local old = PlayerData.getVersion(5, 1)
+      add(#list, list[1].version, old.coins, PlayerData.errorCode(select(2, pcall(PlayerData.getVersion, 5, 99))))
+      local again = store:open(6)
+      again:close()
+      add(store:open(6).metadata.sessionCount, JSON.encode(store:find(6).data.bag))
+      return table.concat(out, " ")`);
+    expect(results[0]).to.equal('mock 7 1 1 0 7 1 SESSION_LOCKED SESSION_LOCKED 2 10 0 SESSION_LOST stolen 2 2 7 VERSION_NOT_RETAINED 2 {"gems":0}');
+    expect(vm.requests, 'no HTTP at all').to.have.length(0);
+  });
+});
+
 describe('Luau PlayerData.listVersions / getVersion (against the service, a restore point a second)', () => {
   const t = useService({ HISTORY_INTERVAL_SECONDS: '1' });
   let ws: CreatedWorkspace;
