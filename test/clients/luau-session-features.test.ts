@@ -26,6 +26,8 @@ function WATCH(session)
   end)
   return session
 end
+-- A join in its own thread, as PlayerAdded runs it; let a second pass for it to open (a
+-- store may gather the joins of one moment into one request).
 function OPEN(id)
   task.spawn(function()
     local ok, session = pcall(STORE.open, STORE, id)
@@ -101,7 +103,7 @@ describe('Luau session layer: messages, Ended, template, hooks, metadata, versio
   it('a gift across two servers and a crash before save: A applies it and dies unsaved, B steals, applies it, acks it; it lands once', async () => {
     await start(a);
     await start(b);
-    await a.run('OPEN(20)');
+    await a.run('OPEN(20) task.wait(1)');
     await a.run('OPENED[20].data.coins = 5 OPENED[20]:save()');
 
     // Sent while A holds the player: handed to A by its next save's answer, applied in memory.
@@ -182,7 +184,7 @@ describe('Luau session layer: messages, Ended, template, hooks, metadata, versio
 
   it('Ended fires once with closed, stolen, lost and shutdown', async () => {
     await start(a, { autoSaveSeconds: 30, ttlSeconds: 60 });
-    await a.run('OPEN(30) OPEN(31) OPEN(32)');
+    await a.run('OPEN(30) OPEN(31) OPEN(32) task.wait(1)');
     await a.run('OPENED[30]:close()');
     await call(t.service, 'POST', '/sessions/acquire', { key: ws.apiKey, body: { userId: 31, owner: 'other', steal: true } });
     await a.run('pcall(OPENED[31].save, OPENED[31])');
@@ -199,7 +201,7 @@ describe('Luau session layer: messages, Ended, template, hooks, metadata, versio
 
   it('Ended: shutdown for the sessions closeAll saved', async () => {
     await start(a, { autoSaveSeconds: 30, ttlSeconds: 60 });
-    await a.run('OPEN(35) OPEN(36)');
+    await a.run('OPEN(35) OPEN(36) task.wait(1)');
     await a.run('game.__close()');
     const [ended] = await a.run('table.sort(ENDED) return table.concat(ENDED, " ")');
     expect(ended).to.equal('35:shutdown 36:shutdown');
@@ -282,7 +284,7 @@ describe('Luau session layer: messages, Ended, template, hooks, metadata, versio
     const relay = await startRelay(new URL(t.service.baseUrl));
     try {
       await start(a, { autoSaveSeconds: 30, ttlSeconds: 300 }, relay.baseUrl);
-      await a.run('OPEN(80) OPENED[80].data.coins = 1');
+      await a.run('OPEN(80) task.wait(1) OPENED[80].data.coins = 1');
       await a.run('task.wait(31)');
       expect(await a.run('return #CRITICAL')).to.deep.equal([0]);
       relay.setDown(true);
