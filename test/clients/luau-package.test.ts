@@ -3,7 +3,7 @@
 // letters, digits and dashes, a semver version, a registry and a realm), the package's Rojo
 // project, and the install snippets of clients/luau/README.md (the dependency line and the two
 // Rojo projects) against the manifest and the folders they name.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
@@ -50,12 +50,18 @@ describe('clients/luau as a Wally package', () => {
     }
   });
 
-  it('default.project.json maps src (init.luau: one ModuleScript) under the package name, as Wally publishes it', () => {
+  it('default.project.json maps src (init.luau: one ModuleScript, with Leaderboard and Mock as its children) under the package name, as Wally publishes it', () => {
     const project = JSON.parse(readFileSync(join(PACKAGE_DIR, 'default.project.json'), 'utf8')) as { name: string; tree: RojoNode };
     // Wally renames the project to the package's name on publish; match it so nothing changes then.
     expect(project.name).to.equal(String(manifest.package.name).split('/')[1]);
     expect(project.tree).to.deep.equal({ $path: 'src' });
     expect(existsSync(join(PACKAGE_DIR, 'src/init.luau'))).to.equal(true);
+    // Rojo makes every other file of src a child ModuleScript of init.luau's, named after it:
+    // the two that init.luau requires as script.Leaderboard and script.Mock.
+    expect(readdirSync(join(PACKAGE_DIR, 'src')).sort()).to.deep.equal(['Leaderboard.luau', 'Mock.luau', 'init.luau']);
+    const init = readFileSync(join(PACKAGE_DIR, 'src/init.luau'), 'utf8');
+    expect(init).to.include('require(script.Leaderboard)');
+    expect(init).to.include('require(script.Mock)');
   });
 
   it("the README's dependency line names this package and version, under [server-dependencies]", () => {

@@ -11,7 +11,13 @@ import { startLuauVm, type LuauVm, type RecordedRequest } from './luau-vm.js';
 
 const readme = readFileSync(new URL('../../clients/luau/README.md', import.meta.url), 'utf8');
 const blocks = [...readme.matchAll(/```luau\n([\s\S]*?)```/g)].map((m) => m[1]!);
-const [SERVER_SCRIPT, ERROR_EXAMPLE, RECEIPT_WITHOUT_SESSIONS, BATCH_EXAMPLE] = blocks;
+const blockWith = (text: string) => blocks.find((code) => code.includes(text));
+const SERVER_SCRIPT = blockWith('MarketplaceService.ProcessReceipt = function(receipt)\n\tlocal coins');
+const ERROR_EXAMPLE = blockWith('PlayerData.errorCode(err)');
+const RECEIPT_WITHOUT_SESSIONS = blockWith('idempotencyKey = "purchase-"');
+const BATCH_EXAMPLE = blockWith('PlayerData.batch(userId');
+const MOCK_PLAY_TEST = blockWith('mock = true');
+const FEATURES_EXAMPLE = blockWith('local function giftCoins(');
 const PLACEHOLDER_URL = 'https://pds.example.com/api/v1';
 
 function withUrl(code: string | undefined, baseUrl: string): string {
@@ -23,7 +29,8 @@ function withUrl(code: string | undefined, baseUrl: string): string {
 const bodyOf = (r: RecordedRequest) => JSON.parse(r.body!);
 
 describe('clients/luau/README.md examples (against the service)', () => {
-  const t = useService();
+  // A restore point a second, so that the features example can read an older version.
+  const t = useService({ HISTORY_INTERVAL_SECONDS: '1' });
   let ws: CreatedWorkspace;
   let vm: LuauVm;
   before(async () => {
@@ -42,8 +49,52 @@ describe('clients/luau/README.md examples (against the service)', () => {
   const batches = (from = 0) => vm.requests.slice(from).filter((r) => r.url.endsWith('/data/batch'));
   const runServerScript = () => vm.run(`${withUrl(SERVER_SCRIPT, t.service.baseUrl)}\nSTORE = store`);
 
-  it('has the four examples this test runs, and the leaderboard one (luau-leaderboard.test.ts)', () => {
-    expect(blocks).to.have.length(5);
+  it('has the six examples this test runs, and the leaderboard one (luau-leaderboard.test.ts)', () => {
+    expect(blocks).to.have.length(7);
+    const found = [SERVER_SCRIPT, ERROR_EXAMPLE, RECEIPT_WITHOUT_SESSIONS, BATCH_EXAMPLE, MOCK_PLAY_TEST, FEATURES_EXAMPLE];
+    expect(new Set(found).size).to.equal(6);
+    for (const code of found) expect(code).to.be.a('string');
+  });
+
+  it('the mock store\'s play-test runs in "Studio" over memory only, and unchanged against the service live', async () => {
+    await vm.run('__STUDIO = true');
+    await vm.run(withUrl(MOCK_PLAY_TEST, t.service.baseUrl));
+    expect(vm.requests, 'no HTTP at all').to.have.length(0);
+    expect(await vm.run('return PRINTS[1], #WARNINGS, #ERRORS')).to.deep.equal(['coins after the gift: 50', 0, 0]);
+    expect(await stored(1), 'nothing reached the service').to.equal(undefined);
+
+    await vm.reset();
+    await vm.run('__setSecret("pds_api_key", ...)', ws.apiKey);
+    await vm.run(withUrl(MOCK_PLAY_TEST, t.service.baseUrl));
+    expect(vm.requests.length).to.be.greaterThan(0);
+    expect(await vm.run('return PRINTS[1], #WARNINGS, #ERRORS')).to.deep.equal(['coins after the gift: 50', 0, 0]);
+    expect(await stored(1)).to.deep.equal({ coins: 50, level: 1 });
+  });
+
+  it('the features example: deep template, a gift sent twice applied once, hooks, metadata, a restored version, shutdown', async () => {
+    await call(t.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 201, key: 'settings', value: { music: false } } });
+    await call(t.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: 201, key: 'inventory', value: ['axe'] } });
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // version 2 becomes a restore point
+    await vm.run('local baseUrl, apiKey = ...; PlayerData.init({ baseUrl = baseUrl, apiKey = apiKey })', t.service.baseUrl, ws.apiKey);
+    await vm.run(`${FEATURES_EXAMPLE}\nSTORE, ON_OPENED, GIFT, RESTORE = store, onOpened, giftCoins, restoreVersion`);
+    const [settings] = await vm.run('S = STORE:open(201) ON_OPENED(S) return JSON.encode(S.data.settings)');
+    expect(JSON.parse(settings as string)).to.deep.equal({ music: false, sfx: true });
+    await vm.run('GIFT(201, 25, "g1") GIFT(201, 25, "g1")');
+    const waiting = await call(t.service, 'GET', '/messages?userId=201', { key: ws.apiKey });
+    expect(waiting.body.data.messages, 'the retried gift is one gift').to.have.length(1);
+    await vm.run('S:save() S:save()');
+    const saved = await stored(201);
+    expect(saved.coins).to.equal(25);
+    expect(saved.lastSeen).to.be.a('number');
+    expect((await call(t.service, 'GET', '/messages?userId=201', { key: ws.apiKey })).body.data.messages).to.deep.equal([]);
+    const [prints] = await vm.run('return table.concat(PRINTS, "|")');
+    expect(prints).to.equal('session 1 of player 201|player 201 saved at version 3|player 201 saved at version 4');
+
+    await vm.run('RESTORE(S, 2)');
+    const restored = await stored(201);
+    expect(restored).to.deep.include({ settings: { music: false, sfx: true }, inventory: ['axe'], coins: 0 });
+    await vm.run('game.__close()');
+    expect(await vm.run('return #KICKED, #WARNINGS, #ERRORS')).to.deep.equal([0, 0, 0]);
   });
 
   it('the server script: sessions for players present and joining, receipts once, one auto-save, close, BindToClose', async () => {

@@ -16,6 +16,8 @@ const source = (path: string) => readFileSync(new URL(path, here), 'utf8');
 const MODULE_SOURCE = source('../../clients/luau/src/init.luau');
 /** init.luau's child ModuleScript (clients/luau/default.project.json maps src/ as one tree). */
 const LEADERBOARD_SOURCE = source('../../clients/luau/src/Leaderboard.luau');
+/** init.luau's child Mock, the in-memory service of init({ mock = true }). */
+const MOCK_SOURCE = source('../../clients/luau/src/Mock.luau');
 const JSON_SOURCE = source('luau/json.luau');
 const PLATFORM_SOURCE = source('luau/platform.luau');
 const DATASTORE_SOURCE = source('luau/datastore.luau');
@@ -123,6 +125,7 @@ async function createLuauVm(): Promise<LuauVm> {
   const dataStores = state.loadstring(DATASTORE_SOURCE, 'datastore.luau', true);
   const playerDataModule = state.loadstring(MODULE_SOURCE, 'PlayerData', true);
   const leaderboardModule = state.loadstring(LEADERBOARD_SOURCE, 'Leaderboard', true);
+  const mockModule = state.loadstring(MOCK_SOURCE, 'Mock', true);
   let chunks = 0;
   const compiled = new Map<string, (...args: unknown[]) => Promise<unknown>>();
   const vm: LuauVm = {
@@ -143,6 +146,8 @@ async function createLuauVm(): Promise<LuauVm> {
       await dataStores();
       const [leaderboard] = (await leaderboardModule()) as unknown[];
       state.env.set('LEADERBOARD_MODULE', leaderboard, true);
+      const [mock] = (await mockModule()) as unknown[];
+      state.env.set('MOCK_MODULE', mock, true);
       const [playerData] = (await playerDataModule()) as unknown[];
       state.env.set('PlayerData', playerData, true);
       requests.length = 0;
