@@ -149,9 +149,12 @@ export function LeaderboardPage(props: { workspaceId: string; board: string }) {
     async () => (await adminData<BoardSummary[]>('GET', `/workspaces/${enc(workspaceId)}/leaderboards`)).find((b) => b.board === board),
     [workspaceId, board],
   );
-  const page = useLoad(() => {
+  // Each answer keeps the page number and order it was asked with: until the next page has
+  // arrived the entries shown are the last page's, and the status line describes those.
+  const number = cursors.length;
+  const page = useLoad(async () => {
     const query = new URLSearchParams({ period, order, limit: String(PAGE), ...(previous ? { previous: 'true' } : {}), ...(after ? { after } : {}) });
-    return adminData<BoardPage>('GET', `${base}?${query}`);
+    return { number, order, ...(await adminData<BoardPage>('GET', `${base}?${query}`)) };
   }, [base, period, previous, order, after]);
   const [note, setNote] = useState<string | undefined>();
   const action = useAction();
@@ -168,6 +171,8 @@ export function LeaderboardPage(props: { workspaceId: string; board: string }) {
   };
   const s = summary.data;
   const p = page.data;
+  // The entries shown are not yet those asked for: the pager waits for them.
+  const stale = page.loading || p?.number !== number || p.order !== order;
   return html`<p><${Link} href=${paths.leaderboards(workspaceId)}>← Leaderboards of ${workspaceId}</${Link}></p>
     <h1>Leaderboard ${board} <span class="meta mono">${workspaceId}</span></h1>
     <${WorkspaceNav} workspaceId=${workspaceId} current="leaderboards" />
@@ -189,7 +194,7 @@ export function LeaderboardPage(props: { workspaceId: string; board: string }) {
           </select></div>
       </div>
       <${ErrorNote} error=${page.error} />
-      ${p ? html`<p class="meta" role="status">${p.period === 'all' ? 'All-time' : `${p.period} ${p.periodId}`}, ${order === 'desc' ? 'highest' : 'lowest'} first; page ${cursors.length}${cursors.length === 1 ? ' (the top)' : ''}.</p>` : null}
+      ${p ? html`<p class="meta" role="status">${p.period === 'all' ? 'All-time' : `${p.period} ${p.periodId}`}, ${p.order === 'desc' ? 'highest' : 'lowest'} first; page ${p.number}${p.number === 1 ? ' (the top)' : ''}.</p>` : null}
       ${p && p.entries.length === 0 ? html`<p>No entries.</p>` : null}
       ${p && p.entries.length > 0
         ? html`<div class="table-wrap"><table class="cards compact">
@@ -209,9 +214,9 @@ export function LeaderboardPage(props: { workspaceId: string; board: string }) {
         : null}
       <${ErrorNote} error=${action.error} />
       <nav class="pager" aria-label="Entries pages">
-        <button type="button" disabled=${cursors.length <= 1} onClick=${() => setCursors([undefined])}>Top page</button>
-        <button type="button" disabled=${cursors.length <= 1} onClick=${() => setCursors(cursors.slice(0, -1))}>Previous page</button>
-        <button type="button" disabled=${!p?.next} onClick=${() => p?.next && setCursors([...cursors, p.next])}>Next page</button>
+        <button type="button" disabled=${stale || number <= 1} onClick=${() => setCursors([undefined])}>Top page</button>
+        <button type="button" disabled=${stale || number <= 1} onClick=${() => setCursors(cursors.slice(0, -1))}>Previous page</button>
+        <button type="button" disabled=${stale || !p?.next} onClick=${() => p?.next && setCursors([...cursors, p.next])}>Next page</button>
       </nav>
     </section>
     <${FindRank} workspaceId=${workspaceId} board=${board} base=${base} view=${{ period, previous, order }} generation=${generation} onRemoved=${reload} />

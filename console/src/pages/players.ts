@@ -55,18 +55,23 @@ export function PlayersPage(props: { workspaceId: string }) {
   const cursor = cursors[cursors.length - 1];
   const [text, setText] = useState('');
   const [mode, setMode] = useState<'exact' | 'prefix'>('prefix');
-  const page = useLoad(() => {
+  // Each answer keeps the page number and query it was asked with: until the next page has
+  // arrived the rows shown are the last page's, and the status line must describe those rows.
+  const number = cursors.length;
+  const page = useLoad(async () => {
     const q = [`limit=${LIMIT}`];
     if (cursor) q.push(`cursor=${enc(cursor)}`);
     if (query.mode === 'exact') q.push(`userId=${enc(query.text)}`);
     if (query.mode === 'prefix') q.push(`prefix=${enc(query.text)}`);
-    return adminData<Page>('GET', `/workspaces/${enc(id)}/players?${q.join('&')}`);
+    return { number, query, ...(await adminData<Page>('GET', `/workspaces/${enc(id)}/players?${q.join('&')}`)) };
   }, [id, query, cursor]);
   const search = (next: Query) => {
     setQuery(next);
     setCursors([undefined]);
   };
   const data = page.data;
+  // The rows shown are not yet those asked for: the pager waits for them.
+  const stale = page.loading || data?.number !== number || data.query !== query;
   return html`<p><${Link} href=${paths.workspace(id)}>← Workspace ${workspace.data?.name ?? id}</${Link}></p>
     <h1>Players <span class="meta mono">${id}</span></h1>
     <${WorkspaceNav} workspaceId=${id} current="players" />
@@ -89,15 +94,15 @@ export function PlayersPage(props: { workspaceId: string }) {
     </form>
     <${ErrorNote} error=${page.error} />
     ${data
-      ? html`<p class="meta" role="status">${query.mode === 'newest'
-          ? `${data.listed.toLocaleString('en')} players on the list, newest written first; page ${cursors.length}.`
-          : query.mode === 'exact'
-            ? data.players.length ? `Player ${query.text}.` : `No player ${query.text} in this workspace.`
-            : `${data.players.length} ${data.players.length === 1 ? 'player' : 'players'} whose id starts with "${query.text}"${data.next ? ' so far' : ''}.`}</p>
-        ${data.players.length > 0 ? html`<${PlayerTable} workspaceId=${id} rows=${data.players} />` : query.mode === 'newest' ? html`<p>No player on the list yet. Players appear once written; those written before the list existed appear after <code>pds player index --workspace ${id}</code>.</p>` : null}
+      ? html`<p class="meta" role="status">${data.query.mode === 'newest'
+          ? `${data.listed.toLocaleString('en')} players on the list, newest written first; page ${data.number}.`
+          : data.query.mode === 'exact'
+            ? data.players.length ? `Player ${data.query.text}.` : `No player ${data.query.text} in this workspace.`
+            : `${data.players.length} ${data.players.length === 1 ? 'player' : 'players'} whose id starts with "${data.query.text}"${data.next ? ' so far' : ''}.`}</p>
+        ${data.players.length > 0 ? html`<${PlayerTable} workspaceId=${id} rows=${data.players} />` : data.query.mode === 'newest' ? html`<p>No player on the list yet. Players appear once written; those written before the list existed appear after <code>pds player index --workspace ${id}</code>.</p>` : null}
         <nav class="pager" aria-label="Players pages">
-          <button type="button" disabled=${cursors.length <= 1} onClick=${() => setCursors([undefined])}>First page</button>
-          <button type="button" disabled=${data.next === null} onClick=${() => setCursors([...cursors, data.next ?? undefined])}>${query.mode === 'prefix' ? 'More matches' : 'Next page'}</button>
+          <button type="button" disabled=${stale || data.number <= 1} onClick=${() => setCursors([undefined])}>First page</button>
+          <button type="button" disabled=${stale || data.next === null} onClick=${() => setCursors([...cursors, data.next ?? undefined])}>${data.query.mode === 'prefix' ? 'More matches' : 'Next page'}</button>
         </nav>`
       : page.loading
         ? html`<p role="status">Loading…</p>`
