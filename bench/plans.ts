@@ -59,7 +59,7 @@ const PLAN_BUDGET = { pro: 300, free: 60 } as const;
 /** Where each search starts: near the arithmetic of docs/performance-plans.md, to save runs. */
 const START: Record<Pattern, Record<'pro' | 'free', number>> = {
   session: { pro: 6000, free: 1200 },
-  'session-close-now': { pro: 4800, free: 960 },
+  'session-close-now': { pro: 8400, free: 1650 },
   'key-by-key': { pro: 40, free: 8 },
 };
 
