@@ -155,9 +155,15 @@ describe('Luau session layer: joins together, a close carrying the auto-save, a 
     expect(await a.run('return OPENED[3], OPENED[4]')).to.deep.equal([false, false]);
   });
 
-  it('a leave carries the other sessions\' auto-save: both saved in ONE request, the next auto-save moves on', async () => {
+  it('a leave carries the other sessions\' auto-save when it is due within half its interval: both saved in ONE request, the next auto-save moves on', async () => {
     await start(a);
-    await a.run('OPEN_RANGE(1, 3) task.wait(1) OPENED[1].data.level = 1 OPENED[2].data.level = 2 task.wait(20)');
+    // Early in the interval (the auto-save 39 s away): the close goes alone.
+    await a.run('OPEN_RANGE(1, 4) task.wait(1) OPENED[1].data.level = 1 OPENED[2].data.level = 2 task.wait(20)');
+    const early = a.requests.length;
+    expect(await a.run('OPENED[4].data.level = 4 return OPENED[4]:close()')).to.deep.equal([true]);
+    expect(batchesOf(a, early).map((r) => bodyOf(r).players.map((p: { userId: string }) => p.userId))).to.deep.equal([['4']]);
+    // 19 s before the auto-save: the close carries it.
+    await a.run('task.wait(20)');
     const before = a.requests.length;
     const [closed] = await a.run('OPENED[1].data.level = 10 return OPENED[1]:close()');
     expect(closed).to.equal(true);
@@ -173,7 +179,7 @@ describe('Luau session layer: joins together, a close carrying the auto-save, a 
     expect((await seed(1, 'x', 1)).status, '1 is released').to.equal(200);
     expect((await seed(2, 'x', 1)).status, '2 is still held').to.equal(409);
 
-    // The auto-save was due 40 s after the close; it now comes 60 s after it.
+    // The auto-save was due 19 s after the close; it now comes 60 s after it.
     const afterClose = a.requests.length;
     await a.run('OPENED[2].data.level = 3 task.wait(50)');
     expect(batchesOf(a, afterClose)).to.have.length(0);

@@ -13,9 +13,10 @@
 //   auto-save does not wait out a 429, the next one carries the same changes;
 // - leave, 'fold': the player's final changes and `release: true` ride in the next auto-save;
 //   leave, 'close-now': one batch for that player at once, waiting out 429s for up to 60 s;
-//   with carryOnClose (the shipped layer, SessionStore._sendClose) the same batch carries what
-//   the next auto-save would (every other open session's changes, its lease renewed), and the
-//   server's next auto-save comes autoSaveSeconds after it;
+//   with carryOnClose (the shipped layer, SessionStore._sendClose), when the server's next
+//   auto-save is due within half its interval, the same batch carries what it would send
+//   (every other open session's changes, its lease renewed), and the next auto-save comes
+//   autoSaveSeconds after the close;
 // - shutdown: one multi-player batch with `release: true` for every open player, retried and
 //   waiting out 429s within shutdownSeconds (30 s, the platform's BindToClose limit; the shipped
 //   layer's 25 s); with shutdownSpreadSeconds > 0 (the shipped layer: 10 s) the server first
@@ -36,7 +37,7 @@ export interface LayerOptions {
   readonly leaveMode: LeaveMode;
   /** Joins within this window share one acquire (0: each join alone, at once). */
   readonly joinBatchSeconds: number;
-  /** A close carries the others' auto-save and moves the next one on (close-now only). */
+  /** A close carries the others' auto-save when it is due within half its interval, and moves it on (close-now only). */
   readonly carryOnClose: boolean;
   /** The shutdown's save waits a random part of this first. */
   readonly shutdownSpreadSeconds: number;
@@ -229,8 +230,8 @@ export class SessionLayer implements ServerLayer {
       while (session.busy) await this.api.clock.sleep(0.1);
       if (!this.sessions.has(player.userId)) return;
       const pending = [this.pendingOf(session, true)];
-      if (this.options.carryOnClose) {
-        // SessionStore._sendClose: what the next auto-save would send goes with the release.
+      if (this.options.carryOnClose && this.nextAutoSave! - this.api.clock.now() <= this.options.autoSaveSeconds / 2) {
+        // SessionStore._sendClose: the auto-save due within half its interval goes with the release.
         for (const s of this.sessions.values()) {
           if (s !== session && !s.busy && !s.leaving) pending.push(this.pendingOf(s, false));
         }
