@@ -15,7 +15,10 @@
 // BENCH_PLANS_PLANS (pro,free), BENCH_PLANS_PRECISION (0.1: stop when the first failing count
 // is within 10% of the last passing one), BENCH_PLANS_PLAYERS (a list of counts: run each once
 // instead of searching), BENCH_PLANS_MAX_RUNS (6 per search), BENCH_PLANS_DEBUG=1 (each lost
-// save's values, and the requests per second around the shutdown). A run fails on a 429, a
+// save's values, and the requests per second around the shutdown). The shipped Luau layer's
+// parts (session-close-now), changed to measure what each buys: BENCH_PLANS_SHUTDOWN_SPREAD
+// (10 s), BENCH_PLANS_SHUTDOWN_SECONDS (25), BENCH_PLANS_JOIN_BATCH (0.25 s),
+// BENCH_PLANS_CARRY=0 (a close carries no auto-save). A run fails on a 429, a
 // lost save, a failed join, a session left held, or more requests in any 10 simulated seconds
 // than the budget (SimStats.peakSlidingWindow says why). Results: bench/results/plans.json
 // (plans-partial.tmp.json when the options narrow the search); docs/performance-plans.md.
@@ -25,6 +28,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AdminOperations } from '../src/admin/operations.js';
 import { runMain, startBenchRedis } from './lib/bench-redis.js';
+import { SHIPPED, type LayerOptions } from './lib/plans/session-layer.js';
 import { simulate, type Pattern, type SimResult } from './lib/plans/simulate.js';
 import { spawnTarget } from './lib/processes.js';
 import { round } from './lib/report.js';
@@ -43,12 +47,19 @@ const PLANS = list('BENCH_PLANS_PLANS', 'pro,free') as Array<'pro' | 'free'>;
 const PRECISION = num('BENCH_PLANS_PRECISION', 0.1);
 const FIXED = list('BENCH_PLANS_PLAYERS', '').map(Number);
 const MAX_RUNS = num('BENCH_PLANS_MAX_RUNS', 6);
+/** The shipped layer's parts, changed to measure what each buys (session-close-now only). */
+const SHIPPED_CHANGES: Partial<LayerOptions> = {
+  ...(env['BENCH_PLANS_SHUTDOWN_SPREAD'] ? { shutdownSpreadSeconds: Number(env['BENCH_PLANS_SHUTDOWN_SPREAD']) } : {}),
+  ...(env['BENCH_PLANS_SHUTDOWN_SECONDS'] ? { shutdownSeconds: Number(env['BENCH_PLANS_SHUTDOWN_SECONDS']) } : {}),
+  ...(env['BENCH_PLANS_JOIN_BATCH'] ? { joinBatchSeconds: Number(env['BENCH_PLANS_JOIN_BATCH']) } : {}),
+  ...(env['BENCH_PLANS_CARRY'] ? { carryOnClose: env['BENCH_PLANS_CARRY'] !== '0' } : {}),
+};
 const PLAN_BUDGET = { pro: 300, free: 60 } as const;
 
 /** Where each search starts: near the arithmetic of docs/performance-plans.md, to save runs. */
 const START: Record<Pattern, Record<'pro' | 'free', number>> = {
   session: { pro: 6000, free: 1200 },
-  'session-close-now': { pro: 4800, free: 960 },
+  'session-close-now': { pro: 8400, free: 1650 },
   'key-by-key': { pro: 40, free: 8 },
 };
 
@@ -106,6 +117,7 @@ async function main(): Promise<void> {
       warmStart: WARM,
       windowMs,
       budget: PLAN_BUDGET[plan],
+      shipped: SHIPPED_CHANGES,
     });
     log(
       `  ${result.ok ? 'ok' : 'FAIL'}: ${result.requests} requests, ${result.rateLimited} x 429, ${result.lostSaves} lost, ` +
@@ -180,6 +192,8 @@ async function main(): Promise<void> {
       shutdownDeadlineSeconds: 30,
       shutdownWhenWindowLeft: 0.4,
       precision: PRECISION,
+      // session-close-now: the Luau layer as shipped (newSessionStore's defaults), with the changes asked.
+      shippedLayer: { ...SHIPPED, ...SHIPPED_CHANGES },
     },
     searches,
     table: printed,

@@ -203,7 +203,8 @@ describe('Luau migration from the platform data store (in Luau VMs, against the 
     old.faults.push({ op: 'GetAsync', delaySeconds: 60 });
     await start(a);
     await start(b);
-    await a.run('OPEN(7)'); // reads { Coins = 1 }, then hangs for 60 s
+    // Its acquire leaves at the end of the join window (joinBatchSeconds); it reads { Coins = 1 }, then hangs for 60 s.
+    await a.run('OPEN(7) task.wait(1)');
     old.seed('PlayerData', 'Player_7', { Coins: 2 }); // an old server saved late
     await b.run('OPEN(7) task.wait(40)'); // steals after 30 s, migrates { Coins = 2 }
     expect(await b.run('return OPENED[7].data.coins')).to.deep.equal([2]);
@@ -406,7 +407,7 @@ describe('Luau migration on a Redis Cluster (3 masters + 3 replicas)', function 
   it('a stalled server is fenced off and a failing old store writes nothing, as on a single Redis', async () => {
     old.seed('PlayerData', 'Player_30', { Coins: 1 });
     old.faults.push({ op: 'GetAsync', delaySeconds: 60 });
-    await a.run('OPEN(30)');
+    await a.run('OPEN(30) task.wait(1)'); // acquired at the end of the join window, then stalled
     await b.run('OPEN(30) task.wait(40)');
     await a.run('task.wait(70)');
     expect((await a.run('return OPENED[30]'))[0]).to.match(/^PlayerData\.migrate: SESSION_LOST: /);

@@ -294,7 +294,8 @@ describe('Luau session layer over the rate limit', () => {
   it('at shutdown a 429 is waited out (Retry-After) within the deadline, and the save lands', async () => {
     const ws = await newWorkspace(t.redis, 'free');
     await vm.reset();
-    await vm.run(SERVER, t.service.baseUrl, ws.apiKey, JSON.stringify({ autoSaveSeconds: 600, ttlSeconds: 1800 }));
+    // Saved at once (no spread), so that the save meets the spent window.
+    await vm.run(SERVER, t.service.baseUrl, ws.apiKey, JSON.stringify({ autoSaveSeconds: 600, ttlSeconds: 1800, shutdownSpreadSeconds: 0 }));
     await vm.run('STORE:open(1).data.coins = 1 STORE:open(2).data.coins = 2');
     // Spend the rest of the window.
     let spent = 0;

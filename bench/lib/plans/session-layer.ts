@@ -1,16 +1,27 @@
 // The request pattern of the clients' session layer, in TypeScript, for the plan simulation
-// (it follows clients/luau/src/init.luau's newSessionStore on the luau-client branch):
-// - join: one POST /sessions/acquire {load: true, owner: the server's id}; a 429 is waited out
-//   for as long as the layer waits for a lock (stealAfter 30 s + 2 x lockRetry 5 s);
+// (it follows clients/luau/src/init.luau's newSessionStore; the 'close-now' pattern with the
+// default ShippedOptions is the layer as shipped, issue 29's "joins that arrive together"):
+// - join: POST /sessions/acquire {load: true, owner: the server's id}; a 429 is waited out
+//   for as long as the layer waits for a lock (stealAfter 30 s + 2 x lockRetry 5 s). With
+//   joinBatchSeconds > 0 (the shipped layer: 0.25 s), the first join after a quiet spell opens
+//   a window, and every join of the server within it goes in one multi-player acquire
+//   ({players: [...]}, at most 100; a window of one sends the one-player form), as
+//   SessionStore._join does; a window that ends after the shutdown began sends nothing;
 // - every auto-save interval: ONE multi-player POST /data/batch for the whole server (split
 //   only past 100 players), each open player's changed keys as set ops with its sessionId
 //   (which renews the lease), a fresh Idempotency-Key per request, kept for its retries; an
 //   auto-save does not wait out a 429, the next one carries the same changes;
 // - leave, 'fold': the player's final changes and `release: true` ride in the next auto-save;
-//   leave, 'close-now' (what the Luau layer does today): one batch for that player at once,
-//   waiting out 429s for up to 60 s;
+//   leave, 'close-now': one batch for that player at once, waiting out 429s for up to 60 s;
+//   with carryOnClose (the shipped layer, SessionStore._sendClose), when the server's next
+//   auto-save is due within half its interval, the same batch carries what it would send
+//   (every other open session's changes, its lease renewed), and the next auto-save comes
+//   autoSaveSeconds after the close;
 // - shutdown: one multi-player batch with `release: true` for every open player, retried and
-//   waiting out 429s within the 30 s the platform gives BindToClose.
+//   waiting out 429s within shutdownSeconds (30 s, the platform's BindToClose limit; the shipped
+//   layer's 25 s); with shutdownSpreadSeconds > 0 (the shipped layer: 10 s) the server first
+//   waits a random part of it (SessionStore._spreadShutdown), the deadline still counted from
+//   the shutdown.
 import type { SimApi } from './sim-api.js';
 import { SimApi as Api } from './sim-api.js';
 import type { SimPlayer } from './sim-player.js';
@@ -21,6 +32,45 @@ const MAX_PLAYERS_PER_BATCH = 100;
 const JOIN_WAIT_SECONDS = 40;
 const CLOSE_SECONDS = 60;
 export const SHUTDOWN_SECONDS = 30;
+
+export interface LayerOptions {
+  readonly leaveMode: LeaveMode;
+  /** Joins within this window share one acquire (0: each join alone, at once). */
+  readonly joinBatchSeconds: number;
+  /** A close carries the others' auto-save when it is due within half its interval, and moves it on (close-now only). */
+  readonly carryOnClose: boolean;
+  /** The shutdown's save waits a random part of this first. */
+  readonly shutdownSpreadSeconds: number;
+  /** How long the shutdown's save keeps trying, from the shutdown. */
+  readonly shutdownSeconds: number;
+  readonly autoSaveSeconds: number;
+}
+
+/** The Luau layer as shipped (newSessionStore's defaults). */
+export const SHIPPED: LayerOptions = {
+  leaveMode: 'close-now',
+  joinBatchSeconds: 0.25,
+  carryOnClose: true,
+  shutdownSpreadSeconds: 10,
+  shutdownSeconds: 25,
+  autoSaveSeconds: 60,
+};
+
+/** Issue 16's brief: the leave folded into the next auto-save, nothing batched or spread. */
+export const FOLD: LayerOptions = {
+  leaveMode: 'fold',
+  joinBatchSeconds: 0,
+  carryOnClose: false,
+  shutdownSpreadSeconds: 0,
+  shutdownSeconds: SHUTDOWN_SECONDS,
+  autoSaveSeconds: 60,
+};
+
+interface Join {
+  readonly player: SimPlayer;
+  readonly deadline: number;
+  readonly done: () => void;
+}
 
 interface Session {
   readonly player: SimPlayer;
@@ -45,48 +95,126 @@ export interface ServerLayer {
   shutdown(): Promise<void>;
   /** Waits for saves still under way (closes on leave). */
   settle(): Promise<void>;
+  /**
+   * When the next auto-save is due, for a layer whose closes move it (simulate.ts sets the
+   * first one and reads it); undefined: a fixed schedule.
+   */
+  nextAutoSave?: number;
 }
 
 export class SessionLayer implements ServerLayer {
   private readonly sessions = new Map<string, Session>();
   private readonly underWay = new Set<Promise<void>>();
   private shuttingDown = false;
+  private joins: Join[] = [];
+  private readonly leaveMode: LeaveMode;
+  nextAutoSave: number | undefined;
 
   constructor(
     private readonly api: SimApi,
     private readonly owner: string,
     private readonly ttlSeconds: number,
-    private readonly leaveMode: LeaveMode,
-  ) {}
+    private readonly options: LayerOptions,
+  ) {
+    this.leaveMode = options.leaveMode;
+    this.nextAutoSave = options.carryOnClose && options.leaveMode === 'close-now' ? 0 : undefined;
+  }
 
-  async join(player: SimPlayer): Promise<void> {
+  join(player: SimPlayer): Promise<void> {
+    if (this.options.joinBatchSeconds <= 0) return this.joinAlone(player);
+    return new Promise((done) => {
+      this.joins.push({ player, deadline: this.api.clock.now() + JOIN_WAIT_SECONDS, done });
+      if (this.joins.length === 1) void this.api.clock.sleep(this.options.joinBatchSeconds).then(() => this.sendJoins());
+    });
+  }
+
+  /** The end of a join window (SessionStore._sendJoins, _acquireJoins). */
+  private async sendJoins(): Promise<void> {
+    const queued = this.joins;
+    this.joins = [];
+    if (this.shuttingDown) {
+      for (const j of queued) {
+        j.player.cancel();
+        j.done();
+      }
+      return;
+    }
+    const chunks: Join[][] = [];
+    for (let i = 0; i < queued.length; i += MAX_PLAYERS_PER_BATCH) chunks.push(queued.slice(i, i + MAX_PLAYERS_PER_BATCH));
+    await Promise.all(
+      chunks.map(async (chunk) => {
+        try {
+          if (chunk.length === 1) await this.joinAlone(chunk[0]!.player, chunk[0]!.deadline);
+          else await this.joinTogether(chunk);
+        } finally {
+          for (const j of chunk) j.done();
+        }
+      }),
+    );
+  }
+
+  private async joinTogether(chunk: Join[]): Promise<void> {
+    const answer = await this.api.send({
+      method: 'POST',
+      path: '/api/v1/sessions/acquire',
+      body: JSON.stringify({ players: chunk.map((j) => j.player.userId), owner: this.owner, ttlSeconds: this.ttlSeconds, load: true }),
+      idempotencyKey: Api.newIdempotencyKey(),
+      waitOnRateLimit: true,
+      deadline: Math.max(...chunk.map((j) => j.deadline)),
+      abandon: () => this.shuttingDown,
+    });
+    const outcomes = new Map<string, any>(
+      answer?.status === 200 ? (answer.body.data.players as any[]).map((o) => [String(o.userId), o]) : [],
+    );
+    await Promise.all(
+      chunk.map((j) => {
+        const outcome = outcomes.get(j.player.userId);
+        return this.joined(
+          j.player,
+          outcome?.success === true ? outcome.sessionId : undefined,
+          `join: ${outcome?.status ?? answer?.status ?? 'no answer'} ${outcome?.code ?? answer?.body?.code ?? ''}`,
+        );
+      }),
+    );
+  }
+
+  private async joinAlone(player: SimPlayer, deadline = this.api.clock.now() + JOIN_WAIT_SECONDS): Promise<void> {
     const answer = await this.api.send({
       method: 'POST',
       path: '/api/v1/sessions/acquire',
       body: JSON.stringify({ userId: player.userId, owner: this.owner, ttlSeconds: this.ttlSeconds, load: true }),
       idempotencyKey: Api.newIdempotencyKey(),
       waitOnRateLimit: true,
-      deadline: this.api.clock.now() + JOIN_WAIT_SECONDS,
+      deadline,
       abandon: () => this.shuttingDown,
     });
+    await this.joined(
+      player,
+      answer?.status === 200 ? answer.body.data.sessionId : undefined,
+      `join: ${answer?.status ?? 'no answer'} ${answer?.body?.code ?? ''}`,
+    );
+  }
+
+  /** One player's acquire answered: a session, or the failure (as SessionStore.open goes on). */
+  private async joined(player: SimPlayer, sessionId: string | undefined, failure: string): Promise<void> {
     if (this.shuttingDown) {
       // BindToClose began while the player was loading: nothing to save, give the lock back.
       player.cancel();
-      if (answer?.status === 200) {
+      if (sessionId !== undefined) {
         await this.api.send({
           method: 'POST',
           path: '/api/v1/sessions/release',
-          body: JSON.stringify({ userId: player.userId, sessionId: answer.body.data.sessionId }),
+          body: JSON.stringify({ userId: player.userId, sessionId }),
           idempotencyKey: Api.newIdempotencyKey(),
         });
       }
       return;
     }
-    if (answer?.status !== 200) {
-      player.failure = `join: ${answer?.status ?? 'no answer'} ${answer?.body?.code ?? ''}`;
+    if (sessionId === undefined) {
+      player.failure = failure;
       return;
     }
-    this.sessions.set(player.userId, { player, sessionId: answer.body.data.sessionId, leaving: false, busy: false });
+    this.sessions.set(player.userId, { player, sessionId, leaving: false, busy: false });
   }
 
   adopt(player: SimPlayer, sessionId: string): void {
@@ -101,7 +229,15 @@ export class SessionLayer implements ServerLayer {
     const close = (async () => {
       while (session.busy) await this.api.clock.sleep(0.1);
       if (!this.sessions.has(player.userId)) return;
-      await this.send([this.pendingOf(session, true)], true, this.api.clock.now() + CLOSE_SECONDS);
+      const pending = [this.pendingOf(session, true)];
+      if (this.options.carryOnClose && this.nextAutoSave! - this.api.clock.now() <= this.options.autoSaveSeconds / 2) {
+        // SessionStore._sendClose: the auto-save due within half its interval goes with the release.
+        for (const s of this.sessions.values()) {
+          if (s !== session && !s.busy && !s.leaving) pending.push(this.pendingOf(s, false));
+        }
+        if (pending.length > 1) this.nextAutoSave = this.api.clock.now() + this.options.autoSaveSeconds;
+      }
+      await this.send(pending, true, this.api.clock.now() + CLOSE_SECONDS);
     })();
     this.track(close);
   }
@@ -117,9 +253,13 @@ export class SessionLayer implements ServerLayer {
   }
 
   async shutdown(): Promise<void> {
-    const deadline = this.api.clock.now() + SHUTDOWN_SECONDS;
+    const deadline = this.api.clock.now() + this.options.shutdownSeconds;
     this.shuttingDown = true;
     await this.settle();
+    if (this.options.shutdownSpreadSeconds > 0 && this.sessions.size > 0) {
+      // SessionStore._spreadShutdown: the data is taken after the wait.
+      await this.api.clock.sleep(Math.random() * this.options.shutdownSpreadSeconds);
+    }
     const pending = [...this.sessions.values()].map((s) => this.pendingOf(s, true));
     if (pending.length > 0) await this.send(pending, true, deadline);
     for (const session of this.sessions.values()) {

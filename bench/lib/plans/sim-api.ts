@@ -41,6 +41,8 @@ export class SimStats {
   readonly perWindow: number[] = [];
   /** When each request was sent (simulated seconds), retries included. */
   readonly sentAt: number[] = [];
+  /** When each 429 was answered (simulated seconds, the attempt's time), for BENCH_PLANS_DEBUG. */
+  readonly rateLimitedAt: number[] = [];
   networkErrors = 0;
   retries = 0;
   /** Answers other than 200 and 429, with what was asked, for the report (the first few). */
@@ -145,6 +147,7 @@ export class SimApi {
         const text = await res.text();
         answer = { status: res.status, body: text ? JSON.parse(text) : undefined };
         this.stats.answered(endpoint, answer);
+        if (answer.status === 429) this.stats.rateLimitedAt.push(spent);
       } catch {
         this.stats.networkErrors++;
       }

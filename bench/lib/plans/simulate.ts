@@ -15,10 +15,10 @@
 import type { Redis } from 'ioredis';
 import { randomBytes } from 'node:crypto';
 import { keys } from '../../../src/store/keys.js';
-import { PlayerDataStore } from '../../../src/store/players/player-data.js';
-import type { PlayerLimits } from '../../../src/store/players/script-protocol.js';
+import { loadConfig } from '../../../src/config.js';
+import { PlayerDataStore, playerLimitsOf } from '../../../src/store/players/player-data.js';
 import { KeyByKeyLayer } from './key-by-key-layer.js';
-import { SessionLayer, type LeaveMode, type ServerLayer } from './session-layer.js';
+import { FOLD, SessionLayer, SHIPPED, type LayerOptions, type ServerLayer } from './session-layer.js';
 import { SimApi, SimClock, SimStats, WINDOW_SECONDS } from './sim-api.js';
 import { SimPlayer } from './sim-player.js';
 
@@ -50,6 +50,8 @@ export interface SimOptions {
   readonly windowMs?: number;
   /** The plan's requests per window: no 10 simulated seconds may carry more (see peakWindowRequests). */
   readonly budget: number;
+  /** Changes to the shipped layer's options, for `session-close-now` (to measure what each part buys). */
+  readonly shipped?: Partial<LayerOptions>;
 }
 
 export interface SimResult {
@@ -86,6 +88,11 @@ export interface SimResult {
   readonly ok: boolean;
 }
 
+/** The limits the service runs with by default (its config, as the bench starts it). */
+function serviceLimits() {
+  return playerLimitsOf(loadConfig({ NODE_ENV: 'production', REDIS_URL: 'redis://127.0.0.1:1' }));
+}
+
 /** mulberry32: a small seeded generator, so a run's schedule repeats. */
 function random(seed: number): () => number {
   let a = seed >>> 0;
@@ -118,8 +125,8 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
 
   const layers: ServerLayer[] = Array.from({ length: servers }, (_, s) => {
     if (o.pattern === 'key-by-key') return new KeyByKeyLayer(api);
-    const mode: LeaveMode = o.pattern === 'session' ? 'fold' : 'close-now';
-    return new SessionLayer(api, `job-${s}`, ttlSeconds, mode);
+    const options = o.pattern === 'session' ? { ...FOLD, autoSaveSeconds: autoSave } : { ...SHIPPED, autoSaveSeconds: autoSave, ...o.shipped };
+    return new SessionLayer(api, `job-${s}`, ttlSeconds, options);
   });
 
   // The end moves (unluckyEnd) once traffic runs, so waits end at the shutdown, not at `end`.
@@ -154,10 +161,20 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
     }
   };
   const autoSaves = async (server: number, phase: number) => {
-    for (let at = phase; ; at += autoSave) {
+    const layer = layers[server]!;
+    // A layer whose closes carry the auto-save keeps its own next time (SessionStore._autoSaveLoop).
+    const moving = layer.nextAutoSave !== undefined;
+    if (moving) layer.nextAutoSave = phase;
+    for (let at = phase; ; ) {
       await untilOrShutdown(at);
       if (shuttingDown) return;
-      void layers[server]!.autoSave();
+      if (moving && layer.nextAutoSave! > at) {
+        at = layer.nextAutoSave!; // a close carried it meanwhile
+        continue;
+      }
+      at += autoSave;
+      if (moving) layer.nextAutoSave = at;
+      void layer.autoSave();
     }
   };
 
@@ -183,6 +200,9 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
     const bySecond = new Map<number, number>();
     for (const t of stats.sentAt) if (t > end - 20) bySecond.set(Math.floor(t), (bySecond.get(Math.floor(t)) ?? 0) + 1);
     process.stderr.write(`end ${end.toFixed(2)}; sent by second near it: ${JSON.stringify([...bySecond].sort((a, b) => a[0] - b[0]))}\n`);
+    const limited = new Map<number, number>();
+    for (const t of stats.rateLimitedAt) limited.set(Math.floor(t), (limited.get(Math.floor(t)) ?? 0) + 1);
+    process.stderr.write(`429s by second: ${JSON.stringify([...limited].sort((a, b) => a[0] - b[0]))}\n`);
   }
   const verified = await verify(o, all);
   const steady = stats.perWindow.slice(0, shutdownWindow);
@@ -245,7 +265,8 @@ async function openFirstSessions(
   secondsPerChange: number,
   rand: () => number,
 ): Promise<Array<{ player: SimPlayer; sessionId: string; leaveAt: number }>> {
-  const store = new PlayerDataStore(o.redis, { idempotencyTtlSeconds: 60 } as PlayerLimits);
+  // The service's own limits (the store needs every one since restore points came).
+  const store = new PlayerDataStore(o.redis, { ...serviceLimits(), idempotencyTtlSeconds: 60 });
   const sessionSeconds = (o.sessionMinutes ?? 15) * 60;
   const first = Array.from({ length: o.players }, (_, i) => {
     const userId = `s${Math.floor(i / serverSize)}-${i % serverSize}-0`;
@@ -280,7 +301,7 @@ async function openFirstSessions(
 
 /** Reads every player straight from Redis (through the service's store, outside any plan). */
 async function verify(o: SimOptions, players: readonly SimPlayer[]): Promise<{ lost: number; unreleased: number }> {
-  const store = new PlayerDataStore(o.redis, {} as PlayerLimits);
+  const store = new PlayerDataStore(o.redis, serviceLimits());
   let lost = 0;
   let unreleased = 0;
   for (let i = 0; i < players.length; i += 200) {
