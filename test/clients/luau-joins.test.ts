@@ -5,8 +5,9 @@
 // are counted at the platform stand-in's HttpService (every request the module made).
 import { expect } from 'chai';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
-import { call, newWorkspace, useService } from '../support/service.js';
-import { startLuauVm, type LuauVm, type RecordedRequest } from './luau-vm.js';
+import { useService } from '../support/service.js';
+import { type LuauVm } from './luau-vm.js';
+import { acquiresOf, batchesOf, bodyOf, releasesOf, useLuauServers } from './luau-servers.js';
 
 const SERVER = `
 local baseUrl, apiKey, options = ...
@@ -28,34 +29,20 @@ function OPEN_RANGE(from, to)
   for id = from, to do OPEN(id) end
 end`;
 
-const bodyOf = (r: RecordedRequest) => JSON.parse(r.body!);
-const batchesOf = (vm: LuauVm, from = 0) => vm.requests.slice(from).filter((r) => r.url.endsWith('/data/batch'));
-const acquiresOf = (vm: LuauVm, from = 0) => vm.requests.slice(from).filter((r) => r.url.endsWith('/sessions/acquire'));
-const releasesOf = (vm: LuauVm, from = 0) => vm.requests.slice(from).filter((r) => r.url.endsWith('/sessions/release'));
 
 describe('Luau session layer: joins together, a close carrying the auto-save, a spread shutdown', () => {
   const t = useService();
+  const servers = useLuauServers(t);
   let ws: CreatedWorkspace;
   let a: LuauVm;
   let b: LuauVm;
-  before(async () => {
-    a = await startLuauVm(0);
-    b = await startLuauVm(1);
-  });
-  beforeEach(async () => {
-    ws = await newWorkspace(t.redis);
-    await a.reset();
-    await b.reset();
+  beforeEach(() => {
+    ({ ws, a, b } = servers);
   });
 
   const start = (vm: LuauVm, options: Record<string, unknown> = {}) =>
     vm.run(SERVER, t.service.baseUrl, ws.apiKey, JSON.stringify({ autoSaveSeconds: 60, ...options }));
-  const stored = async (userId: number) => {
-    const res = await call(t.service, 'GET', `/data?userId=${userId}`, { key: ws.apiKey });
-    return res.status === 404 ? undefined : res.body.data;
-  };
-  const seed = (userId: number, key: string, value: unknown) =>
-    call(t.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId, key, value } });
+  const { stored, seed } = servers;
 
   it('30 players joining in the same moment cost ONE acquire, each loaded with its own data; 130 cost two (100 + 30)', async () => {
     for (let id = 1; id <= 30; id++) await seed(id, 'coins', id * 10);

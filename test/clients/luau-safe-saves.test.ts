@@ -8,7 +8,7 @@ import type { RunningService } from '../../src/server.js';
 import { testRedisUrl } from '../support/hooks.js';
 import { startRedisProxy, type RedisProxy } from '../support/redis-proxy.js';
 import { call, newWorkspace, startTestService, testRedis, useService } from '../support/service.js';
-import { startLuauVm, type LuauVm, type RecordedRequest } from './luau-vm.js';
+import { startLuauVm, type LuauVm } from './luau-vm.js';
 
 const INIT = 'local baseUrl, apiKey = ...; PlayerData.init({ baseUrl = baseUrl, apiKey = apiKey })';
 
@@ -18,7 +18,6 @@ async function luauError(vm: LuauVm, body: string, ...args: Array<string | numbe
   return err as string;
 }
 
-const bodyOf = (r: RecordedRequest) => JSON.parse(r.body!);
 
 describe('Luau PlayerData safe saves (in a Luau VM, against the service)', () => {
   const t = useService();

@@ -5,7 +5,8 @@ import { expect } from 'chai';
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
 import { call, newWorkspace, useService } from '../support/service.js';
-import { startLuauVm, type LuauVm, type RecordedRequest } from './luau-vm.js';
+import { startLuauVm, type LuauVm } from './luau-vm.js';
+import { batchesOf, bodyOf, useLuauServers } from './luau-servers.js';
 
 // A server: init, one store (options as JSON), and globals the tests read. GIFTS applies a gift
 // message ({ coins = n }) to the player's data and marks it processed.
@@ -35,8 +36,6 @@ function OPEN(id)
   end)
 end`;
 
-const bodyOf = (r: RecordedRequest) => JSON.parse(r.body!);
-const batchesOf = (vm: LuauVm, from = 0) => vm.requests.slice(from).filter((r) => r.url.endsWith('/data/batch'));
 
 /** A TCP relay to the service that can be cut: while down, every connection is closed at once. */
 async function startRelay(target: URL): Promise<{ baseUrl: string; setDown(down: boolean): void; close(): Promise<void> }> {
@@ -71,25 +70,17 @@ async function startRelay(target: URL): Promise<{ baseUrl: string; setDown(down:
 
 describe('Luau session layer: messages, Ended, template, hooks, metadata, versions, critical state (against the service)', () => {
   const t = useService();
+  const servers = useLuauServers(t);
   let ws: CreatedWorkspace;
   let a: LuauVm;
   let b: LuauVm;
-  before(async () => {
-    a = await startLuauVm(0);
-    b = await startLuauVm(1);
-  });
-  beforeEach(async () => {
-    ws = await newWorkspace(t.redis);
-    await a.reset();
-    await b.reset();
+  beforeEach(() => {
+    ({ ws, a, b } = servers);
   });
 
   const start = (vm: LuauVm, options: Record<string, unknown> = {}, baseUrl = t.service.baseUrl) =>
     vm.run(SERVER, baseUrl, ws.apiKey, JSON.stringify({ autoSaveSeconds: 60, ...options }));
-  const stored = async (userId: number) => {
-    const res = await call(t.service, 'GET', `/data?userId=${userId}`, { key: ws.apiKey });
-    return res.status === 404 ? undefined : res.body.data;
-  };
+  const { stored } = servers;
   const waitingIds = async (userId: number) => {
     const res = await call(t.service, 'GET', `/messages?userId=${userId}`, { key: ws.apiKey });
     return (res.body.data.messages as Array<{ id: string }>).map((m) => m.id);

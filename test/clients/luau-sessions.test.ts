@@ -4,7 +4,8 @@
 import { expect } from 'chai';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
 import { call, newWorkspace, useService } from '../support/service.js';
-import { startLuauVm, type LuauVm, type RecordedRequest } from './luau-vm.js';
+import { startLuauVm, type LuauVm } from './luau-vm.js';
+import { acquiresOf, batchesOf, bodyOf, useLuauServers } from './luau-servers.js';
 
 // Starts a server: init, one store (options as JSON), and globals the tests read.
 const SERVER = `
@@ -23,33 +24,20 @@ function OPEN(id, cancel)
   end)
 end`;
 
-const bodyOf = (r: RecordedRequest) => JSON.parse(r.body!);
-const batchesOf = (vm: LuauVm, from = 0) => vm.requests.slice(from).filter((r) => r.url.endsWith('/data/batch'));
-const acquiresOf = (vm: LuauVm, from = 0) => vm.requests.slice(from).filter((r) => r.url.endsWith('/sessions/acquire'));
 
 describe('Luau session layer (in Luau VMs, against the service)', () => {
   const t = useService();
+  const servers = useLuauServers(t);
   let ws: CreatedWorkspace;
   let a: LuauVm;
   let b: LuauVm;
-  before(async () => {
-    a = await startLuauVm(0);
-    b = await startLuauVm(1);
-  });
-  beforeEach(async () => {
-    ws = await newWorkspace(t.redis);
-    await a.reset();
-    await b.reset();
+  beforeEach(() => {
+    ({ ws, a, b } = servers);
   });
 
   const start = (vm: LuauVm, options: Record<string, unknown> = {}) =>
     vm.run(SERVER, t.service.baseUrl, ws.apiKey, JSON.stringify({ autoSaveSeconds: 60, ...options }));
-  const stored = async (userId: number) => {
-    const res = await call(t.service, 'GET', `/data?userId=${userId}`, { key: ws.apiKey });
-    return res.status === 404 ? undefined : res.body.data;
-  };
-  const seed = (userId: number, key: string, value: unknown) =>
-    call(t.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId, key, value } });
+  const { stored, seed } = servers;
 
   it('open acquires and loads in one request and fills the template; each auto-save is one request with only the changed keys', async () => {
     await seed(1, 'coins', 10);
