@@ -29,7 +29,6 @@ function OPEN_RANGE(from, to)
   for id = from, to do OPEN(id) end
 end`;
 
-
 describe('Luau session layer: joins together, a close carrying the auto-save, a spread shutdown', () => {
   const t = useService();
   const servers = useLuauServers(t);

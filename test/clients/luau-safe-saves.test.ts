@@ -18,7 +18,6 @@ async function luauError(vm: LuauVm, body: string, ...args: Array<string | numbe
   return err as string;
 }
 
-
 describe('Luau PlayerData safe saves (in a Luau VM, against the service)', () => {
   const t = useService();
   let ws: CreatedWorkspace;

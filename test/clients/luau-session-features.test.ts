@@ -36,7 +36,6 @@ function OPEN(id)
   end)
 end`;
 
-
 /** A TCP relay to the service that can be cut: while down, every connection is closed at once. */
 async function startRelay(target: URL): Promise<{ baseUrl: string; setDown(down: boolean): void; close(): Promise<void> }> {
   let down = false;

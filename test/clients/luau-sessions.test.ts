@@ -24,7 +24,6 @@ function OPEN(id, cancel)
   end)
 end`;
 
-
 describe('Luau session layer (in Luau VMs, against the service)', () => {
   const t = useService();
   const servers = useLuauServers(t);
