@@ -6,7 +6,7 @@
 import type { Config } from '../../config.js';
 import { decodeEntry, type StoredEntry } from '../../domain/entry.js';
 import { AppError, ErrorCode, outcomeUnknown } from '../../errors.js';
-import { BulkReadGate } from './bulk-reads.js';
+import { bulkReadGate } from './bulk-reads.js';
 import { keys } from '../keys.js';
 import { mayHaveRun, type RedisClient } from '../redis/redis.js';
 import { keptRecordBytes } from '../workspaces/idempotency-claims.js';
@@ -105,7 +105,7 @@ export class PlayerDataStore {
     private readonly limits: PlayerLimits,
     /** A connection of its own for reads of large players (the main one when not given). */
     private readonly bulk: RedisClient = redis,
-    private readonly bulkReads = new BulkReadGate(),
+    private readonly bulkReads = bulkReadGate(),
   ) {
     this.limitsArg = writeLimitsArg(limits);
   }
