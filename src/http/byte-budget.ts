@@ -15,10 +15,13 @@
 // Only transfers over LARGE_BYTES are charged, so ordinary traffic never touches the bucket.
 import type { Middleware } from 'koa';
 import { byteBudgetExceeded } from '../errors.js';
+import { WorkspaceGate } from '../domain/workspace-gate.js';
 import type { AppState, WorkspaceBytes } from './state.js';
 
 /** Answers, bodies and script copies up to this size are not charged (READ_INLINE_BYTES of the store). */
 export const LARGE_BYTES = 64 * 1024;
+/** Large declared bodies of one workspace in flight at once on an instance. */
+export const LARGE_BODIES_PER_WORKSPACE = 1;
 /** Buckets idle this long are full again, so they are dropped. */
 const IDLE_SWEEP = 10_000;
 
@@ -29,6 +32,12 @@ interface Bucket {
 
 export class ByteBudget implements WorkspaceBytes {
   private readonly buckets = new Map<string, Bucket>();
+  /**
+   * A workspace's large declared bodies run one at a time on this instance, each until it is
+   * answered: a neighbour's request then waits behind one heavy write of the workspace, never
+   * several admitted together by the bucket's burst (docs/reliability.md).
+   */
+  private readonly largeBodies = new WorkspaceGate(Number.MAX_SAFE_INTEGER, LARGE_BODIES_PER_WORKSPACE);
 
   constructor(
     /** Bytes a second per workspace; 0 turns the budget off. */
@@ -99,7 +108,12 @@ export class ByteBudget implements WorkspaceBytes {
           headers['content-length'] !== undefined;
         if (declared) {
           const length = Number(headers['content-length']);
-          if (length > LARGE_BYTES && length <= maxBodyBytes) this.charge(workspaceId, length);
+          if (length > LARGE_BYTES && length <= maxBodyBytes) {
+            this.charge(workspaceId, length);
+            ctx.state.byteBudget = this;
+            await this.largeBodies.run(workspaceId, next);
+            return;
+          }
         } else {
           // Chunked or compressed: what it decodes to is only known as it arrives.
           ctx.state.chargeBodyWhileRead = true;
