@@ -15,7 +15,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runMain, startBenchRedis } from './lib/bench-redis.js';
-import { BOARD_LABELS, BOARD_REFERENCES, boardScenarios, seedBoard } from './lib/boards.js';
+import { BOARD_LABELS, boardScenarios, seedBoard } from './lib/boards.js';
 import { runLoad, type RunResult } from './lib/load.js';
 import { spawnTarget } from './lib/processes.js';
 import { REFERENCES, TARGETS } from './lib/report.js';

@@ -4,7 +4,7 @@
 import type { AllowEntry, BanRecord, ViolationRecord } from '../domain/ban.js';
 import type { ApiKeyRecord } from '../domain/types.js';
 import { badRequest, conflict, notFound } from '../errors.js';
-import { CidrList, IPV6_BAN_PREFIX, normalizeIp, parseBanSubject, parseCidr, parseIp, subjectAddress } from '../domain/address.js';
+import { CidrList, IPV6_BAN_PREFIX, normalizeIp, parseBanSubject, parseCidr, subjectAddress } from '../domain/address.js';
 import { ApiKeyStore } from '../store/workspaces/api-keys.js';
 import { BanStore, VIOLATIONS_KEPT, type BanPage } from '../store/installation/bans.js';
 import { publishEvent } from '../store/redis/events.js';

@@ -90,7 +90,6 @@ export const boardPlayerQuery = {
 
 // --- answers ---
 
-const success = { const: true } as const;
 const isoTime = { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$' } as const;
 
 export const boardEntrySchema = {
