@@ -20,7 +20,7 @@ import type { AppState, WorkspaceBytes } from './state.js';
 
 /** Answers, bodies and script copies up to this size are not charged (READ_INLINE_BYTES of the store). */
 export const LARGE_BYTES = 64 * 1024;
-/** Large declared bodies of one workspace in flight at once on an instance. */
+/** Requests with a large body (as it decoded) of one workspace in flight at once on an instance. */
 export const LARGE_BODIES_PER_WORKSPACE = 1;
 /** Buckets idle this long are full again, so they are dropped. */
 const IDLE_SWEEP = 10_000;
@@ -32,11 +32,6 @@ interface Bucket {
 
 export class ByteBudget implements WorkspaceBytes {
   private readonly buckets = new Map<string, Bucket>();
-  /**
-   * A workspace's large declared bodies run one at a time on this instance, each until it is
-   * answered: a neighbour's request then waits behind one heavy write of the workspace, never
-   * several admitted together by the bucket's burst (docs/reliability.md).
-   */
   private readonly largeBodies = new WorkspaceGate(Number.MAX_SAFE_INTEGER, LARGE_BODIES_PER_WORKSPACE);
 
   constructor(
@@ -88,6 +83,16 @@ export class ByteBudget implements WorkspaceBytes {
   }
 
   /**
+   * Runs the work of a request whose body was large (over LARGE_BYTES, as it decoded) once the
+   * workspace's previous such work on this instance is answered: a neighbour's request then
+   * waits behind one heavy write of the workspace, never several that the bucket's burst
+   * admitted together (docs/reliability.md, "One heavy request at a time").
+   */
+  oneLargeBodyAtATime(workspaceId: string, work: () => Promise<void>): Promise<void> {
+    return this.largeBodies.run(workspaceId, work);
+  }
+
+  /**
    * The budget in the guard chain (app.ts), once the request is authenticated: a workspace in
    * debt is refused; a plain body is charged by its declared length before it is read (a body
    * over `maxBodyBytes` is not: the body reader refuses it with 413 unread); a chunked or
@@ -108,12 +113,7 @@ export class ByteBudget implements WorkspaceBytes {
           headers['content-length'] !== undefined;
         if (declared) {
           const length = Number(headers['content-length']);
-          if (length > LARGE_BYTES && length <= maxBodyBytes) {
-            this.charge(workspaceId, length);
-            ctx.state.byteBudget = this;
-            await this.largeBodies.run(workspaceId, next);
-            return;
-          }
+          if (length > LARGE_BYTES && length <= maxBodyBytes) this.charge(workspaceId, length);
         } else {
           // Chunked or compressed: what it decodes to is only known as it arrives.
           ctx.state.chargeBodyWhileRead = true;

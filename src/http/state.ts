@@ -10,6 +10,8 @@ export interface WorkspaceBytes {
   chargePart(workspaceId: string, bytes: number): void;
   /** Work already done (an answer, a script's copies): never refused, may leave a debt. */
   debit(workspaceId: string, bytes: number): void;
+  /** The work of a request whose body was large, one such request of the workspace at a time. */
+  oneLargeBodyAtATime(workspaceId: string, work: () => Promise<void>): Promise<void>;
 }
 
 export interface AppState {

@@ -8,7 +8,7 @@ import type {} from '@koa/bodyparser';
 import type { IncomingMessage } from 'node:http';
 import type { Readable, Transform } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { Middleware } from 'koa';
+import type { Middleware, Next, ParameterizedContext } from 'koa';
 import { AppError, ErrorCode } from '../../errors.js';
 import { LARGE_BYTES } from '../byte-budget.js';
 import type { AppState } from '../state.js';
@@ -76,12 +76,13 @@ const DECODERS: Readonly<Record<string, () => Transform>> = {
  * refuses and on anything that is not a JSON object or array. Every chunk is counted as it
  * decodes, and once the body passes LARGE_BYTES charged (`charge` may throw 429), so a
  * compressed or chunked body that passes the byte budget is cut off while it streams, never
- * read whole first. JSON.parse keeps a "__proto__" member as a plain own property.
+ * read whole first. JSON.parse keeps a "__proto__" member as a plain own property. Resolves the
+ * value and the bytes it decoded from.
  */
 function readJson(
   req: IncomingMessage,
   options: { limit: number; length: number | null; encoding: string | undefined; charge: ChargeBytes },
-): Promise<unknown> {
+): Promise<{ value: unknown; bytes: number }> {
   const { limit, length, encoding, charge } = options;
   if (length !== null && length > limit) {
     req.pause();
@@ -94,7 +95,7 @@ function readJson(
     let received = 0;
     let decoded = 0;
     let charged = 0;
-    const finish = (err: Error | null, value?: unknown) => {
+    const finish = (err: Error | null, value?: { value: unknown; bytes: number }) => {
       req.removeListener('aborted', onAborted);
       req.removeListener('close', onClose);
       req.removeListener('error', onError);
@@ -110,7 +111,7 @@ function readJson(
         req.pause();
         reject(err);
       } else {
-        resolve(value);
+        resolve(value!);
       }
     };
     const onAborted = () => finish(httpError(400, 'request aborted', 'request.aborted'));
@@ -145,7 +146,7 @@ function readJson(
         return finish(httpError(400, 'request size did not match content length', 'request.size.invalid'));
       }
       try {
-        finish(null, parseJson(Buffer.concat(chunks, decoded)));
+        finish(null, { value: parseJson(Buffer.concat(chunks, decoded)), bytes: decoded });
       } catch (err) {
         finish(err as Error);
       }
@@ -201,27 +202,40 @@ export function jsonBody(maxBodyBytes: number): Middleware<AppState> {
         const body = bufferedBody(ctx.req, length);
         if (body !== undefined) {
           ctx.request.body = parseJson(body);
-          return next();
+          return handle(ctx, body.length, next);
         }
       }
     }
     ctx.state.bodyWaited = true;
     const budget = ctx.state.chargeBodyWhileRead ? ctx.state.byteBudget : undefined;
     const workspaceId = ctx.state.principal?.workspace.id;
+    let bytes: number;
     try {
-      ctx.request.body = await readJson(ctx.req, {
+      ({ value: ctx.request.body, bytes } = await readJson(ctx.req, {
         limit: maxBodyBytes,
         length: headers['transfer-encoding'] === undefined ? length : null,
         encoding,
-        charge: budget && workspaceId !== undefined ? (bytes) => budget.chargePart(workspaceId, bytes) : undefined,
-      });
+        charge: budget && workspaceId !== undefined ? (part) => budget.chargePart(workspaceId, part) : undefined,
+      }));
     } catch (err) {
       // Refused before the body was all read: the rest is not worth reading, nor the socket keeping.
       if (!ctx.req.complete) ctx.res.setHeader('Connection', 'close');
       throw err;
     }
-    await next();
+    await handle(ctx, bytes, next);
   };
+}
+
+/**
+ * The request's work once its body is read: a body over LARGE_BYTES (whatever it arrived as:
+ * plain, chunked or compressed) waits for the workspace's one slot for large bodies on this
+ * instance (byte-budget.ts), so that a neighbour waits behind one heavy write of the workspace.
+ */
+function handle(ctx: ParameterizedContext<AppState>, bytes: number, next: Next): Promise<void> {
+  const budget = ctx.state.byteBudget;
+  const workspaceId = ctx.state.principal?.workspace.id;
+  if (budget === undefined || workspaceId === undefined || bytes <= LARGE_BYTES) return next();
+  return budget.oneLargeBodyAtATime(workspaceId, next);
 }
 
 /** The body's Content-Encoding: undefined for none, else a decoder's name; anything else is 415. */
