@@ -102,7 +102,7 @@ export class PlayerWrites {
         origin,
         claim,
         requests.map((r) => r.userId),
-        (request, i) => this.apply(origin, requests[i]!, claim),
+        (_userId, i) => this.apply(origin, requests[i]!, claim),
         decodeWriteReply,
       );
       return replies.map((reply, i) => this.outcomeOf(reply, requests[i]!));
