@@ -1,7 +1,8 @@
 // Work of a workspace that runs a bounded number at a time: at most `inFlight` in all and
 // `perWorkspace` of one workspace, the next waiting one whose workspace has a slot free going
 // first (FIFO across workspaces). The large reads of the store (store/players/bulk-reads.ts)
-// and the large request bodies of the HTTP layer (http/byte-budget.ts) each keep one.
+// keep one, and the HTTP layer's heavy requests another (http/byte-budget.ts: a workspace's
+// turn for heavy work, held from its large body or large read to its answer's last byte).
 
 interface Waiting {
   readonly workspaceId: string;
@@ -19,16 +20,30 @@ export class WorkspaceGate {
   ) {}
 
   async run<T>(workspaceId: string, read: () => Promise<T>): Promise<T> {
+    const leave = await this.enter(workspaceId);
+    try {
+      return await read();
+    } finally {
+      leave();
+    }
+  }
+
+  /**
+   * Waits for a slot of the workspace and holds it until the returned function is called (a
+   * second call does nothing): for work whose end is not one promise's (an answer's last byte).
+   */
+  async enter(workspaceId: string): Promise<() => void> {
     if (!this.canStart(workspaceId)) {
       await new Promise<void>((start) => this.queue.push({ workspaceId, start }));
     } else {
       this.take(workspaceId);
     }
-    try {
-      return await read();
-    } finally {
+    let held = true;
+    return () => {
+      if (!held) return;
+      held = false;
       this.give(workspaceId);
-    }
+    };
   }
 
   private canStart(workspaceId: string): boolean {

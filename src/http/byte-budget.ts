@@ -13,15 +13,19 @@
 // script's copies), which may leave the bucket in debt, and a workspace in debt is refused
 // every request until it has paid (`refuseInDebt`), so work paid afterwards is still bounded.
 // Only transfers over LARGE_BYTES are charged, so ordinary traffic never touches the bucket.
-import type { Middleware } from 'koa';
+import type { Middleware, Next, ParameterizedContext } from 'koa';
 import { byteBudgetExceeded } from '../errors.js';
 import { WorkspaceGate } from '../domain/workspace-gate.js';
 import type { AppState, WorkspaceBytes } from './state.js';
 
 /** Answers, bodies and script copies up to this size are not charged (READ_INLINE_BYTES of the store). */
 export const LARGE_BYTES = 64 * 1024;
-/** Requests with a large body (as it decoded) of one workspace in flight at once on an instance. */
-export const LARGE_BODIES_PER_WORKSPACE = 1;
+/**
+ * Heavy requests of one workspace in flight at once on an instance: a request is heavy once its
+ * body (as it decoded) or the player it reads whole is over LARGE_BYTES, and stays so until its
+ * answer's last byte is sent.
+ */
+export const HEAVY_PER_WORKSPACE = 1;
 /** Buckets idle this long are full again, so they are dropped. */
 const IDLE_SWEEP = 10_000;
 
@@ -32,7 +36,7 @@ interface Bucket {
 
 export class ByteBudget implements WorkspaceBytes {
   private readonly buckets = new Map<string, Bucket>();
-  private readonly largeBodies = new WorkspaceGate(Number.MAX_SAFE_INTEGER, LARGE_BODIES_PER_WORKSPACE);
+  private readonly heavy = new WorkspaceGate(Number.MAX_SAFE_INTEGER, HEAVY_PER_WORKSPACE);
 
   constructor(
     /** Bytes a second per workspace; 0 turns the budget off. */
@@ -83,16 +87,6 @@ export class ByteBudget implements WorkspaceBytes {
   }
 
   /**
-   * Runs the work of a request whose body was large (over LARGE_BYTES, as it decoded) once the
-   * workspace's previous such work on this instance is answered: a neighbour's request then
-   * waits behind one heavy write of the workspace, never several that the bucket's burst
-   * admitted together (docs/reliability.md, "One heavy request at a time").
-   */
-  oneLargeBodyAtATime(workspaceId: string, work: () => Promise<void>): Promise<void> {
-    return this.largeBodies.run(workspaceId, work);
-  }
-
-  /**
    * The budget in the guard chain (app.ts), once the request is authenticated: a workspace in
    * debt is refused; a plain body is charged by its declared length before it is read (a body
    * over `maxBodyBytes` is not: the body reader refuses it with 413 unread); a chunked or
@@ -119,9 +113,42 @@ export class ByteBudget implements WorkspaceBytes {
           ctx.state.chargeBodyWhileRead = true;
         }
         ctx.state.byteBudget = this;
+        return this.withHeavyTurn(ctx, workspaceId, next);
       }
       await next();
     };
+  }
+
+  /**
+   * Runs the rest of the chain with `ctx.state.heavyTurn`: a request that turns out heavy (a
+   * large body as it decoded, a large player to read whole) waits there for its workspace's one
+   * turn on this instance, and holds it until its answer's last byte is sent or its connection
+   * closes, and its handler has returned. A neighbour's request then waits behind one heavy
+   * request of the workspace, never several that the bucket's burst admitted together, and
+   * never behind a read's answer still being built or sent (docs/reliability.md, "One heavy
+   * request at a time"). Taking the turn again in the same request is the same turn.
+   */
+  private async withHeavyTurn(ctx: ParameterizedContext<AppState>, workspaceId: string, next: Next): Promise<void> {
+    let turn: Promise<() => void> | undefined;
+    let closed = false;
+    let returned = false;
+    const leaveOnceBoth = () => {
+      if (closed && returned) void turn?.then((leave) => leave());
+    };
+    ctx.res.once('close', () => {
+      closed = true;
+      leaveOnceBoth();
+    });
+    ctx.state.heavyTurn = async () => {
+      turn ??= this.heavy.enter(workspaceId);
+      await turn;
+    };
+    try {
+      await next();
+    } finally {
+      returned = true;
+      leaveOnceBoth();
+    }
   }
 
   private refilled(workspaceId: string): Bucket {
@@ -163,11 +190,13 @@ export function debitTransfer(ctx: { state: AppState }, bytes: number): void {
 
 /**
  * Charges a large read before it is made (its size known from the player's meta), refusing it
- * past the budget; its answer is then not debited again.
+ * past the budget, then waits for the workspace's heavy turn (held to the answer's last byte);
+ * its answer is then not debited again.
  */
-export function chargeRead(ctx: { state: AppState }, bytes: number): void {
+export async function chargeRead(ctx: { state: AppState }, bytes: number): Promise<void> {
   const budget = ctx.state.byteBudget;
   if (budget === undefined || bytes <= LARGE_BYTES) return;
   budget.charge(ctx.state.principal!.workspace.id, bytes);
   ctx.state.answerCharged = true;
+  await ctx.state.heavyTurn?.();
 }

@@ -10,8 +10,6 @@ export interface WorkspaceBytes {
   chargePart(workspaceId: string, bytes: number): void;
   /** Work already done (an answer, a script's copies): never refused, may leave a debt. */
   debit(workspaceId: string, bytes: number): void;
-  /** The work of a request whose body was large, one such request of the workspace at a time. */
-  oneLargeBodyAtATime(workspaceId: string, work: () => Promise<void>): Promise<void>;
 }
 
 export interface AppState {
@@ -24,6 +22,11 @@ export interface AppState {
   rateLimit?: RateLimitResult;
   /** The workspace's byte budget (byte-budget.ts), for what is charged after the guard: answers, scripts' copies. */
   byteBudget?: WorkspaceBytes;
+  /**
+   * Waits for the workspace's one turn for heavy work on this instance, held until the answer
+   * is sent (byte-budget.ts); set with byteBudget.
+   */
+  heavyTurn?: () => Promise<void>;
   /** A chunked or compressed body: charged to the byte budget as it decodes (middleware/json-body.ts). */
   chargeBodyWhileRead?: boolean;
   /** The answer's size was charged before the work (a large player read): not debited again when sent. */

@@ -177,12 +177,31 @@ describe('the byte budget per workspace', () => {
       const api = client(t.service, ws.apiKey);
       await api.post('/data/set', { userId: 'p', key: 'k', value: VALUE });
       await budgetFull();
+      await api.post('/data/set', { userId: 'r', key: 'k', value: VALUE });
+      await budgetFull();
       const first = await api.post('/sessions/acquire', { userId: 'p', owner: 'job-1', load: true, steal: true });
       expect(first.status, first.text).to.equal(200);
       expect(first.body.data.values.k).to.have.length(VALUE.length);
       const second = await api.post('/sessions/acquire', { userId: 'p', owner: 'job-2', load: true, steal: true });
       expect(second.status).to.equal(429);
       expect(second.body.error).to.match(/byte budget/);
+      // The session was taken before the load was refused: the refusal says so and hands it.
+      expect(second.body.error).to.match(/^Session ses_\w+ acquired, but the player was not loaded/);
+      expect(second.body.data).to.include({ owner: 'job-2' });
+      expect(second.body.data.sessionId).to.match(/^ses_/);
+      expect(second.body.version).to.be.a('number');
+      expect(second.headers.get('retry-after')).to.match(/^\d+$/);
+      const held = await api.post('/data/set', { userId: 'p', key: 'small', value: 1, sessionId: second.body.data.sessionId });
+      expect(held.status, 'the session handed in the refusal is the one held').to.equal(200);
+      // The many-player form says the same for the player whose load was refused.
+      await budgetFull();
+      expect((await api.get('/data?userId=r')).status, 'a whole read leaves the bucket short of another').to.equal(200);
+      const many = await api.post('/sessions/acquire', { players: ['r'], owner: 'job-3', load: true, steal: true });
+      expect(many.status, many.text).to.equal(200);
+      const [r] = many.body.data.players;
+      expect(r).to.include({ userId: 'r', success: false, status: 429, code: 'RATE_LIMITED' });
+      expect(r.error).to.match(/^Session ses_\w+ acquired, but the player was not loaded/);
+      expect(r.data.sessionId).to.match(/^ses_/);
 
       // A small request whose script reads 150 KB inside Redis: paid after the fact, so the
       // workspace's next large body waits. (Another player: job-2's acquire holds p, its answer refused.)

@@ -1,12 +1,18 @@
-// A workspace's requests with a large body (over LARGE_BYTES as it decodes: plain, chunked or
-// compressed) do their work one at a time on an instance (http/middleware/json-body.ts, the slot
-// kept by http/byte-budget.ts): a second one waits until the first has answered, so a neighbour
-// waits behind one heavy write of that workspace, never several back to back. Real Redis behind
-// a proxy that holds the first write's reply (and every later one): what the service sent
-// meanwhile shows which writes had started.
-import { request } from 'node:http';
+// A workspace's heavy requests (a body over LARGE_BYTES as it decodes: plain, chunked or
+// compressed; a whole-player read of a player over it) take one turn per workspace on an
+// instance (http/byte-budget.ts), held until the answer's last byte is sent: a second one waits
+// until the first has answered, so a neighbour waits behind one heavy request of that workspace,
+// never several back to back. Real Redis behind a proxy that holds the first request's reply
+// (and every later one): what the service sent meanwhile shows which requests had started.
+import { once } from 'node:events';
+import { request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Readable } from 'node:stream';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
+import Koa from 'koa';
+import { ByteBudget } from '../../src/http/byte-budget.js';
+import type { AppState } from '../../src/http/state.js';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
 import type { RunningService } from '../../src/server.js';
 import { SCRIPTS } from '../../src/store/redis/scripts.js';
@@ -32,7 +38,7 @@ function postChunked(baseUrl: string, path: string, apiKey: string, body: string
   });
 }
 
-describe('requests with a large body run one at a time per workspace', () => {
+describe('heavy requests run one at a time per workspace', () => {
   let direct: Redis;
   let proxy: RedisProxy;
   let service: RunningService;
@@ -79,4 +85,73 @@ describe('requests with a large body run one at a time per workspace', () => {
       expect(proxy.sent()).to.include(`second-${how}:x`);
     });
   }
+
+  it("a large set waits while the workspace's whole read of a large player is in flight", async () => {
+    expect((await call(service, 'POST', '/data/set', { key: a.apiKey, rawBody: bigSet('reader', 'stored'), headers: { 'content-type': 'application/json' } })).status).to.equal(200);
+    proxy.reset();
+    // The read's second step, HGETALL on the bulk connection, is held: the read has its turn then.
+    const hgetall = /\$7\r\nhgetall\r\n/i; // the command itself, not a script's text that names it
+    proxy.holdFrom(hgetall);
+    const read = client(service, a.apiKey).get('/data?userId=reader');
+    await sleep(200);
+    expect(proxy.sent(), 'the read reached its HGETALL').to.match(hgetall);
+    const write = senders.plain!(bigSet('p4', 'after-read'));
+    await sleep(500);
+    expect(proxy.sent(), 'the large set waits for the read').not.to.include('after-read:x');
+    proxy.release();
+    const [readAnswer, status] = await Promise.all([read, write]);
+    expect(readAnswer.status).to.equal(200);
+    expect(status).to.equal(200);
+    expect(proxy.sent()).to.include('after-read:x');
+  });
+});
+
+describe("a workspace's heavy turn is held until the answer's last byte is sent", () => {
+  // The ByteBudget's middleware in a Koa app of its own: the turn's end is the response's, which
+  // no Redis reply shows. A slow answer streamed over 600 ms; a second heavy request of the
+  // workspace starts after it ends, another workspace's at once.
+  let server: Server;
+  let base: string;
+  const started: Record<string, number> = {};
+
+  before(async () => {
+    const app = new Koa<AppState>();
+    const budget = new ByteBudget(64 * 1024 * 1024, 4 * 1024 * 1024);
+    app.use(async (ctx, next) => {
+      ctx.state.principal = { workspace: { id: String(ctx.query['ws']) } } as AppState['principal'];
+      await next();
+    });
+    app.use(budget.requests(1024 * 1024));
+    app.use(async (ctx) => {
+      await ctx.state.heavyTurn!();
+      await ctx.state.heavyTurn!(); // the same turn: taking it twice does not wait for itself
+      started[String(ctx.query['name'])] = Date.now();
+      if (ctx.query['slow'] === '1') {
+        let sent = 0;
+        ctx.body = new Readable({
+          read() {
+            setTimeout(() => this.push(sent++ < 6 ? 'x'.repeat(1000) : null), 100);
+          },
+        });
+      } else {
+        ctx.body = 'ok';
+      }
+    });
+    server = app.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(() => new Promise<void>((done) => server.close(() => done())));
+
+  it('waits for the answer to be sent, not for the handler to return', async () => {
+    const t0 = Date.now();
+    const slow = fetch(`${base}/?ws=w1&name=slow&slow=1`).then(async (r) => ({ text: await r.text(), endedAt: Date.now() }));
+    await sleep(50);
+    const sameWorkspace = fetch(`${base}/?ws=w1&name=same`).then((r) => r.text());
+    const otherWorkspace = fetch(`${base}/?ws=w2&name=other`).then((r) => r.text());
+    const [answer] = await Promise.all([slow, sameWorkspace, otherWorkspace]);
+    expect(answer.text).to.have.length(6000);
+    expect(started['other']! - t0, "another workspace's heavy request does not wait").to.be.below(400);
+    expect(started['same']!, "the workspace's next heavy request starts once the answer was sent").to.be.at.least(started['slow']! + 550);
+  });
 });

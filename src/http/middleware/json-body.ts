@@ -228,14 +228,12 @@ export function jsonBody(maxBodyBytes: number): Middleware<AppState> {
 
 /**
  * The request's work once its body is read: a body over LARGE_BYTES (whatever it arrived as:
- * plain, chunked or compressed) waits for the workspace's one slot for large bodies on this
- * instance (byte-budget.ts), so that a neighbour waits behind one heavy write of the workspace.
+ * plain, chunked or compressed) waits for the workspace's heavy turn on this instance
+ * (byte-budget.ts), so that a neighbour waits behind one heavy request of the workspace.
  */
-function handle(ctx: ParameterizedContext<AppState>, bytes: number, next: Next): Promise<void> {
-  const budget = ctx.state.byteBudget;
-  const workspaceId = ctx.state.principal?.workspace.id;
-  if (budget === undefined || workspaceId === undefined || bytes <= LARGE_BYTES) return next();
-  return budget.oneLargeBodyAtATime(workspaceId, next);
+async function handle(ctx: ParameterizedContext<AppState>, bytes: number, next: Next): Promise<void> {
+  if (bytes > LARGE_BYTES) await ctx.state.heavyTurn?.();
+  return next();
 }
 
 /** The body's Content-Encoding: undefined for none, else a decoder's name; anything else is 415. */

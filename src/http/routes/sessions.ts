@@ -59,6 +59,22 @@ function valuesJson(all: ReadAllResult, maxPlayerBytes: number): string {
   return `{${all.entries.map(([key, entry]) => `${JSON.stringify(key)}:${entry.valueJson}`).join(',')}}`;
 }
 
+/**
+ * An acquire whose session was taken but whose load was refused (429 past the byte budget, a
+ * storage error): the refusal says so and hands the session, which stays as taken, since a
+ * retry with the same Idempotency-Key replays it (docs/safe-saves.md, "Acquire with load").
+ */
+function loadRefused(err: unknown, held: Held, maxBodyBytes: number): AppError {
+  const error = toAppError(err, maxBodyBytes);
+  if (!error.expose || error.code === ErrorCode.PLAYER_TOO_LARGE) return error;
+  const { sessionId, owner, expiresAtMs } = held.session;
+  return new AppError(
+    error.code,
+    `Session ${sessionId} acquired, but the player was not loaded: ${error.message}. The session is held until ${isoTime(expiresAtMs)}: acquire again with the same owner (or the same Idempotency-Key) to load it, or release it`,
+    { headers: error.headers, extras: { version: held.version, data: { ...error.extras.data, sessionId, owner, expiresAt: isoTime(expiresAtMs) } } },
+  );
+}
+
 export function sessionRoutes(router: Router<AppState>, { guard, recheck, players, writes, config }: SessionRouteDeps): void {
   const body = chain(jsonBody(config.limits.maxBodyBytes), recheck);
   const context = { maxKeysPerPlayer: config.limits.maxKeysPerPlayer, maxPlayerBytes: config.limits.maxPlayerBytes };
@@ -89,8 +105,8 @@ export function sessionRoutes(router: Router<AppState>, { guard, recheck, player
   });
   // Sent in the same turn as the acquire, so both leave in one write: a join costs one round
   // trip. Read after the lock is taken, so no other session's write can come between. A large
-  // player is charged to the byte budget before it is read (429 past it: the session is held
-  // all the same, and a retry by the same owner replaces it).
+  // player is charged to the byte budget before it is read, and waits for the workspace's heavy
+  // turn; past the budget its answer is a 429 that hands the session taken (loadRefused).
   const load = (ctx: Parameters<typeof chargeRead>[0], workspaceId: string, userId: string) =>
     players.readAll(workspaceId, userId, undefined, (bytes) => chargeRead(ctx, bytes));
 
@@ -116,7 +132,7 @@ export function sessionRoutes(router: Router<AppState>, { guard, recheck, player
         try {
           const held = heldOrThrow(reply, context);
           const values = all[i];
-          if (values?.status === 'rejected') throw values.reason;
+          if (values?.status === 'rejected') throw loadRefused(values.reason, held, config.limits.maxBodyBytes);
           const valuesText = values === undefined ? undefined : valuesJson(values.value, config.limits.maxPlayerBytes);
           return `{"userId":${JSON.stringify(userId)},"success":true,"version":${held.version},${sessionFields(userId, held, valuesText).replace(`"userId":${JSON.stringify(userId)},`, '')}}`;
         } catch (err) {
@@ -136,7 +152,7 @@ export function sessionRoutes(router: Router<AppState>, { guard, recheck, player
     const [session, all] = await Promise.allSettled([acquired, loaded]);
     if (session.status === 'rejected') throw session.reason;
     const held = heldOrThrow(session.value, context);
-    if (all.status === 'rejected') throw all.reason;
+    if (all.status === 'rejected') throw loadRefused(all.reason, held, config.limits.maxBodyBytes);
     markReplayed(ctx, held.replayed);
     sendJson(ctx, sessionAnswer(userId, held, all.value === undefined ? undefined : valuesJson(all.value, config.limits.maxPlayerBytes)));
   }));

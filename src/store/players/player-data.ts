@@ -132,8 +132,11 @@ export class PlayerDataStore {
     workspaceId: string,
     userId: string,
     maxBytes = this.limits.maxPlayerBytes,
-    /** Called with a large player's size before it is read (the byte budget; throws to refuse). */
-    admit?: (bytes: number) => void,
+    /**
+     * Called with a large player's size before it is read, and awaited: the byte budget, which
+     * throws to refuse and waits for the workspace's heavy turn.
+     */
+    admit?: (bytes: number) => void | Promise<void>,
   ): Promise<ReadAllResult> {
     const hash = keys.player(workspaceId, userId);
     const reply = decodeReadReply(await this.redis.readPlayer(hash, String(READ_INLINE_BYTES)));
@@ -147,7 +150,7 @@ export class PlayerDataStore {
       return { complete: true, version, entries };
     }
     if (reply.bytes > maxBytes) return { complete: false, version, keys: reply.keys, bytes: reply.bytes };
-    admit?.(reply.bytes);
+    await admit?.(reply.bytes);
     // HGETALL holds the meta too, so data and version are read in one step here as well.
     const all = await this.bulkReads.run(workspaceId, () => this.bulk.hgetall(hash));
     const entries: Array<[string, StoredEntry]> = [];
@@ -167,8 +170,11 @@ export class PlayerDataStore {
     workspaceId: string,
     userId: string,
     maxBytes = this.limits.maxPlayerBytes,
-    /** Called with a large player's size before it is read (the byte budget; throws to refuse). */
-    admit?: (bytes: number) => void,
+    /**
+     * Called with a large player's size before it is read, and awaited: the byte budget, which
+     * throws to refuse and waits for the workspace's heavy turn.
+     */
+    admit?: (bytes: number) => void | Promise<void>,
   ): Promise<ReadAllPartsResult> {
     const hash = keys.player(workspaceId, userId);
     const reply = decodeReadReply(await this.redis.readPlayer(hash, String(READ_INLINE_BYTES)));
@@ -182,7 +188,7 @@ export class PlayerDataStore {
       return { complete: true, version, members: members.length, body: members.join(',') };
     }
     if (reply.bytes > maxBytes) return { complete: false, version, keys: reply.keys, bytes: reply.bytes };
-    admit?.(reply.bytes);
+    await admit?.(reply.bytes);
     // HGETALL holds the meta too, so data and version are read in one step. Its fields come as
     // an object's keys (ioredis's, as readAll has them: the same order), its values as Buffers.
     const all = await this.bulkReads.run(workspaceId, () => this.bulk.hgetallBuffer(hash));
