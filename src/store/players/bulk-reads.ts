@@ -3,7 +3,10 @@
 // one workspace reading its largest players as fast as its plan allows cannot take every slot,
 // and the memory those replies hold is bounded (about 4 copies of MAX_PLAYER_BYTES per slot).
 // Measured (test-long/noisy-neighbour.test.ts): without it, on the shared connection, a
-// neighbour's reads all timed out (503) while one workspace read 4 MiB players.
+// neighbour's reads all timed out (503) while one workspace read 4 MiB players. Over the API a
+// large read also holds its workspace's heavy turn from before the read to its answer's last
+// byte (http/byte-budget.ts); this gate is the store's own bound, for every caller (the admin
+// API, a many-player acquire reading several players under one turn).
 
 import { WorkspaceGate } from '../../domain/workspace-gate.js';
 
