@@ -55,6 +55,22 @@ export const MUTANTS: readonly Mutant[] = [
     tests: ['test/http/byte-budget.test.ts'],
   },
   {
+    id: 'heavy-turn-read-free',
+    bug: "a whole read of a large player does not wait for its workspace's heavy turn, so it runs beside the workspace's large write",
+    file: 'src/http/byte-budget.ts',
+    find: '  ctx.state.answerCharged = true;\n  await ctx.state.heavyTurn?.();',
+    replace: '  ctx.state.answerCharged = true;',
+    tests: ['test/http/heavy-requests.test.ts'],
+  },
+  {
+    id: 'heavy-turn-left-at-return',
+    bug: "a heavy request leaves its workspace's turn when its handler returns, before its answer is sent",
+    file: 'src/http/byte-budget.ts',
+    find: 'if (closed && returned)',
+    replace: 'if (returned)',
+    tests: ['test/http/heavy-requests.test.ts'],
+  },
+  {
     id: 'timed-out-write-unavailable',
     bug: 'a write whose command timed out after it was sent answers STORAGE_UNAVAILABLE ("nothing happened"), not OUTCOME_UNKNOWN',
     file: 'src/store/redis/redis.ts',

@@ -43,7 +43,9 @@ async function snapshot(redis: Redis, workspaceId: string): Promise<string> {
           ? (await redis.smembers(key)).sort()
           : type === 'list'
             ? await redis.lrange(key, 0, -1)
-            : await redis.get(key);
+            : type === 'zset'
+              ? await redis.zrange(key, 0, -1, 'WITHSCORES')
+              : await redis.get(key);
   }
   return JSON.stringify(state);
 }
@@ -57,7 +59,10 @@ describe('workspace isolation', function () {
   const marker = `B-SECRET-${Math.random().toString(36).slice(2)}`;
 
   before(async () => {
-    service = await startTestService({ RATE_LIMIT_PRO: '1000000' });
+    // B's players list and its key's last use are written by each instance's flushes, a while
+    // after B's writes: short intervals, and both waited for below, so that neither lands
+    // between the two snapshots (one did once, and the second snapshot differed).
+    service = await startTestService({ RATE_LIMIT_PRO: '1000000', PLAYER_INDEX_FLUSH_MS: '100', KEY_LAST_USED_FLUSH_MS: '100' });
     redis = testRedis();
     a = await newWorkspace(redis, 'pro', 'Studio A');
     b = await newWorkspace(redis, 'pro', `Studio B ${marker}`);
@@ -66,6 +71,12 @@ describe('workspace isolation', function () {
         const res = await call(service, 'POST', '/data/set', { key: b.apiKey, body: { userId: user, key, value: { marker, user } } });
         expect(res.status).to.equal(200);
       }
+    }
+    for (let waited = 0; ; waited += 50) {
+      const [players, lastUsed] = await Promise.all([redis.zcard(keys.workspacePlayers(b.workspaceId)), redis.hlen(keys.keyLastUsed(b.workspaceId))]);
+      if (players === B_USERS.length && lastUsed === 1) break;
+      if (waited > 10_000) throw new Error(`B's flushes did not land: ${players} players listed, ${lastUsed} key uses`);
+      await new Promise((r) => setTimeout(r, 50));
     }
   });
   after(async () => {
