@@ -66,8 +66,16 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'heavy-turn-left-at-return',
     bug: "a heavy request leaves its workspace's turn when its handler returns, before its answer is sent",
     file: 'src/http/byte-budget.ts',
-    find: 'if (closed && returned)',
-    replace: 'if (returned)',
+    find: 'if (closed) leave();',
+    replace: 'if (true) leave();',
+    tests: ['test/http/heavy-requests.test.ts'],
+  },
+  {
+    id: 'heavy-turn-send-unbounded',
+    bug: 'a heavy request whose answer cannot be sent (pipelined behind a request waiting for the turn) keeps the turn for ever',
+    file: 'src/http/byte-budget.ts',
+    find: 'else if (turn !== undefined) bound = setTimeout(leave, HEAVY_TURN_SEND_MS).unref();',
+    replace: '',
     tests: ['test/http/heavy-requests.test.ts'],
   },
   {

@@ -26,6 +26,8 @@ export const LARGE_BYTES = 64 * 1024;
  * answer's last byte is sent.
  */
 export const HEAVY_PER_WORKSPACE = 1;
+/** Longest a heavy request keeps its workspace's turn after its handler returned, for its answer to be sent. */
+export const HEAVY_TURN_SEND_MS = 1000;
 /** Buckets idle this long are full again, so they are dropped. */
 const IDLE_SWEEP = 10_000;
 
@@ -122,22 +124,29 @@ export class ByteBudget implements WorkspaceBytes {
   /**
    * Runs the rest of the chain with `ctx.state.heavyTurn`: a request that turns out heavy (a
    * large body as it decoded, a large player to read whole) waits there for its workspace's one
-   * turn on this instance, and holds it until its answer's last byte is sent or its connection
-   * closes, and its handler has returned. A neighbour's request then waits behind one heavy
-   * request of the workspace, never several that the bucket's burst admitted together, and
-   * never behind a read's answer still being built or sent (docs/reliability.md, "One heavy
-   * request at a time"). Taking the turn again in the same request is the same turn.
+   * turn on this instance, and holds it until its handler has returned and its answer's last
+   * byte is sent (or its connection closed), but no longer than HEAVY_TURN_SEND_MS after the
+   * handler returned. A neighbour's request then waits behind one heavy request of the
+   * workspace, never several that the bucket's burst admitted together, and never behind a
+   * read's answer still being encoded or sent (docs/reliability.md, "One heavy request at a
+   * time"). Taking the turn again in the same request is the same turn.
+   *
+   * The bound after the handler returned is for answers that cannot be sent yet: a slow reader,
+   * and requests pipelined on one connection, where an answer waits for the one before it,
+   * whose request may be waiting for this turn.
    */
   private async withHeavyTurn(ctx: ParameterizedContext<AppState>, workspaceId: string, next: Next): Promise<void> {
     let turn: Promise<() => void> | undefined;
-    let closed = false;
     let returned = false;
-    const leaveOnceBoth = () => {
-      if (closed && returned) void turn?.then((leave) => leave());
+    let closed = false;
+    let bound: NodeJS.Timeout | undefined;
+    const leave = () => {
+      clearTimeout(bound);
+      void turn?.then((leaveTurn) => leaveTurn());
     };
     ctx.res.once('close', () => {
       closed = true;
-      leaveOnceBoth();
+      if (returned) leave();
     });
     ctx.state.heavyTurn = async () => {
       turn ??= this.heavy.enter(workspaceId);
@@ -147,7 +156,8 @@ export class ByteBudget implements WorkspaceBytes {
       await next();
     } finally {
       returned = true;
-      leaveOnceBoth();
+      if (closed) leave();
+      else if (turn !== undefined) bound = setTimeout(leave, HEAVY_TURN_SEND_MS).unref();
     }
   }
 

@@ -6,12 +6,12 @@
 // (and every later one): what the service sent meanwhile shows which requests had started.
 import { once } from 'node:events';
 import { request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
 import Koa from 'koa';
-import { ByteBudget } from '../../src/http/byte-budget.js';
+import { ByteBudget, HEAVY_TURN_SEND_MS } from '../../src/http/byte-budget.js';
 import type { AppState } from '../../src/http/state.js';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
 import type { RunningService } from '../../src/server.js';
@@ -113,6 +113,8 @@ describe("a workspace's heavy turn is held until the answer's last byte is sent"
   let server: Server;
   let base: string;
   const started: Record<string, number> = {};
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
 
   before(async () => {
     const app = new Koa<AppState>();
@@ -123,6 +125,7 @@ describe("a workspace's heavy turn is held until the answer's last byte is sent"
     });
     app.use(budget.requests(1024 * 1024));
     app.use(async (ctx) => {
+      if (ctx.query['after'] === 'release') await released;
       await ctx.state.heavyTurn!();
       await ctx.state.heavyTurn!(); // the same turn: taking it twice does not wait for itself
       started[String(ctx.query['name'])] = Date.now();
@@ -153,5 +156,24 @@ describe("a workspace's heavy turn is held until the answer's last byte is sent"
     expect(answer.text).to.have.length(6000);
     expect(started['other']! - t0, "another workspace's heavy request does not wait").to.be.below(400);
     expect(started['same']!, "the workspace's next heavy request starts once the answer was sent").to.be.at.least(started['slow']! + 550);
+  });
+
+  it('is left HEAVY_TURN_SEND_MS after the handler returned when the answer cannot be sent: two requests pipelined on one connection', async () => {
+    // The first asks for the turn late (once released), the second at once: the second has the
+    // turn, and its answer waits behind the first's on the connection, whose request waits for
+    // the turn. Without the bound neither would ever be answered.
+    const socket = connect(Number(new URL(base).port), '127.0.0.1');
+    let received = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.write('GET /?ws=w3&name=piped-first&after=release HTTP/1.1\r\nHost: x\r\n\r\nGET /?ws=w3&name=piped-second HTTP/1.1\r\nHost: x\r\n\r\n');
+    await sleep(100);
+    expect(started['piped-second'], 'the second request has the turn').to.be.a('number');
+    release();
+    const t0 = Date.now();
+    while ((received.match(/HTTP\/1\.1 \d+/g) ?? []).length < 2 && Date.now() - t0 < 3000) await sleep(20);
+    socket.destroy();
+    expect(received.match(/HTTP\/1\.1 \d+/g), 'both answered').to.deep.equal(['HTTP/1.1 200', 'HTTP/1.1 200']);
+    expect(started['piped-first']! - started['piped-second']!).to.be.within(HEAVY_TURN_SEND_MS - 50, HEAVY_TURN_SEND_MS + 1000);
   });
 });

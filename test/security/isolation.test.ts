@@ -44,7 +44,7 @@ async function snapshot(redis: Redis, workspaceId: string): Promise<string> {
           : type === 'list'
             ? await redis.lrange(key, 0, -1)
             : type === 'zset'
-              ? await redis.zrange(key, 0, -1, 'WITHSCORES')
+              ? await redis.zrange(key, '0', '-1', 'WITHSCORES')
               : await redis.get(key);
   }
   return JSON.stringify(state);
