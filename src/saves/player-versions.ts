@@ -42,8 +42,11 @@ export interface Loaded {
   readonly elements: HistoryElement[];
 }
 
-export async function load(players: PlayerDataStore, workspaceId: string, userId: string): Promise<Loaded> {
-  const snap = await players.snapshot(workspaceId, userId);
+/** `admit`: the byte budget for a large player, before it is read (PlayerDataStore.snapshot). */
+export type AdmitRead = (bytes: number) => void | Promise<void>;
+
+export async function load(players: PlayerDataStore, workspaceId: string, userId: string, admit?: AdmitRead): Promise<Loaded> {
+  const snap = await players.snapshot(workspaceId, userId, admit);
   if (snap.version === 0) {
     throw new AppError(ErrorCode.PLAYER_NOT_FOUND, 'Player not found: it was never written', { extras: { version: 0 } });
   }
@@ -90,8 +93,9 @@ export async function listVersions(
   workspaceId: string,
   userId: string,
   page: { readonly limit: number; readonly before?: number | undefined },
+  admit?: AdmitRead,
 ): Promise<{ version: number; versions: HistoryVersion[]; nextBefore: number | null }> {
-  const loaded = await load(players, workspaceId, userId);
+  const loaded = await load(players, workspaceId, userId, admit);
   const all = chain(loaded).filter((v) => page.before === undefined || v.version < page.before);
   const versions = all.slice(0, page.limit);
   return { version: loaded.version, versions, nextBefore: all.length > page.limit ? versions[versions.length - 1]!.version : null };
@@ -103,8 +107,9 @@ export async function versionData(
   workspaceId: string,
   userId: string,
   version: number,
+  admit?: AdmitRead,
 ): Promise<{ currentVersion: number; data: VersionData }> {
-  const loaded = await load(players, workspaceId, userId);
+  const loaded = await load(players, workspaceId, userId, admit);
   const data: VersionData = {};
   for (const [key, stored] of [...rebuilt(loaded, version)].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
     const entry = decoded(key, stored);

@@ -172,6 +172,24 @@ describe('the byte budget per workspace', () => {
       expect(await t.redis.exists(keys.player(ws.workspaceId, 'g3'))).to.equal(0);
     });
 
+    it("charges a read of a player's versions by the data and history it reads, though the list it answers is small", async () => {
+      const ws = await newWorkspace(t.redis);
+      const api = client(t.service, ws.apiKey);
+      await api.post('/data/set', { userId: 'v', key: 'k', value: VALUE });
+      await budgetFull();
+      const list = await api.get('/data/versions?userId=v');
+      expect(list.status, list.text).to.equal(200);
+      expect(list.text.length, 'the list itself is small: never charged as an answer').to.be.below(LARGE_BYTES);
+      const again = await api.get('/data/versions?userId=v');
+      expect(again.status, again.text).to.equal(429);
+      expect(again.body.error).to.match(/byte budget/);
+      await budgetFull();
+      const one = await api.get('/data/version?userId=v&version=1');
+      expect(one.status, one.text).to.equal(200);
+      expect(one.body.data.data.k.value).to.have.length(VALUE.length);
+      expect((await api.get('/data/version?userId=v&version=1')).status).to.equal(429);
+    });
+
     it('charges an acquire with load by the player it reads, and a delete of everything by what its script copies', async () => {
       const ws = await newWorkspace(t.redis);
       const api = client(t.service, ws.apiKey);

@@ -9,6 +9,7 @@ import { badRequest } from '../../errors.js';
 import { versionQuery, versionsQuery } from '../../schemas/data.js';
 import type { PlayerDataStore } from '../../store/players/player-data.js';
 import { requireWriteScope } from '../middleware/authenticate.js';
+import { chargeRead } from '../byte-budget.js';
 import { chain } from '../chain.js';
 import { sendJsonValue } from '../json.js';
 import type { AppState } from '../state.js';
@@ -24,10 +25,15 @@ export function versionRoutes(router: Router<AppState>, guard: Middleware<AppSta
     const limit = query.limit === undefined ? HISTORY_PAGE_DEFAULT : Number(query.limit);
     if (limit < 1 || limit > HISTORY_PAGE_MAX) throw badRequest(`Invalid field "limit" in query: 1-${HISTORY_PAGE_MAX}`);
     const userId = userIdOf(query.userId);
-    const page = await listVersions(players, ctx.state.principal!.workspace.id, userId, {
-      limit,
-      before: query.before === undefined ? undefined : Number(query.before),
-    });
+    // The list is short, but it is rebuilt from the whole player and its history: a large one
+    // is charged to the byte budget by what is read, and read in the workspace's heavy turn.
+    const page = await listVersions(
+      players,
+      ctx.state.principal!.workspace.id,
+      userId,
+      { limit, before: query.before === undefined ? undefined : Number(query.before) },
+      (bytes) => chargeRead(ctx, bytes),
+    );
     sendJsonValue(ctx, { success: true, data: { userId, ...page } });
   }));
 
@@ -35,7 +41,7 @@ export function versionRoutes(router: Router<AppState>, guard: Middleware<AppSta
     const query = validateOne('query', parseQuery(ctx.querystring));
     const userId = userIdOf(query.userId);
     const version = Number(query.version);
-    const { currentVersion, data } = await versionData(players, ctx.state.principal!.workspace.id, userId, version);
+    const { currentVersion, data } = await versionData(players, ctx.state.principal!.workspace.id, userId, version, (bytes) => chargeRead(ctx, bytes));
     sendJsonValue(ctx, { success: true, data: { userId, version, currentVersion, data } });
   }));
 }

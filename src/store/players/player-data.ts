@@ -36,6 +36,8 @@ const META = '\0';
 const VERSION = '\0v';
 const KEY_COUNT = '\0n';
 const SESSION = '\0s';
+/** Bytes of the player's restore points (lua/write-player.lua). */
+const HISTORY_BYTES = '\0h';
 /** The meta fields a players list shows for each row (lua/write-player.lua names them all). */
 export const PLAYER_META = { version: VERSION, keys: KEY_COUNT, bytes: '\0b', session: SESSION } as const;
 
@@ -305,20 +307,40 @@ export class PlayerDataStore {
   async snapshot(
     workspaceId: string,
     userId: string,
+    /**
+     * Called with the bytes the read will move (data and history, from the player's meta), and
+     * awaited, before a player over READ_INLINE_BYTES is read: the byte budget, which throws to
+     * refuse and waits for the workspace's heavy turn. Such a player is then read on the bulk
+     * connection, in turn (bulk-reads.ts). A player written before the meta existed has no sizes
+     * and is read as a small one (no tenant can make one: only old versions of the service wrote
+     * them).
+     */
+    admit?: (bytes: number) => void | Promise<void>,
   ): Promise<{ version: number; data: Map<string, Buffer>; history: Buffer[] }> {
-    const [[errA, hash], [errB, fine], [errC, coarse]] = (await this.redis
-      .multi()
-      .hgetallBuffer(keys.player(workspaceId, userId))
-      .lrangeBuffer(keys.playerHistory(workspaceId, userId), 0, -1)
-      .lrangeBuffer(keys.playerHistoryCoarse(workspaceId, userId), 0, -1)
-      .exec()) as [[Error | null, Record<string, Buffer>], [Error | null, Buffer[]], [Error | null, Buffer[]]];
+    const hash = keys.player(workspaceId, userId);
+    let large = false;
+    if (admit !== undefined) {
+      const [dataBytes, historyBytes] = await this.redis.hmget(hash, PLAYER_META.bytes, HISTORY_BYTES);
+      const bytes = Number(dataBytes ?? 0) + Number(historyBytes ?? 0);
+      large = bytes > READ_INLINE_BYTES;
+      if (large) await admit(bytes);
+    }
+    const read = (redis: RedisClient) =>
+      redis
+        .multi()
+        .hgetallBuffer(hash)
+        .lrangeBuffer(keys.playerHistory(workspaceId, userId), 0, -1)
+        .lrangeBuffer(keys.playerHistoryCoarse(workspaceId, userId), 0, -1)
+        .exec();
+    const replies = await (large ? this.bulkReads.run(workspaceId, () => read(this.bulk)) : read(this.redis));
+    const [[errA, all], [errB, fine], [errC, coarse]] = replies as [[Error | null, Record<string, Buffer>], [Error | null, Buffer[]], [Error | null, Buffer[]]];
     if (errA) throw errA;
     if (errB) throw errB;
     if (errC) throw errC;
     const list = [...fine, ...coarse];
     const data = new Map<string, Buffer>();
-    for (const [field, value] of Object.entries(hash)) if (PlayerDataStore.isDataField(field)) data.set(field, value);
-    const stored = hash[VERSION];
+    for (const [field, value] of Object.entries(all)) if (PlayerDataStore.isDataField(field)) data.set(field, value);
+    const stored = all[VERSION];
     // Players written before versions have no version field: 1 when they hold data.
     const version = stored !== undefined ? Number(stored.toString()) : data.size > 0 ? 1 : 0;
     return { version, data, history: list };
