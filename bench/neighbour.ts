@@ -2,7 +2,7 @@
 // Redis and the real service in a child process, as test-long/noisy-neighbour.test.ts runs and
 // asserts it: B's p50, p99 and 5xx while A uses each heavy path, A's requests and bytes, the
 // instance's memory. About three minutes. Prints one JSON line.
-import { runNoisyNeighbour } from './lib/neighbour.js';
+import { NEIGHBOUR_SERVICE_ENV, runNoisyNeighbour } from './lib/neighbour.js';
 import { runMain, startBenchRedis } from './lib/bench-redis.js';
 import { spawnTarget } from './lib/processes.js';
 
@@ -11,7 +11,7 @@ runMain('bench:neighbour', async () => {
   const service = await spawnTarget({
     name: 'service',
     args: ['--import', 'tsx', 'src/main.ts'],
-    env: { REDIS_URL: bench.server.url, HOST: '127.0.0.1', ADMIN_PORT: '0', LOG_LEVEL: 'warn', NODE_ENV: 'production' },
+    env: { REDIS_URL: bench.server.url, HOST: '127.0.0.1', ADMIN_PORT: '0', LOG_LEVEL: 'warn', NODE_ENV: 'production', ...NEIGHBOUR_SERVICE_ENV },
     readyPath: '/api/v1/ping',
   });
   try {

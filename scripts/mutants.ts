@@ -79,6 +79,22 @@ export const MUTANTS: readonly Mutant[] = [
     tests: ['test/http/heavy-requests.test.ts'],
   },
   {
+    id: 'writes-side-by-side',
+    bug: "a workspace's writes run side by side, so all of them run before the first one's copies inside Redis are paid for",
+    file: 'src/saves/player-writes.ts',
+    find: 'export const WRITES_PER_WORKSPACE = 1;',
+    replace: 'export const WRITES_PER_WORKSPACE = 1000;',
+    tests: ['test/http/heavy-requests.test.ts'],
+  },
+  {
+    id: 'write-turn-unchecked',
+    bug: 'a write that waited for its turn runs though the write before it left the workspace in debt',
+    file: 'src/saves/player-writes.ts',
+    find: '      origin.refuseInDebt?.();\n',
+    replace: '',
+    tests: ['test/http/heavy-requests.test.ts'],
+  },
+  {
     id: 'timed-out-write-unavailable',
     bug: 'a write whose command timed out after it was sent answers STORAGE_UNAVAILABLE ("nothing happened"), not OUTCOME_UNKNOWN',
     file: 'src/store/redis/redis.ts',

@@ -3,7 +3,7 @@
 // every heavy path in turn, workspace B on the same instance gets no 5xx and a p99 under 150 ms,
 // and the instance's memory stays bounded. `npm run bench:neighbour` prints the same run.
 import { expect } from 'chai';
-import { BIG_KEYS, BIG_VALUE, runNoisyNeighbour } from '../bench/lib/neighbour.js';
+import { BIG_KEYS, BIG_VALUE, NEIGHBOUR_SERVICE_ENV, runNoisyNeighbour } from '../bench/lib/neighbour.js';
 import { spawnService, type ChildService } from '../test/support/child-service.js';
 import { testRedisUrl } from '../test/support/hooks.js';
 import { testRedis } from '../test/support/service.js';
@@ -19,7 +19,9 @@ describe('a noisy neighbour', function () {
 
   it('leaves another workspace served within 150 ms at p99 through every heavy path, with the memory measured', async () => {
     const redis = testRedis();
-    child = await spawnService({ REDIS_URL: testRedisUrl(), LOG_LEVEL: 'warn' }).catch(async () => spawnService({ REDIS_URL: testRedisUrl() }));
+    child = await spawnService({ REDIS_URL: testRedisUrl(), LOG_LEVEL: 'warn', ...NEIGHBOUR_SERVICE_ENV }).catch(async () =>
+      spawnService({ REDIS_URL: testRedisUrl(), ...NEIGHBOUR_SERVICE_ENV }),
+    );
     const run = await runNoisyNeighbour(child.baseUrl, child.process.pid!, redis, budget);
     redis.disconnect();
     report('noisy-neighbour', { ...run.figures, byteBudgetPerSecond: budget, rssIdleMb: run.rssIdleMb, rssPeakMb: run.rssPeakMb });

@@ -2,7 +2,8 @@
 // (test-long/noisy-neighbour.test.ts, which asserts on it) and `npm run bench:neighbour` (which
 // prints it): while workspace A reads and writes its largest allowed players as fast as its plan
 // and byte budget allow, through every heavy path in turn (whole reads, acquires with load, 1 MB
-// sets plain, gzip and chunked, batches of many players), workspace B on the same instance
+// sets plain, gzip and chunked, batches of many players, deletes of everything that copy a whole
+// player into its restore point, versions reads), workspace B on the same instance
 // reads one small value 4 connections at a time; B's latency and 5xx, A's requests and bytes,
 // and the instance's memory are measured against the same instance idle.
 import { readFileSync } from 'node:fs';
@@ -11,6 +12,13 @@ import type { Redis } from 'ioredis';
 import { AdminOperations } from '../../src/admin/operations.js';
 
 export const PHASE_MS = 10_000;
+/**
+ * The service's settings for the run: restore points a minute apart (HISTORY_INTERVAL_SECONDS,
+ * 300 by default), so that by the last phase a new point has opened since A's large players were
+ * last written, and a delete of everything copies the whole player into it, as a tenant who
+ * waits for a new interval gets it to.
+ */
+export const NEIGHBOUR_SERVICE_ENV = { HISTORY_INTERVAL_SECONDS: '60' } as const;
 /** Four values of about 1 MB: a player just under MAX_PLAYER_BYTES (4 MiB). */
 export const BIG_KEYS = 4;
 export const BIG_VALUE = 'x'.repeat(1_040_000);
@@ -144,6 +152,17 @@ export async function runNoisyNeighbour(base: string, pid: number, redis: Redis,
       const players = Array.from({ length: 10 }, (_, p) => ({ userId: `batch${w}-${p}`, ops: [{ op: 'set', key: `k${i % 2}`, value: BIG_VALUE.slice(0, 95_000) }] }));
       const res = await send(base, a.apiKey, 'POST', '/data/batch', { players });
       return { status: res.status, bytes: 2 * 10 * 95_000 };
+    },
+    // Last: the large players' last writes are over a minute old (NEIGHBOUR_SERVICE_ENV), so the
+    // first delete of each copies all of it into a new restore point, inside Redis, for a body of
+    // a few bytes; 8 of them start at once. Then the versions of every large player, each read
+    // rebuilt from the whole player and its restore points for an answer of a few hundred bytes.
+    'deletes of everything, then versions reads': async (w, i) => {
+      const res =
+        i === 0
+          ? await send(base, a.apiKey, 'POST', '/data/delete', { userId: `big${w}` })
+          : await send(base, a.apiKey, 'GET', `/data/versions?userId=big${(w + i) % 10}`);
+      return { status: res.status, bytes: BIG_KEYS * BIG_VALUE.length };
     },
   };
 

@@ -1,8 +1,9 @@
 // Work of a workspace that runs a bounded number at a time: at most `inFlight` in all and
 // `perWorkspace` of one workspace, the next waiting one whose workspace has a slot free going
 // first (FIFO across workspaces). The large reads of the store (store/players/bulk-reads.ts)
-// keep one, and the HTTP layer's heavy requests another (http/byte-budget.ts: a workspace's
-// turn for heavy work, held from its large body or large read to its answer's last byte).
+// keep one, the HTTP layer's heavy requests another (http/byte-budget.ts: a workspace's turn for
+// heavy work, held from its large body or large read to its answer's last byte), and the
+// writes' scripts a third (saves/player-writes.ts, WRITES_PER_WORKSPACE).
 
 interface Waiting {
   readonly workspaceId: string;

@@ -10,6 +10,8 @@ export interface WorkspaceBytes {
   chargePart(workspaceId: string, bytes: number): void;
   /** Work already done (an answer, a script's copies): never refused, may leave a debt. */
   debit(workspaceId: string, bytes: number): void;
+  /** Throws 429 while the workspace owes more than it has (a debit left it in debt). */
+  refuseInDebt(workspaceId: string): void;
 }
 
 export interface AppState {

@@ -19,6 +19,7 @@ export function writeOrigin(ctx: Context & { state: AppState }, body: unknown): 
     path: ctx.path,
     body,
     chargeWork: (bytes) => debitTransfer(ctx, bytes),
+    refuseInDebt: () => ctx.state.byteBudget?.refuseInDebt(principal.workspace.id),
   };
 }
 

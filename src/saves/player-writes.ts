@@ -4,6 +4,7 @@
 // own, in parallel), and the session calls all come through here, so that the claim and the
 // replay work the same for each.
 import type { Plan } from '../domain/types.js';
+import { WorkspaceGate } from '../domain/workspace-gate.js';
 import { AppError, ErrorCode } from '../errors.js';
 import type { KeptReply, PlayerDataStore } from '../store/players/player-data.js';
 import {
@@ -36,7 +37,22 @@ export interface WriteOrigin {
   readonly body: unknown;
   /** Pays for the bytes a write's script read or copied inside Redis (the byte budget), after the fact. */
   readonly chargeWork?: (bytes: number) => void;
+  /**
+   * Throws (429) while the workspace owes the byte budget: checked again once the write has its
+   * workspace's turn, since the write before it may have copied much inside Redis (WRITES_PER_WORKSPACE).
+   */
+  readonly refuseInDebt?: () => void;
 }
+
+/**
+ * A workspace's writes (their scripts) in flight at once on an instance. What a write's script
+ * copies inside Redis (a restore point of everything a delete or a batch replaces, up to a
+ * whole player) is only known once it has run, and is paid for then (chargeWork); writes sent
+ * side by side would all run before the first was paid for, back to back on Redis's one
+ * thread. One at a time, each checks the debt its predecessor left before it runs, and another
+ * workspace's command waits behind at most one of them (docs/reliability.md).
+ */
+export const WRITES_PER_WORKSPACE = 1;
 
 export interface PlayerWriteRequest {
   readonly userId: string;
@@ -66,6 +82,8 @@ export interface WriteFollowers {
 const adds = (write: PlayerWrite) => !(write.deleteAll || write.ops.every((op) => op.op === 'delete'));
 
 export class PlayerWrites {
+  private readonly turns = new WorkspaceGate(Number.MAX_SAFE_INTEGER, WRITES_PER_WORKSPACE);
+
   constructor(
     private readonly store: PlayerDataStore,
     private readonly claims: IdempotencyClaims,
@@ -81,7 +99,7 @@ export class PlayerWrites {
   one(origin: WriteOrigin, request: PlayerWriteRequest): Promise<Applied> {
     const verdict = this.quota.verdict(origin.workspaceId, origin.plan, adds(request.write), origin.nowMs);
     return withClaim(this.claims, origin, verdict, async (claim) => {
-      const reply = await this.apply(origin, request, claim);
+      const reply = await this.inTurn(origin, () => this.apply(origin, request, claim));
       if (claim) this.quota.recordKept(origin.workspaceId, reply.keptBytes, origin.nowMs + claim.ttlSeconds * 1000);
       return appliedOrThrow(reply, this.context(request));
     });
@@ -98,12 +116,15 @@ export class PlayerWrites {
     // One verdict for the request: the quota is the workspace's, the same for every player.
     const verdict = this.quota.verdict(origin.workspaceId, origin.plan, requests.some((r) => adds(r.write)), origin.nowMs);
     return withClaim(this.claims, origin, verdict, async (claim) => {
-      const replies = await this.keptAsOne(
-        origin,
-        claim,
-        requests.map((r) => r.userId),
-        (_userId, i) => this.apply(origin, requests[i]!, claim),
-        decodeWriteReply,
+      // The players' scripts run side by side, in one turn of the workspace.
+      const replies = await this.inTurn(origin, () =>
+        this.keptAsOne(
+          origin,
+          claim,
+          requests.map((r) => r.userId),
+          (_userId, i) => this.apply(origin, requests[i]!, claim),
+          decodeWriteReply,
+        ),
       );
       return replies.map((reply, i) => this.outcomeOf(reply, requests[i]!));
     });
@@ -173,6 +194,14 @@ export class PlayerWrites {
     }
     if (!Array.isArray(raws) || raws.length !== players) throw unexpectedScriptReply([answer.slice(0, 80)]);
     return raws.map((raw) => ({ ...decode(raw as RawReply), replayed: true }));
+  }
+
+  /** Runs a request's writes in the workspace's turn (WRITES_PER_WORKSPACE), refused if its predecessor left a debt. */
+  private inTurn<T>(origin: WriteOrigin, work: () => Promise<T>): Promise<T> {
+    return this.turns.run(origin.workspaceId, () => {
+      origin.refuseInDebt?.();
+      return work();
+    });
   }
 
   /** Runs the player's script, and counts what an applied (not replayed) write stored. */

@@ -18,7 +18,7 @@ import type { RunningService } from '../../src/server.js';
 import { SCRIPTS } from '../../src/store/redis/scripts.js';
 import { testRedisUrl } from '../support/hooks.js';
 import { startRedisProxy, type RedisProxy } from '../support/redis-proxy.js';
-import { call, client, newWorkspace, startTestService } from '../support/service.js';
+import { call, client, newWorkspace, startTestService, useService } from '../support/service.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A set of about 100 KB whose value names itself, so that what the service sent can be searched for it. */
@@ -175,5 +175,66 @@ describe("a workspace's heavy turn is held until the answer's last byte is sent"
     socket.destroy();
     expect(received.match(/HTTP\/1\.1 \d+/g), 'both answered').to.deep.equal(['HTTP/1.1 200', 'HTTP/1.1 200']);
     expect(started['piped-first']! - started['piped-second']!).to.be.within(HEAVY_TURN_SEND_MS - 50, HEAVY_TURN_SEND_MS + 1000);
+  });
+});
+
+describe("a workspace's writes run one at a time, each checking the debt the one before left", () => {
+  // What a write's script copies inside Redis (a restore point of all a delete replaces) is
+  // paid after it ran: sent side by side, every write would run before the first was paid for.
+  let shift = 0;
+  const t = useService({ WORKSPACE_BYTES_PER_SECOND: '100000', MAX_PLAYER_BYTES: '200000' }, { clock: () => Date.now() + shift });
+  const VALUE = 'v'.repeat(150_000);
+
+  it('refuses the concurrent deletes of everything that come after one that left the workspace in debt', async () => {
+    const ws = await newWorkspace(t.redis);
+    const api = client(t.service, ws.apiKey);
+    for (const userId of ['d1', 'd2', 'd3']) {
+      expect((await api.post('/data/set', { userId, key: 'k', value: VALUE })).status).to.equal(200);
+      await sleep(4100); // the budget full again (200 KB at 100 KB/s, from the deepest debt)
+    }
+    // A new restore-point interval: each delete records the 150 KB it replaces.
+    shift += 300_000;
+    const answers = await Promise.all(['d1', 'd2', 'd3'].map((userId) => api.post('/data/delete', { userId })));
+    // The first one's script read and copied 300 KB (the value it replaced, into its restore
+    // point): past the 200 KB burst, so the others, each checking once it has its turn, wait.
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses, answers.map((a) => a.text).join('\n')).to.deep.equal([200, 429, 429]);
+    const refused = answers.find((a) => a.status === 429)!;
+    expect(refused.body.error).to.match(/byte budget/);
+    expect(refused.headers.get('retry-after')).to.match(/^\d+$/);
+    // Nothing of the refused one was written: its player still holds its value.
+    const kept = ['d1', 'd2', 'd3'][answers.indexOf(refused)]!;
+    await sleep(4100);
+    const still = await api.get(`/data?userId=${kept}&key=k`);
+    expect(still.status, still.text).to.equal(200);
+  });
+
+  it('runs a second write of the workspace once the first has answered', async () => {
+    // (Another workspace's does not wait: the gate keeps a count per workspace, test/domain/workspace-gate.test.ts.)
+    const a = await newWorkspace(t.redis);
+    const write = SCRIPTS.find((s) => s.name === 'writePlayer')!;
+    const proxy = await startRedisProxy(Number(new URL(testRedisUrl()).port));
+    const service = await startTestService({ REDIS_URL: proxy.url, REDIS_COMMAND_TIMEOUT_MS: '5000' });
+    try {
+      const viaA = client(service, a.apiKey);
+      // The key cached, a lease taken and the storage total read: the writes below need Redis for their scripts only.
+      expect((await viaA.post('/data/set', { userId: 'warm', key: 'k', value: 1 })).status).to.equal(200);
+      proxy.reset();
+      proxy.holdFrom(new RegExp(`${write.sha1}|Apply a player.s write`));
+      const first = viaA.post('/data/set', { userId: 'w1', key: 'k', value: 'first-of-a' });
+      await sleep(200);
+      const second = viaA.post('/data/set', { userId: 'w2', key: 'k', value: 'second-of-a' });
+      await sleep(400);
+      const sent = proxy.sent();
+      expect(sent).to.include('first-of-a');
+      expect(sent, "the workspace's second write waits for the first").not.to.include('second-of-a');
+      proxy.release();
+      expect((await Promise.all([first, second])).map((r) => r.status)).to.deep.equal([200, 200]);
+      expect(proxy.sent()).to.include('second-of-a');
+    } finally {
+      proxy.release();
+      await service.close();
+      await proxy.close();
+    }
   });
 });
