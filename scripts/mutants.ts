@@ -90,7 +90,7 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'write-turn-unchecked',
     bug: 'a write that waited for its turn runs though the write before it left the workspace in debt',
     file: 'src/saves/player-writes.ts',
-    find: '      origin.refuseInDebt?.();\n',
+    find: '        origin.refuseInDebt?.();\n',
     replace: '',
     tests: ['test/http/heavy-requests.test.ts'],
   },

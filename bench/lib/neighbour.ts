@@ -136,7 +136,8 @@ export async function runNoisyNeighbour(base: string, pid: number, redis: Redis,
       return { status: res.status, bytes: write ? 2 * BIG_VALUE.length : BIG_KEYS * BIG_VALUE.length };
     },
     'acquires with load and steal': async (w, i) => {
-      const res = await send(base, a.apiKey, 'POST', '/sessions/acquire', { userId: `big${(w + i) % 10}`, owner: `job-${w}`, load: true, steal: true });
+      // The shortest lease (30 s): gone by the last phase, whose deletes hold no session.
+      const res = await send(base, a.apiKey, 'POST', '/sessions/acquire', { userId: `big${(w + i) % 10}`, owner: `job-${w}`, load: true, steal: true, ttlSeconds: 30 });
       return { status: res.status, bytes: BIG_KEYS * BIG_VALUE.length };
     },
     ...Object.fromEntries(
@@ -203,6 +204,9 @@ export async function runNoisyNeighbour(base: string, pid: number, redis: Redis,
     if (loaded.fiveHundreds > 0) problems.push(`${name}: the neighbour got ${loaded.fiveHundreds} 5xx`);
     if (loaded.p99 >= 150) problems.push(`${name}: the neighbour's p99 was ${loaded.p99} ms`);
     if (noisyStatuses.some((s) => s >= 500)) problems.push(`${name}: A got 5xx`);
+    // Anything else (a 409 of a session still held, a 404) means the path was not exercised.
+    const other = noisyStatuses.filter((s) => s !== 200 && s !== 429 && s !== 0 && s < 500);
+    if (other.length > 0) problems.push(`${name}: A got ${other.length} answers of ${[...new Set(other)].join(', ')}`);
     // The plan bounds A's requests; the byte budget its bytes: the rate over the phase plus a
     // burst of one max-size player and a burst of debt, and the transfers in flight when it was spent.
     if (served > 300) problems.push(`${name}: A was served ${served} requests`);

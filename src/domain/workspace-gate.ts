@@ -8,6 +8,8 @@
 interface Waiting {
   readonly workspaceId: string;
   readonly start: () => void;
+  /** Stops the timer of a bounded wait. */
+  started?: () => void;
 }
 
 export class WorkspaceGate {
@@ -20,8 +22,12 @@ export class WorkspaceGate {
     private readonly perWorkspaceMax: number,
   ) {}
 
-  async run<T>(workspaceId: string, read: () => Promise<T>): Promise<T> {
-    const leave = await this.enter(workspaceId);
+  /**
+   * Runs `read` once the workspace has a slot. With `maxWaitMs`, a wait longer than that is
+   * given up: `tooLong()` is thrown and `read` never runs.
+   */
+  async run<T>(workspaceId: string, read: () => Promise<T>, maxWait?: { readonly ms: number; readonly tooLong: () => Error }): Promise<T> {
+    const leave = await this.enter(workspaceId, maxWait);
     try {
       return await read();
     } finally {
@@ -33,9 +39,20 @@ export class WorkspaceGate {
    * Waits for a slot of the workspace and holds it until the returned function is called (a
    * second call does nothing): for work whose end is not one promise's (an answer's last byte).
    */
-  async enter(workspaceId: string): Promise<() => void> {
+  async enter(workspaceId: string, maxWait?: { readonly ms: number; readonly tooLong: () => Error }): Promise<() => void> {
     if (!this.canStart(workspaceId)) {
-      await new Promise<void>((start) => this.queue.push({ workspaceId, start }));
+      await new Promise<void>((start, giveUp) => {
+        const waiting: Waiting = { workspaceId, start };
+        this.queue.push(waiting);
+        if (maxWait === undefined) return;
+        const timer = setTimeout(() => {
+          const at = this.queue.indexOf(waiting);
+          if (at < 0) return; // started meanwhile
+          this.queue.splice(at, 1);
+          giveUp(maxWait.tooLong());
+        }, maxWait.ms);
+        waiting.started = () => clearTimeout(timer);
+      });
     } else {
       this.take(workspaceId);
     }
@@ -66,6 +83,7 @@ export class WorkspaceGate {
     if (next >= 0) {
       const [waiting] = this.queue.splice(next, 1);
       this.take(waiting!.workspaceId);
+      waiting!.started?.();
       waiting!.start();
     }
   }

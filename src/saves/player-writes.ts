@@ -5,7 +5,7 @@
 // replay work the same for each.
 import type { Plan } from '../domain/types.js';
 import { WorkspaceGate } from '../domain/workspace-gate.js';
-import { AppError, ErrorCode } from '../errors.js';
+import { AppError, ErrorCode, storageUnavailable } from '../errors.js';
 import type { KeptReply, PlayerDataStore } from '../store/players/player-data.js';
 import {
   decodeSessionReply,
@@ -53,6 +53,12 @@ export interface WriteOrigin {
  * workspace's command waits behind at most one of them (docs/reliability.md).
  */
 export const WRITES_PER_WORKSPACE = 1;
+/**
+ * Longest a write waits for its workspace's turn, by default: a predecessor that runs longer has
+ * timed out itself (REDIS_COMMAND_TIMEOUT_MS), so Redis is stalled; the writes queued behind it
+ * answer 503 STORAGE_UNAVAILABLE (nothing sent) rather than each waiting for the one before.
+ */
+export const DEFAULT_TURN_WAIT_MS = 1000;
 
 export interface PlayerWriteRequest {
   readonly userId: string;
@@ -93,6 +99,8 @@ export class PlayerWrites {
     private readonly index?: PlayerIndexRecorder,
     /** Boards that follow a player key, brought to the stored value before a write is answered. */
     private readonly follow?: WriteFollowers,
+    /** Longest a write waits for its workspace's turn (the Redis command timeout). */
+    private readonly turnWaitMs = DEFAULT_TURN_WAIT_MS,
   ) {}
 
   /** One player's write: its outcome, or its refusal thrown (as the first answer, when replayed). */
@@ -198,10 +206,14 @@ export class PlayerWrites {
 
   /** Runs a request's writes in the workspace's turn (WRITES_PER_WORKSPACE), refused if its predecessor left a debt. */
   private inTurn<T>(origin: WriteOrigin, work: () => Promise<T>): Promise<T> {
-    return this.turns.run(origin.workspaceId, () => {
-      origin.refuseInDebt?.();
-      return work();
-    });
+    return this.turns.run(
+      origin.workspaceId,
+      () => {
+        origin.refuseInDebt?.();
+        return work();
+      },
+      { ms: this.turnWaitMs, tooLong: () => storageUnavailable() },
+    );
   }
 
   /** Runs the player's script, and counts what an applied (not replayed) write stored. */

@@ -66,4 +66,23 @@ describe('WorkspaceGate', () => {
     expect(third).to.equal(true);
     leaves[1]!();
   });
+
+  it('gives up a wait longer than maxWait with its error, and the work never runs; the queue goes on', async () => {
+    const gate = new WorkspaceGate(Number.MAX_SAFE_INTEGER, 1);
+    const leave = await gate.enter('a');
+    let ran = false;
+    const started = Date.now();
+    const gaveUp = await gate
+      .run('a', async () => void (ran = true), { ms: 50, tooLong: () => new Error('waited too long') })
+      .then(() => undefined, (err: Error) => err);
+    expect(gaveUp?.message).to.equal('waited too long');
+    expect(Date.now() - started).to.be.within(40, 500);
+    expect(ran).to.equal(false);
+    // A bounded wait that gets its turn in time runs, and its timer no longer matters.
+    const inTime = gate.run('a', async () => 'ran', { ms: 200, tooLong: () => new Error('no') });
+    leave();
+    expect(await inTime).to.equal('ran');
+    await new Promise((r) => setTimeout(r, 250));
+    expect(await gate.run('a', async () => 'still free')).to.equal('still free');
+  });
 });
