@@ -52,6 +52,12 @@ interface Known {
   totals: StorageTotals;
   /** When Redis last told us the total. */
   at: number;
+  /**
+   * The totals were read after this instance's flush of the workspace had been sent and before
+   * its answer came: they already hold the deltas that flush carries (one connection answers
+   * in order), which must then not be counted again from `flushing`.
+   */
+  holdsFlushing?: boolean;
 }
 
 interface Pending {
@@ -129,6 +135,8 @@ export class StorageUsage {
    * write through at the quota (test/saves/storage-quota.test.ts saw a batch accepted after a 403).
    */
   private flushing = new Map<string, Pending>();
+  /** Workspaces whose flushed deltas have been sent to Redis, until its answer. */
+  private readonly sent = new Set<string>();
   private readonly known = new Map<string, Known>();
   private timer: NodeJS.Timeout | undefined;
   /** Recounts waiting to run, and when each workspace was last recounted (reconcile). */
@@ -174,8 +182,8 @@ export class StorageUsage {
    */
   current(workspaceId: string, nowMs: number): StorageTotals | Promise<StorageTotals> {
     const known = this.known.get(workspaceId);
-    if (known !== undefined && nowMs - known.at < this.refreshMs) return this.withPending(workspaceId, known.totals);
-    return this.read(workspaceId, nowMs).then((totals) => this.withPending(workspaceId, totals));
+    if (known !== undefined && nowMs - known.at < this.refreshMs) return this.withPending(workspaceId, known);
+    return this.read(workspaceId, nowMs).then((read) => this.withPending(workspaceId, read));
   }
 
   /** Writes the deltas taken since the last flush; what fails to write is kept for the next. */
@@ -240,9 +248,10 @@ export class StorageUsage {
     return pending;
   }
 
-  private withPending(workspaceId: string, totals: StorageTotals): StorageTotals {
-    let { bytes, players, boardBytes, keptBytes, messageBytes } = totals;
-    for (const deltas of [this.pending.get(workspaceId), this.flushing.get(workspaceId)]) {
+  private withPending(workspaceId: string, known: Known): StorageTotals {
+    let { bytes, players, boardBytes, keptBytes, messageBytes } = known.totals;
+    const flushing = known.holdsFlushing ? undefined : this.flushing.get(workspaceId);
+    for (const deltas of [this.pending.get(workspaceId), flushing]) {
       if (deltas === undefined) continue;
       let kept = 0;
       let messages = 0;
@@ -257,10 +266,17 @@ export class StorageUsage {
     return { bytes, players, boardBytes, keptBytes, messageBytes };
   }
 
-  private async read(workspaceId: string, nowMs: number): Promise<StorageTotals> {
+  private async read(workspaceId: string, nowMs: number): Promise<Known> {
+    // Sent after the flush's commands, the read's answer includes them (holdsFlushing).
+    const holdsFlushing = this.sent.has(workspaceId);
+    const before = this.known.get(workspaceId);
     const totals = await readStorageTotals(this.redis, workspaceId, { nowMs });
-    this.known.set(workspaceId, { totals, at: nowMs });
-    return totals;
+    // A flush answered while this read was out: its totals are as new, and it no longer counts apart.
+    const meanwhile = this.known.get(workspaceId);
+    if (meanwhile !== undefined && meanwhile !== before) return meanwhile;
+    const known = { totals, at: nowMs, holdsFlushing };
+    this.known.set(workspaceId, known);
+    return known;
   }
 
   private async write(): Promise<void> {
@@ -272,11 +288,14 @@ export class StorageUsage {
     try {
       await writePaced(taken, async ([workspaceId, delta]) => {
         try {
+          this.sent.add(workspaceId);
           const totals = await addToStorageTotals(this.redis, workspaceId, delta);
           // In one step: the answer includes these deltas, so they stop being counted apart.
+          this.sent.delete(workspaceId);
           this.known.set(workspaceId, { totals, at: Date.now() });
           taken.delete(workspaceId);
         } catch (err) {
+          this.sent.delete(workspaceId);
           failed.push(err);
           taken.delete(workspaceId);
           const pending = this.pendingOf(workspaceId);

@@ -41,4 +41,36 @@ describe('storage totals of an instance', () => {
       await proxy.close();
     }
   });
+
+  it('counts a flush in flight once when a refresh reads the totals it has already changed', async () => {
+    // The refresh's read is sent after the flush's commands, so Redis's answer to it holds the
+    // flush's deltas; until the flush's own answer is in, they must not be added again. (A full
+    // test run once refused a leaderboard write one entry early so.)
+    const proxy = await startRedisProxy(Number(new URL(testRedisUrl()).port));
+    const redis = new Redis(proxy.url);
+    const usage = new StorageUsage(redis, 20);
+    const workspaceId = randomId('ws');
+    try {
+      expect((await usage.current(workspaceId, Date.now())).bytes).to.equal(0);
+      usage.record(workspaceId, 1000, 1);
+      proxy.hold();
+      const flushed = usage.flush();
+      for (let i = 0; !/hincrby/i.test(proxy.sent()); i++) {
+        expect(i, 'the flush reaches Redis').to.be.lessThan(1000);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+      await new Promise((r) => setTimeout(r, 40)); // what Redis last said is stale: the next call reads
+      const refreshed = usage.current(workspaceId, Date.now());
+      expect(refreshed, 'a read was needed').to.be.instanceOf(Promise);
+      await new Promise((r) => setTimeout(r, 20));
+      proxy.release();
+      expect((await refreshed).bytes, 'the refresh read during the flush').to.equal(1000);
+      await flushed;
+      expect((await usage.current(workspaceId, Date.now())).bytes, 'after both').to.equal(1000);
+    } finally {
+      proxy.release();
+      redis.disconnect();
+      await proxy.close();
+    }
+  });
 });
