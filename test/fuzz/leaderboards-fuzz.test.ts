@@ -91,7 +91,9 @@ describe('fuzzing the leaderboard endpoints with generated requests', function (
       }),
       { numRuns: 400 },
     );
-    expect(statuses[200] ?? 0, JSON.stringify(statuses)).to.be.greaterThan(40);
-    expect(statuses[400] ?? 0, JSON.stringify(statuses)).to.be.greaterThan(40);
+    // That the generator reaches both sides often enough for the property to mean something. The
+    // runs are random (40-57 accepted of 400 in four runs, 38 in one that failed a bound of 40).
+    expect(statuses[200] ?? 0, JSON.stringify(statuses)).to.be.greaterThan(20);
+    expect(statuses[400] ?? 0, JSON.stringify(statuses)).to.be.greaterThan(20);
   });
 });
