@@ -131,14 +131,17 @@ export function mayHaveRun(err: unknown, sentOnReadyConnection: boolean): boolea
 
 /**
  * Whether an error from ioredis means "Redis cannot serve right now" (503, worth a retry)
- * rather than a bug (500): connection loss, timeouts, a loading, busy or failing-over node.
+ * rather than a bug (500): connection loss, timeouts, a loading, busy or failing-over node, and
+ * ioredis 6's auto-pipelining on a cluster refusing a batch whose slots' node lists changed under
+ * it ("same slots allocation group", thrown by Pipeline.exec before anything is sent; seen while
+ * the slot table is refreshed, test/cluster/leaderboards-cluster.test.ts).
  */
 export function isUnavailableError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;
   if (err.name === 'ReplyError') return UNAVAILABLE_REPLY.test(err.message);
   return (
     err.name === 'MaxRetriesPerRequestError' ||
-    /Command timed out|Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Failed to refresh slots cache|None of startup nodes is available|Cluster isn't ready|enableOfflineQueue|Too many Cluster redirections/i.test(
+    /Command timed out|Stream isn't writeable|Connection is closed|ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|Failed to refresh slots cache|None of startup nodes is available|Cluster isn't ready|enableOfflineQueue|Too many Cluster redirections|same slots allocation group/i.test(
       err.message,
     )
   );
