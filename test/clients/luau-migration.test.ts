@@ -233,7 +233,7 @@ describe('Luau migration from the platform data store (in Luau VMs, against the 
     expect(coins).to.equal(120);
     expect(old.calls.map((c) => c.error ?? 'ok')).to.deep.equal([INTERNAL_ERROR, GET_THROTTLED, 'ok']);
     // Backoff 0.5 s then 1 s, each between half and all of that.
-    expect((after as number) - (before as number)).to.be.within(0.75, 1.6);
+    expect((after as number) - (before as number)).to.be.within(0.75, 2.0); // the backoff (about 1 s) plus the VM's own time: 1.63 s once on a loaded machine
     expect(migrationsOf(a)).to.have.length(1);
     expect(await a.run('return #MIGRATION_FAILED')).to.deep.equal([0]);
   });
