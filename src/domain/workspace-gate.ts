@@ -23,8 +23,8 @@ export class WorkspaceGate {
   ) {}
 
   /**
-   * Runs `read` once the workspace has a slot. With `maxWaitMs`, a wait longer than that is
-   * given up: `tooLong()` is thrown and `read` never runs.
+   * Runs `read` once the workspace has a slot. With `maxWait`, a wait longer than `maxWait.ms`
+   * is given up: `maxWait.tooLong()` is thrown and `read` never runs.
    */
   async run<T>(workspaceId: string, read: () => Promise<T>, maxWait?: { readonly ms: number; readonly tooLong: () => Error }): Promise<T> {
     const leave = await this.enter(workspaceId, maxWait);
