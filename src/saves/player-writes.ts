@@ -1,7 +1,7 @@
 // Applies the writes of the public API to players: the quota's verdict, the request's
 // idempotency key claimed (when it has one), the player's script, and its reply turned into an
 // outcome, with what it stored and kept counted. One player, many players (each atomic on its
-// own, in parallel), and the session calls all come through here, so that the claim and the
+// own, one after another), and the session calls all come through here, so that the claim and the
 // replay work the same for each.
 import type { Plan } from '../domain/types.js';
 import { WorkspaceGate } from '../domain/workspace-gate.js';
@@ -115,26 +115,20 @@ export class PlayerWrites {
 
   /**
    * Many players' writes, each atomic, independent of the others: an outcome or a refusal each.
-   * Under an idempotency key each player's script keeps that player's answer (so a retry is
-   * applied once per player, even after a crash half-way); once all are in, the request's whole
-   * answer is kept in its claim, one record for the request, and each player's is shortened to
-   * CONSOLIDATED_PLAYER_ANSWER_MS. A retry then finds the whole answer in the claim.
+   * They run one after another, each in a turn of its own of the workspace, checking the debt the
+   * ones before it left (a player's script may copy up to a whole player into its restore point,
+   * known only once it ran): past the byte budget, the players not yet written are refused 429
+   * each, unwritten, and another workspace's command waits behind at most one of them
+   * (docs/reliability.md). Under an idempotency key, kept as keptAsOne says.
    */
   many(origin: WriteOrigin, requests: readonly PlayerWriteRequest[]): Promise<Array<Applied | AppError>> {
     // One verdict for the request: the quota is the workspace's, the same for every player.
     const verdict = this.quota.verdict(origin.workspaceId, origin.plan, requests.some((r) => adds(r.write)), origin.nowMs);
     return withClaim(this.claims, origin, verdict, async (claim) => {
-      // The players' scripts run side by side, in one turn of the workspace.
-      const replies = await this.inTurn(origin, () =>
-        this.keptAsOne(
-          origin,
-          claim,
-          requests.map((r) => r.userId),
-          (_userId, i) => this.apply(origin, requests[i]!, claim),
-          decodeWriteReply,
-        ),
+      const replies = await this.keptAsOne(origin, claim, requests.map((r) => r.userId), decodeWriteReply, () =>
+        this.oneByOne(origin, requests, (request) => this.apply(origin, request, claim)),
       );
-      return replies.map((reply, i) => this.outcomeOf(reply, requests[i]!));
+      return replies.map((reply, i) => (reply instanceof AppError ? reply : this.outcomeOf(reply, requests[i]!)));
     });
   }
 
@@ -157,37 +151,64 @@ export class PlayerWrites {
     const verdict = this.quota.verdict(origin.workspaceId, origin.plan, false, origin.nowMs);
     return withClaim(this.claims, origin, verdict, (claim, judged) => {
       const action = request(userIds[0]!).action;
-      return this.keptAsOne(
-        origin,
-        claim,
-        userIds,
-        (userId) => this.store.session(origin.workspaceId, userId, { ...request(userId), overQuota: judged.over }, claim),
-        (raw) => decodeSessionReply(raw, action),
+      // Side by side: a session call's script does a small, constant work.
+      return this.keptAsOne<SessionReply>(origin, claim, userIds, (raw) => decodeSessionReply(raw, action), () =>
+        Promise.all(userIds.map((userId) => this.store.session(origin.workspaceId, userId, { ...request(userId), overQuota: judged.over }, claim))),
       );
     });
   }
 
   /**
-   * Runs one script a player, in parallel. Under an idempotency key each player's script keeps
-   * that player's answer (so a retry is applied once per player, even after a crash half-way);
-   * once all are in, the request's whole answer is kept in its claim, one record for the
-   * request, and each player's is shortened to CONSOLIDATED_PLAYER_ANSWER_MS. A retry then finds
-   * the whole answer in the claim, and no script runs.
+   * Runs the request's players' scripts (`runAll`, which answers in the players' order, a reply
+   * or a refusal each). Under an idempotency key each player's script keeps that player's answer
+   * (so a retry is applied once per player, even after a crash half-way). Once all have run, the
+   * request's whole answer is kept in its claim, one record for the request, and each player's is
+   * shortened to CONSOLIDATED_PLAYER_ANSWER_MS; a retry then finds it there, and no script runs.
+   * When players were refused, nothing is kept in the claim, so that a retry with the key writes
+   * them (and replays the others from their own records, which stay, and are counted).
    */
-  private async keptAsOne<R>(
+  private async keptAsOne<R, E extends AppError = never>(
     origin: WriteOrigin,
     claim: ClaimedKey | undefined,
     userIds: readonly string[],
-    run: (userId: string, index: number) => Promise<KeptReply<R>>,
     decode: (raw: RawReply) => Replayable<R>,
-  ): Promise<Array<Replayable<R>>> {
+    runAll: () => Promise<Array<KeptReply<R> | E>>,
+  ): Promise<Array<Replayable<R> | E>> {
     if (claim?.answer !== undefined) return this.keptReplies(claim.answer, userIds.length, decode);
-    const replies = await Promise.all(userIds.map((userId, i) => run(userId, i)));
-    if (claim) {
-      await claim.keep(JSON.stringify(replies.map((r) => r.raw)));
-      await Promise.all(
-        userIds.map((userId) => this.store.shortenKeptAnswer(origin.workspaceId, userId, claim.keyHash, CONSOLIDATED_PLAYER_ANSWER_MS)),
-      );
+    const replies = await runAll();
+    if (!claim) return replies;
+    const ran = replies.filter((r): r is KeptReply<R> => !(r instanceof AppError));
+    if (ran.length < replies.length) {
+      for (const reply of ran) this.quota.recordKept(origin.workspaceId, reply.keptBytes, origin.nowMs + claim.ttlSeconds * 1000);
+      return replies;
+    }
+    await claim.keep(JSON.stringify(ran.map((r) => r.raw)));
+    await Promise.all(userIds.map((userId) => this.store.shortenKeptAnswer(origin.workspaceId, userId, claim.keyHash, CONSOLIDATED_PLAYER_ANSWER_MS)));
+    return replies;
+  }
+
+  /**
+   * A batch's players' writes one after another, each in its own turn of the workspace: the
+   * player refused its turn (the workspace in debt, or the turn not had in time) and every one
+   * after it are that refusal, unwritten.
+   */
+  private async oneByOne(
+    origin: WriteOrigin,
+    requests: readonly PlayerWriteRequest[],
+    write: (request: PlayerWriteRequest) => Promise<KeptReply<WriteReply>>,
+  ): Promise<Array<KeptReply<WriteReply> | AppError>> {
+    const replies: Array<KeptReply<WriteReply> | AppError> = [];
+    for (const request of requests) {
+      const leave = await this.turn(origin);
+      if (leave instanceof AppError) {
+        while (replies.length < requests.length) replies.push(leave);
+        break;
+      }
+      try {
+        replies.push(await write(request));
+      } finally {
+        leave();
+      }
     }
     return replies;
   }
@@ -204,16 +225,38 @@ export class PlayerWrites {
     return raws.map((raw) => ({ ...decode(raw as RawReply), replayed: true }));
   }
 
-  /** Runs a request's writes in the workspace's turn (WRITES_PER_WORKSPACE), refused if its predecessor left a debt. */
-  private inTurn<T>(origin: WriteOrigin, work: () => Promise<T>): Promise<T> {
-    return this.turns.run(
-      origin.workspaceId,
-      () => {
-        origin.refuseInDebt?.();
-        return work();
-      },
-      { ms: this.turnWaitMs, tooLong: () => storageUnavailable() },
-    );
+  /** Runs a write in a turn of its workspace (WRITES_PER_WORKSPACE); its refusal thrown. */
+  private async inTurn<T>(origin: WriteOrigin, work: () => Promise<T>): Promise<T> {
+    const leave = await this.turn(origin);
+    if (leave instanceof AppError) throw leave;
+    try {
+      return await work();
+    } finally {
+      leave();
+    }
+  }
+
+  /**
+   * Waits for a turn of the workspace's writes: what ends it, or its refusal, nothing sent: 429
+   * once granted while the workspace owes the byte budget (the write before it may have copied
+   * much inside Redis), 503 STORAGE_UNAVAILABLE when not had within turnWaitMs.
+   */
+  private async turn(origin: WriteOrigin): Promise<(() => void) | AppError> {
+    let leave: () => void;
+    try {
+      leave = await this.turns.enter(origin.workspaceId, { ms: this.turnWaitMs, tooLong: () => storageUnavailable() });
+    } catch (err) {
+      if (err instanceof AppError) return err;
+      throw err;
+    }
+    try {
+      origin.refuseInDebt?.();
+    } catch (err) {
+      leave();
+      if (err instanceof AppError) return err;
+      throw err;
+    }
+    return leave;
   }
 
   /** Runs the player's script, and counts what an applied (not replayed) write stored. */

@@ -209,6 +209,57 @@ describe("a workspace's writes run one at a time, each checking the debt the one
     expect(still.status, still.text).to.equal(200);
   });
 
+  it("runs a batch's players one after another: past the budget the rest are refused 429 each, unwritten", async () => {
+    const ws = await newWorkspace(t.redis);
+    const api = client(t.service, ws.apiKey);
+    const users = ['b1', 'b2', 'b3'];
+    for (const userId of users) {
+      expect((await api.post('/data/set', { userId, key: 'k', value: VALUE })).status).to.equal(200);
+      await sleep(4100);
+    }
+    shift += 300_000;
+    // Sent side by side, all three deletes of everything ran before the first was paid for.
+    const answer = await api.post('/data/batch', { players: users.map((userId) => ({ userId, ops: [{ op: 'delete', key: 'k' }] })) });
+    expect(answer.status, answer.text).to.equal(200);
+    const players = answer.body.data.players as Array<{ userId: string; success: boolean; status?: number; code?: string }>;
+    expect(players.map((p) => [p.userId, p.success, p.status ?? 200, p.code ?? ''])).to.deep.equal([
+      ['b1', true, 200, ''],
+      ['b2', false, 429, 'RATE_LIMITED'],
+      ['b3', false, 429, 'RATE_LIMITED'],
+    ]);
+    expect(answer.headers.get('retry-after'), 'the refused players\' Retry-After, on the answer').to.match(/^[1-9]\d*$/);
+    await sleep(4100); // out of debt
+    expect((await api.get('/data?userId=b1&key=k')).status).to.equal(404);
+    for (const userId of ['b2', 'b3']) {
+      await sleep(4100); // each read of 150 KB is charged
+      expect((await api.get(`/data?userId=${userId}&key=k`)).status, userId).to.equal(200);
+    }
+  });
+
+  it('applies the players a batch had refused once, when it is sent again with its Idempotency-Key, and the others not again', async () => {
+    const ws = await newWorkspace(t.redis);
+    const api = client(t.service, ws.apiKey);
+    expect((await api.post('/data/set', { userId: 'i1', key: 'k', value: VALUE })).status).to.equal(200);
+    await sleep(4100);
+    shift += 300_000;
+    const body = { players: [{ userId: 'i1', ops: [{ op: 'delete', key: 'k' }] }, { userId: 'i2', ops: [{ op: 'increment', key: 'coins', amount: 5 }] }] };
+    const send = () => call(t.service, 'POST', '/data/batch', { key: ws.apiKey, body, headers: { 'idempotency-key': 'retry-the-refused' } });
+    const first = await send();
+    expect(first.body.data.players.map((p: { status?: number }) => p.status ?? 200), first.text).to.deep.equal([200, 429]);
+    await sleep(4100);
+    const second = await send();
+    expect(second.body.data.players.map((p: { status?: number }) => p.status ?? 200), second.text).to.deep.equal([200, 200]);
+    expect(second.body.data.players[1].results[0].value).to.equal(5);
+    // All in now: a third is the kept answer, with nothing written again.
+    const third = await send();
+    expect(third.headers.get('idempotent-replayed')).to.equal('true');
+    expect(third.body.data.players.map((p: { results: Array<{ value?: number; deleted?: number }> }) => p.results[0])).to.deep.equal([
+      second.body.data.players[0].results[0],
+      { key: 'coins', value: 5 },
+    ]);
+    expect((await api.get('/data?userId=i2&key=coins')).body.data.value).to.equal(5);
+  });
+
   it('runs a second write of the workspace once the first has answered', async () => {
     // (Another workspace's does not wait: the gate keeps a count per workspace, test/domain/workspace-gate.test.ts.)
     const a = await newWorkspace(t.redis);

@@ -1,7 +1,7 @@
 // POST /data/batch: one player's ops all or nothing, or many players' in one request (each
 // atomic, independent of the others). One request against the plan either way.
 import type Router from '@koa/router';
-import type { Middleware } from 'koa';
+import type { Context, Middleware } from 'koa';
 import type { Config } from '../../config.js';
 import { checkValue } from '../../domain/value.js';
 import { AppError, badRequest, errorBodyOf } from '../../errors.js';
@@ -104,6 +104,18 @@ function resultsJson(request: PlayerWriteRequest, applied: Applied): string {
   return `[${parts.join(',')}]`;
 }
 
+/**
+ * The longest Retry-After of the players refused before they were written (the byte budget,
+ * the workspace's turn not had): on the whole answer, for a client that sends them again.
+ */
+function retryAfterOfRefused(ctx: Context, outcomes: ReadonlyArray<Applied | AppError>): void {
+  let seconds = 0;
+  for (const outcome of outcomes) {
+    if (outcome instanceof AppError) seconds = Math.max(seconds, Number(outcome.headers['Retry-After'] ?? 0));
+  }
+  if (seconds > 0) ctx.set('Retry-After', String(seconds));
+}
+
 export interface BatchRouteDeps {
   readonly guard: Middleware<AppState>;
   /** Runs once the body has arrived: the key is checked again before the write (recheck-key.ts). */
@@ -130,6 +142,7 @@ export function batchRoutes(router: Router<AppState>, { guard, recheck, writes, 
       });
       const outcomes = await writes.many(writeOrigin(ctx, input), requests);
       markReplayed(ctx, outcomes.every((o) => !(o instanceof AppError) && o.replayed));
+      retryAfterOfRefused(ctx, outcomes);
       const players = outcomes.map((outcome, i) => {
         const request = requests[i]!;
         const userId = JSON.stringify(request.userId);

@@ -101,7 +101,7 @@ export const publicRoutes: readonly RouteSpec[] = [
   }),
   publicRoute('post', '/data/batch', 'Apply many ops to one player all or nothing, or to many players at once', {
     description:
-      'One player: `{userId, ops, ifVersion?, sessionId?, release?}`, at most 100 ops, each key once, all applied or none. Many players: `{players: [...]}`, at most 100, each atomic and independent, answered per player. One request against the plan either way.',
+      'One player: `{userId, ops, ifVersion?, sessionId?, release?}`, at most 100 ops, each key once, all applied or none. Many players: `{players: [...]}`, at most 100, each atomic and independent, written one after another and answered per player: once the byte budget of the workspace is spent part way, that player and the rest answer `status` 429 `RATE_LIMITED` each, unwritten, and the answer carries their longest `Retry-After` (send them again, or retry with the same Idempotency-Key). One request against the plan either way.',
     body: { anyOf: [batchBody, multiBatchBody] },
     ok: { anyOf: [batchResponse, multiBatchResponse] },
     ...idempotent,
