@@ -424,3 +424,47 @@ async function call_(t: { service: { baseUrl: string } }, apiKey: string): Promi
   const res = await call(t.service, 'GET', '/data?userId=1&key=coins', { key: apiKey });
   return res.status === 200 ? (res.body.data.value as number) : 0;
 }
+
+// A batch's players are written one after another, and past the workspace's byte budget the
+// rest are refused 429 each, unwritten (saves/player-writes.ts): the shutdown sends those again
+// after the answer's Retry-After. The stand-in's clock follows the real one, for the budget's.
+describe("Luau session layer past the workspace's byte budget", () => {
+  let shift = 0;
+  const t = useService({ WORKSPACE_BYTES_PER_SECOND: '100000', MAX_PLAYER_BYTES: '200000' }, { clock: () => Date.now() + shift });
+  const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+  let vm: LuauVm;
+  before(async () => {
+    vm = await startLuauVm();
+  });
+
+  it('the shutdown sends again the players a batch refused unwritten, after Retry-After, and every save lands', async () => {
+    const ws = await newWorkspace(t.redis);
+    const big = 'b'.repeat(150_000);
+    for (const userId of ['1', '2']) {
+      expect((await call(t.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId, key: 'blob', value: big } })).status).to.equal(200);
+      await sleep(4100); // the budget full again
+    }
+    await vm.reset();
+    vm.onClock = (seconds) => sleep(seconds * 1000);
+    await vm.run(SERVER, t.service.baseUrl, ws.apiKey, JSON.stringify({ autoSaveSeconds: 600, ttlSeconds: 1800, shutdownSpreadSeconds: 0 }));
+    // Each join loads 150 KB, charged: one at a time, the budget full again before each.
+    await vm.run('STORE:open(1)');
+    await sleep(4100);
+    await vm.run('STORE:open(2)');
+    await sleep(4100);
+    // A new restore-point interval: each save's delete of the blob copies the 150 KB it replaces.
+    shift += 300_000;
+    await vm.run('for id = 1, 2 do local s = STORE:find(id) s.data.blob = nil s.data.coins = id end');
+    const before = vm.requests.length;
+    await vm.run('return game.__close()');
+    const closes = batchesOf(vm, before);
+    expect(closes.map((r) => bodyOf(r).players.map((p: { userId: string }) => p.userId))).to.deep.equal([['1', '2'], ['2']]);
+    expect(await vm.run('return #FAILED, #LOST')).to.deep.equal([0, 0]);
+    vm.onClock = undefined;
+    await sleep(4100);
+    for (const userId of ['1', '2']) {
+      const res = await call(t.service, 'GET', `/data?userId=${userId}`, { key: ws.apiKey });
+      expect(res.body.data, userId).to.deep.equal({ coins: Number(userId) });
+    }
+  });
+});
