@@ -3,7 +3,7 @@
 // prints it): while workspace A reads and writes its largest allowed players as fast as its plan
 // and byte budget allow, through every heavy path in turn (whole reads, acquires with load, 1 MB
 // sets plain, gzip and chunked, batches of many players, deletes of everything that copy a whole
-// player into its restore point, versions reads), workspace B on the same instance
+// player into its restore point, versions reads, batches deleting whole players), workspace B on the same instance
 // reads one small value 4 connections at a time; B's latency and 5xx, A's requests and bytes,
 // and the instance's memory are measured against the same instance idle.
 import { readFileSync } from 'node:fs';
@@ -108,9 +108,10 @@ export async function runNoisyNeighbour(base: string, pid: number, redis: Redis,
   const [a, b] = [await ops.createWorkspace({ name: 'noisy', plan: 'pro' }), await ops.createWorkspace({ name: 'quiet', plan: 'pro' })];
   const seeded = await send(base, b.apiKey, 'POST', '/data/set', { userId: 'small', key: 'coins', value: 5 });
   if (seeded.status !== 200) throw new Error(`B's first write answered ${seeded.status}`);
-  // Fill A's largest allowed players (the writes count against A's plan: 10 players x 4 keys,
-  // and against its byte budget: a 429 of the budget is waited out).
-  for (let p = 0; p < 10; p++) {
+  // Fill A's largest allowed players (the writes count against A's plan: 20 players x 4 keys,
+  // and against its byte budget: a 429 of the budget is waited out). big0-9 for the reads,
+  // acquires and deletes of everything; big10-19 for the last phase's batches.
+  for (let p = 0; p < 20; p++) {
     for (let k = 0; k < BIG_KEYS; k++) {
       let res = await send(base, a.apiKey, 'POST', '/data/set', { userId: `big${p}`, key: `k${k}`, value: BIG_VALUE });
       while (res.status === 429) {
@@ -154,7 +155,7 @@ export async function runNoisyNeighbour(base: string, pid: number, redis: Redis,
       const res = await send(base, a.apiKey, 'POST', '/data/batch', { players });
       return { status: res.status, bytes: 2 * 10 * 95_000 };
     },
-    // Last: the large players' last writes are over a minute old (NEIGHBOUR_SERVICE_ENV), so the
+    // Then: the large players' last writes are over a minute old (NEIGHBOUR_SERVICE_ENV), so the
     // first delete of each copies all of it into a new restore point, inside Redis, for a body of
     // a few bytes; 8 of them start at once. Then the versions of every large player, each read
     // rebuilt from the whole player and its restore points for an answer of a few hundred bytes.
@@ -164,6 +165,18 @@ export async function runNoisyNeighbour(base: string, pid: number, redis: Redis,
           ? await send(base, a.apiKey, 'POST', '/data/delete', { userId: `big${w}` })
           : await send(base, a.apiKey, 'GET', `/data/versions?userId=big${(w + i) % 10}`);
       return { status: res.status, bytes: BIG_KEYS * BIG_VALUE.length };
+    },
+    // Last: a batch of 10 players (big10-19, last written over a minute before) deleting every
+    // key of each, which copies each whole player into a new restore point; 8 such batches at
+    // once, then again (the keys gone: small deletes). A batch's players are written one after
+    // another, each checking the debt the ones before it left (saves/player-writes.ts).
+    'batches deleting 10 whole players': async () => {
+      const players = Array.from({ length: 10 }, (_, p) => ({
+        userId: `big${10 + p}`,
+        ops: Array.from({ length: BIG_KEYS }, (_, k) => ({ op: 'delete', key: `k${k}` })),
+      }));
+      const res = await send(base, a.apiKey, 'POST', '/data/batch', { players });
+      return { status: res.status, bytes: 0 };
     },
   };
 
