@@ -1,6 +1,7 @@
 // Creates the Redis client the service uses: a single server or a cluster, with bounded
 // command timeouts and no offline queue, so a Redis that is down or slow turns into a quick
 // 503 rather than requests piling up in memory. Reconnection is automatic and endless.
+import calculateSlot from 'cluster-key-slot';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { DEFAULT_REDIS_URL } from '../../config.js';
 import { defineScripts } from './scripts.js';
@@ -33,9 +34,14 @@ export function createRedis(settings: RedisSettings): RedisClient {
   const options = baseOptions(settings);
   let client: RedisClient;
   if (settings.clusterNodes && settings.clusterNodes.length > 0) {
-    client = new Cluster([...settings.clusterNodes], {
+    const cluster = new Cluster([...settings.clusterNodes], {
       enableOfflineQueue: false,
-      enableAutoPipelining: settings.autoPipelining ?? true,
+      // ioredis's auto-pipelining stays off here too (write-batching.ts per node instead): it
+      // groups a turn's commands by the node list of their slots, and when the slot table is
+      // refreshed between a command's queueing and the batch's exec (a replica that joined, a
+      // failover) it fails the whole batch unsent ("same slots allocation group") or hands a
+      // raw MOVED reply back; single commands follow MOVED and ASK themselves.
+      enableAutoPipelining: false,
       lazyConnect: true,
       clusterRetryStrategy: (attempt) => Math.min(100 * attempt, 1000),
       // While a master is down (until its replica is promoted, about node-timeout + 1 s), each
@@ -47,6 +53,9 @@ export function createRedis(settings: RedisSettings): RedisClient {
       maxRedirections: 8,
       redisOptions: options,
     });
+    // Each node's connection, once the cluster client has made it, sends a turn's commands in one write.
+    if (settings.autoPipelining ?? true) cluster.on('+node', (node: Redis) => batchWritesPerTurn(node));
+    client = cluster;
   } else {
     // ioredis's auto-pipelining stays off: write-batching.ts does its job for less.
     const redis = new Redis(settings.url ?? DEFAULT_REDIS_URL, { ...options, enableAutoPipelining: false });
@@ -95,6 +104,22 @@ export function createSubscriberConnection(settings: RedisSettings, main: RedisC
   return connection;
 }
 
+/**
+ * The node (`host:port` of its master) that serves `key` now, as the cluster client routes it;
+ * '' on a single server, or while the client has no slot table. For work bounded per Redis
+ * thread (saves/player-writes.ts: a workspace's writes one at a time on each node), so that a
+ * node that fails does not hold up the workspace's writes to the others.
+ *
+ * It reads the cluster client's slot table (`slots`: the node keys of each slot, the master
+ * first), which ioredis keeps for its own routing and does not publish;
+ * test/cluster/redis-client.test.ts checks it against CLUSTER SLOTS.
+ */
+export function nodeOf(client: RedisClient, key: string): string {
+  if (!(client instanceof Cluster)) return '';
+  const table = (client as unknown as { slots?: ReadonlyArray<readonly string[] | undefined> }).slots;
+  return table?.[calculateSlot(key)]?.[0] ?? '';
+}
+
 /** Connects, and rejects with a clear message when Redis does not answer in time. */
 export async function connectRedis(client: RedisClient, timeoutMs: number): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
@@ -132,9 +157,10 @@ export function mayHaveRun(err: unknown, sentOnReadyConnection: boolean): boolea
 /**
  * Whether an error from ioredis means "Redis cannot serve right now" (503, worth a retry)
  * rather than a bug (500): connection loss, timeouts, a loading, busy or failing-over node, and
- * ioredis 6's auto-pipelining on a cluster refusing a batch whose slots' node lists changed under
- * it ("same slots allocation group", thrown by Pipeline.exec before anything is sent; seen while
- * the slot table is refreshed, test/cluster/leaderboards-cluster.test.ts).
+ * ioredis's auto-pipelining on a cluster refusing a batch whose slots' node lists changed under
+ * it ("same slots allocation group", thrown by Pipeline.exec before anything is sent; the
+ * service's cluster client no longer auto-pipelines, createRedis, but a client made with it on
+ * still answers 503 rather than 500).
  */
 export function isUnavailableError(err: unknown): boolean {
   if (!(err instanceof Error)) return false;

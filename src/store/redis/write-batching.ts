@@ -8,8 +8,8 @@
 // command of a turn corks the connection's socket and the turn's end (setImmediate, as
 // ioredis's auto-pipelining) uncorks it: node's stream then writes the buffered commands with
 // one writev. Order, replies and errors are ioredis's own; only the moment of the write moves.
-// For a single server only: a cluster client keeps ioredis's auto-pipelining, which groups
-// commands by node.
+// On a cluster, each node's connection is batched so (redis.ts, on '+node'), in place of
+// ioredis's cluster auto-pipelining, which failed whole batches while the slot table changed.
 import type { Redis } from 'ioredis';
 import type { Socket } from 'node:net';
 

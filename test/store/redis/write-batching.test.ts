@@ -3,25 +3,11 @@
 // stream of its own (MULTI) or needs a fallback (a script not yet loaded) still works.
 import { expect } from 'chai';
 import { Redis } from 'ioredis';
-import type { Socket } from 'node:net';
 import { createRedis } from '../../../src/store/redis/redis.js';
 import { testRedisUrl } from '../../support/hooks.js';
+import { countWrites } from '../../support/socket-writes.js';
 
 const reads = async (observer: Redis) => Number(/total_reads_processed:(\d+)/.exec(await observer.info('stats'))![1]);
-
-/** Counts the socket writes (a writev counts once) of the client's connection. */
-function countWrites(client: Redis): { readonly count: number } {
-  const socket = (client as unknown as { stream: Socket & { _write: Function; _writev: Function } }).stream;
-  const counter = { count: 0 };
-  for (const method of ['_write', '_writev'] as const) {
-    const original = socket[method].bind(socket);
-    socket[method] = (...args: unknown[]) => {
-      counter.count++;
-      return original(...args);
-    };
-  }
-  return counter;
-}
 
 describe('write batching (store/redis/write-batching.ts)', () => {
   const prefix = `test:write-batching:${process.pid}:`;
