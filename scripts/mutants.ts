@@ -99,7 +99,7 @@ export const MUTANTS: readonly Mutant[] = [
     bug: "a many-player batch's players all run in one turn, side by side, so every one runs before the first one's copies are paid for",
     file: 'src/saves/player-writes.ts',
     find: '    const replies: Array<KeptReply<WriteReply> | AppError> = [];\n',
-    replace: '    if (requests.length > 0) return this.inTurn(origin, () => Promise.all(requests.map(write)));\n    const replies: Array<KeptReply<WriteReply> | AppError> = [];\n',
+    replace: '    if (requests.length > 0) return this.inTurn(origin, requests[0]!.userId, () => Promise.all(requests.map(write)));\n    const replies: Array<KeptReply<WriteReply> | AppError> = [];\n',
     tests: ['test/http/heavy-requests.test.ts'],
   },
   {

@@ -138,5 +138,9 @@ describe('Redis Cluster failover under write load', function () {
     expect(verification.missingSets).to.deep.equal([]);
     expect(verification.missingIncrements).to.equal(0);
     expect(verification.overcounted).to.equal(0);
+    // A workspace's writes take turns per node (saves/player-writes.ts): writes to the other
+    // masters do not wait behind one to the failed master. When they did (one turn for the
+    // workspace), 22-40 of them failed (503 after the turn's wait); since, 0-2.
+    if (!workspaceSlotOnVictim && !apiKeySlotOnVictim) expect(failedOthers.length, 'writes to other masters that failed').to.be.at.most(10);
   });
 });

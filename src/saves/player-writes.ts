@@ -45,12 +45,14 @@ export interface WriteOrigin {
 }
 
 /**
- * A workspace's writes (their scripts) in flight at once on an instance. What a write's script
- * copies inside Redis (a restore point of everything a delete or a batch replaces, up to a
- * whole player) is only known once it has run, and is paid for then (chargeWork); writes sent
+ * A workspace's writes (their scripts) in flight at once on an instance, on each Redis node
+ * (one on a single server; on a cluster, one per master, each its own thread). What a write's
+ * script copies inside Redis (a restore point of everything a delete or a batch replaces, up to
+ * a whole player) is only known once it has run, and is paid for then (chargeWork); writes sent
  * side by side would all run before the first was paid for, back to back on Redis's one
  * thread. One at a time, each checks the debt its predecessor left before it runs, and another
- * workspace's command waits behind at most one of them (docs/reliability.md).
+ * workspace's command waits behind at most one of them (docs/reliability.md). Per node, so that
+ * a write waiting on a failed master does not hold up the workspace's writes to the others.
  */
 export const WRITES_PER_WORKSPACE = 1;
 /**
@@ -107,7 +109,7 @@ export class PlayerWrites {
   one(origin: WriteOrigin, request: PlayerWriteRequest): Promise<Applied> {
     const verdict = this.quota.verdict(origin.workspaceId, origin.plan, adds(request.write), origin.nowMs);
     return withClaim(this.claims, origin, verdict, async (claim) => {
-      const reply = await this.inTurn(origin, () => this.apply(origin, request, claim));
+      const reply = await this.inTurn(origin, request.userId, () => this.apply(origin, request, claim));
       if (claim) this.quota.recordKept(origin.workspaceId, reply.keptBytes, origin.nowMs + claim.ttlSeconds * 1000);
       return appliedOrThrow(reply, this.context(request));
     });
@@ -199,7 +201,7 @@ export class PlayerWrites {
   ): Promise<Array<KeptReply<WriteReply> | AppError>> {
     const replies: Array<KeptReply<WriteReply> | AppError> = [];
     for (const request of requests) {
-      const leave = await this.turn(origin);
+      const leave = await this.turn(origin, request.userId);
       if (leave instanceof AppError) {
         while (replies.length < requests.length) replies.push(leave);
         break;
@@ -225,9 +227,9 @@ export class PlayerWrites {
     return raws.map((raw) => ({ ...decode(raw as RawReply), replayed: true }));
   }
 
-  /** Runs a write in a turn of its workspace (WRITES_PER_WORKSPACE); its refusal thrown. */
-  private async inTurn<T>(origin: WriteOrigin, work: () => Promise<T>): Promise<T> {
-    const leave = await this.turn(origin);
+  /** Runs a player's write in a turn of its workspace (WRITES_PER_WORKSPACE); its refusal thrown. */
+  private async inTurn<T>(origin: WriteOrigin, userId: string, work: () => Promise<T>): Promise<T> {
+    const leave = await this.turn(origin, userId);
     if (leave instanceof AppError) throw leave;
     try {
       return await work();
@@ -237,14 +239,16 @@ export class PlayerWrites {
   }
 
   /**
-   * Waits for a turn of the workspace's writes: what ends it, or its refusal, nothing sent: 429
-   * once granted while the workspace owes the byte budget (the write before it may have copied
-   * much inside Redis), 503 STORAGE_UNAVAILABLE when not had within turnWaitMs.
+   * Waits for a turn of the workspace's writes on the node that holds the player: what ends it,
+   * or its refusal, nothing sent: 429 once granted while the workspace owes the byte budget (the
+   * write before it may have copied much inside Redis), 503 STORAGE_UNAVAILABLE when not had
+   * within turnWaitMs.
    */
-  private async turn(origin: WriteOrigin): Promise<(() => void) | AppError> {
+  private async turn(origin: WriteOrigin, userId: string): Promise<(() => void) | AppError> {
+    const node = this.store.nodeOf(origin.workspaceId, userId);
     let leave: () => void;
     try {
-      leave = await this.turns.enter(origin.workspaceId, { ms: this.turnWaitMs, tooLong: () => storageUnavailable() });
+      leave = await this.turns.enter(`${origin.workspaceId}\n${node}`, { ms: this.turnWaitMs, tooLong: () => storageUnavailable() });
     } catch (err) {
       if (err instanceof AppError) return err;
       throw err;

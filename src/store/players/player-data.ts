@@ -8,7 +8,7 @@ import { decodeEntry, type StoredEntry } from '../../domain/entry.js';
 import { AppError, ErrorCode, outcomeUnknown } from '../../errors.js';
 import { bulkReadGate } from './bulk-reads.js';
 import { keys } from '../keys.js';
-import { mayHaveRun, type RedisClient } from '../redis/redis.js';
+import { mayHaveRun, nodeOf, type RedisClient } from '../redis/redis.js';
 import { keptRecordBytes } from '../workspaces/idempotency-claims.js';
 import {
   decodeReadReply,
@@ -110,6 +110,11 @@ export class PlayerDataStore {
     private readonly bulkReads = bulkReadGate(),
   ) {
     this.limitsArg = writeLimitsArg(limits);
+  }
+
+  /** The Redis node that holds the player now ('' on a single server): see nodeOf. */
+  nodeOf(workspaceId: string, userId: string): string {
+    return nodeOf(this.redis, keys.player(workspaceId, userId));
   }
 
   async get(workspaceId: string, userId: string, key: string): Promise<GetResult> {
