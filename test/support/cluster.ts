@@ -1,8 +1,8 @@
 // Starts a local Redis Cluster of real redis-server processes for tests: N masters with one
-// replica each, on free ports at or below 55535 (the cluster bus listens on port + 10000),
+// replica each, on free ports below the system's ephemeral range (the cluster bus listens on port + 10000),
 // each node with a temp folder of its own. It never touches any other Redis.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,10 +39,25 @@ function portFree(port: number): Promise<boolean> {
   });
 }
 
-/** `count` consecutive ports, each free together with its bus port (+10000). */
+/**
+ * The lowest port the system hands out to outgoing connections and `listen(0)`: a port of that
+ * range found free can be taken by another test's connection before redis-server binds it (a full
+ * run lost a cluster so: a node exited with code 1).
+ */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) && low > 0 ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+/** `count` consecutive ports, each free together with its bus port (+10000), all below the ephemeral range. */
 async function freePortBlock(count: number): Promise<number[]> {
+  const highest = Math.max(20_000 + count, ephemeralLow() - 10_000 - count);
   for (let attempt = 0; attempt < 200; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * (55_535 - 20_000 - count));
+    const base = 20_000 + Math.floor(Math.random() * (highest - 20_000 - count));
     const ports = Array.from({ length: count }, (_, i) => base + i);
     let ok = true;
     for (const port of ports) {
