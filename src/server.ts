@@ -183,7 +183,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     commandTimeoutMs: config.redis.commandTimeoutMs,
   });
   follow.start();
-  const writes = new PlayerWrites(players, claims, config.limits, quota, playerIndex, follow, config.redis.commandTimeoutMs);
+  const writes = new PlayerWrites(players, claims, config.limits, quota, config.redis.commandTimeoutMs, playerIndex, follow);
   const boardWrites = new BoardWrites(boards, claims, quota, storage);
   const messages = new PlayerMessages(new PlayerMessagesStore(redis, config.idempotencyTtlSeconds), claims, quota, config.messages);
   const erasureWorker = erasureWorkerOf(config, logger, redis, boards);

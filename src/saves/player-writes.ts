@@ -55,12 +55,6 @@ export interface WriteOrigin {
  * a write waiting on a failed master does not hold up the workspace's writes to the others.
  */
 export const WRITES_PER_WORKSPACE = 1;
-/**
- * Longest a write waits for its workspace's turn, by default: a predecessor that runs longer has
- * timed out itself (REDIS_COMMAND_TIMEOUT_MS), so Redis is stalled; the writes queued behind it
- * answer 503 STORAGE_UNAVAILABLE (nothing sent) rather than each waiting for the one before.
- */
-export const DEFAULT_TURN_WAIT_MS = 1000;
 
 export interface PlayerWriteRequest {
   readonly userId: string;
@@ -97,12 +91,17 @@ export class PlayerWrites {
     private readonly claims: IdempotencyClaims,
     private readonly limits: PlayerLimitsView,
     private readonly quota: StorageQuota,
+    /**
+     * Longest a write waits for its workspace's turn: the Redis command timeout
+     * (REDIS_COMMAND_TIMEOUT_MS), since a predecessor that runs longer has timed out itself, so
+     * Redis is stalled; the writes queued behind it answer 503 STORAGE_UNAVAILABLE (nothing sent)
+     * rather than each waiting for the one before.
+     */
+    private readonly turnWaitMs: number,
     /** The workspaces' players lists (the console's), fed by every applied write. */
     private readonly index?: PlayerIndexRecorder,
     /** Boards that follow a player key, brought to the stored value before a write is answered. */
     private readonly follow?: WriteFollowers,
-    /** Longest a write waits for its workspace's turn (the Redis command timeout). */
-    private readonly turnWaitMs = DEFAULT_TURN_WAIT_MS,
   ) {}
 
   /** One player's write: its outcome, or its refusal thrown (as the first answer, when replayed). */
