@@ -801,3 +801,33 @@ describe("the TypeScript client README's examples (against the service)", () => 
     expect(await client.getMessages(80)).to.deep.equal([]);
   });
 });
+
+// A many-player batch past the workspace's byte budget (saves/player-writes.ts): the players
+// refused unwritten fail with 429 and the answer's Retry-After, and sent again they are written.
+describe("TypeScript client: batchPlayers past the workspace's byte budget", () => {
+  let shift = 0;
+  const t = useService({ WORKSPACE_BYTES_PER_SECOND: '100000', MAX_PLAYER_BYTES: '200000' }, { clock: () => Date.now() + shift });
+  const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+  it('gives the refused players 429 with retryAfterSeconds, and they are written when sent again', async () => {
+    const ws = await newWorkspace(t.redis);
+    const client = new PlayerDataClient({ baseUrl: t.service.baseUrl, apiKey: ws.apiKey });
+    await client.set('t1', 'blob', 'b'.repeat(150_000));
+    await sleep(4100); // the budget full again
+    shift += 300_000; // a new restore-point interval: the delete copies the 150 KB it replaces
+    const players = [
+      { userId: 't1', ops: [{ op: 'delete' as const, key: 'blob' }] },
+      { userId: 't2', ops: [{ op: 'set' as const, key: 'coins', value: 2 }] },
+    ];
+    const first = await client.batchPlayers(players);
+    expect(first.map((o) => o.success)).to.deep.equal([true, false]);
+    const refused = first[1]!;
+    if (refused.success) throw new Error('t2 was written');
+    expect([refused.error.status, refused.error.code]).to.deep.equal([429, 'RATE_LIMITED']);
+    expect(refused.error.retryAfterSeconds).to.be.a('number').and.to.be.at.least(1);
+    await sleep(refused.error.retryAfterSeconds! * 1000 + 100);
+    const again = await client.batchPlayers([players[1]!]);
+    expect(again.map((o) => o.success)).to.deep.equal([true]);
+    expect(await client.get('t2', 'coins')).to.equal(2);
+  });
+});

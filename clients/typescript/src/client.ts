@@ -17,7 +17,7 @@ import {
 } from './checks.js';
 import type { Operation } from './errors.js';
 import { Leaderboard, type LeaderboardOptions } from './leaderboard.js';
-import { Transport, type Answer } from './transport.js';
+import { retryAfterSeconds, Transport, type Answer } from './transport.js';
 import type {
   AcquiredSession,
   AcquireOptions,
@@ -208,6 +208,9 @@ export class PlayerDataClient {
   /**
    * Many players in one request (at most 100): each player's ops are atomic, and players succeed
    * or fail independently. Throws only when the request as a whole fails (invalid, 429, ...).
+   * Players are written in order; once the workspace's byte budget is spent part way, the rest
+   * fail with status 429 (`retryAfterSeconds` set), unwritten: send those again after it, or
+   * repeat the call with the same `idempotencyKey`.
    */
   async batchPlayers(players: readonly PlayerBatch[], options: WriteOptions = {}): Promise<PlayerBatchOutcome[]> {
     const op: Operation = 'batchPlayers';
@@ -224,12 +227,15 @@ export class PlayerDataClient {
     };
     const answer = await this.write(op, '/data/batch', body, options);
     const outcomes = succeeded(op, answer)['data'].players as Body[];
+    // A player refused unwritten past the workspace's byte budget (429) carries the answer's Retry-After.
+    const retryAfter = retryAfterSeconds(answer);
     return outcomes.map((entry): PlayerBatchOutcome => {
       const userId = String(entry['userId']);
       if (entry['success'] === true) {
         return withMessages({ userId, success: true, version: versionOf(entry), results: (entry['results'] as Body[]).map(opResult) }, entry);
       }
-      return { userId, success: false, error: errorOf(op, Number(entry['status']), entry, answer.attempts) };
+      const status = Number(entry['status']);
+      return { userId, success: false, error: errorOf(op, status, entry, answer.attempts, status === 429 ? retryAfter : undefined) };
     });
   }
 
