@@ -50,8 +50,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'streamed-body-chunks-free',
     bug: "a chunked or compressed body's chunks after the first 64 KiB are not charged to the byte budget",
     file: 'src/http/middleware/json-body.ts',
-    find: 'budget.chargePart(workspaceId, bytes)',
-    replace: 'budget.charge(workspaceId, bytes)',
+    find: '(part) => budget.chargePart(workspaceId, part)',
+    replace: '(part) => budget.charge(workspaceId, part)',
     tests: ['test/http/byte-budget.test.ts'],
   },
   {
