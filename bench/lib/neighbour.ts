@@ -3,8 +3,8 @@
 // prints it): while workspace A reads and writes its largest allowed players as fast as its plan
 // and byte budget allow, through every heavy path in turn (whole reads, acquires with load, 1 MB
 // sets plain, gzip and chunked, batches of many players, deletes of everything that copy a whole
-// player into its restore point, versions reads, batches deleting whole players), workspace B on the same instance
-// reads one small value 4 connections at a time; B's latency and 5xx, A's requests and bytes,
+// player into its restore point, versions reads, batches deleting whole players), workspace B
+// on the same instance reads one small value 4 connections at a time; B's latency and 5xx, A's requests and bytes,
 // and the instance's memory are measured against the same instance idle.
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';

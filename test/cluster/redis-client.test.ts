@@ -1,8 +1,9 @@
 // The service's cluster client (src/store/redis/redis.ts) on a real Redis Cluster: ioredis's
 // auto-pipelining is off, and each node's connection sends a turn's commands in one write
-// (write-batching.ts); nodeOf names the master that serves a key, as the cluster says. Auto-pipelining grouped a turn's commands by the node list of their
-// slots and checked the grouping again when the batch left: a slot table refreshed in between
-// (a replica that joined, a MOVED, a failover) failed the whole batch unsent.
+// (write-batching.ts); nodeOf names the master that serves a key, as the cluster says.
+// Auto-pipelining grouped a turn's commands by the node list of their slots and checked the
+// grouping again when the batch left: a slot table refreshed in between (a replica that
+// joined, a MOVED, a failover) failed the whole batch unsent.
 import { expect } from 'chai';
 import type { Cluster, Redis } from 'ioredis';
 import { createRedis, nodeOf } from '../../src/store/redis/redis.js';
