@@ -103,6 +103,14 @@ export const MUTANTS: readonly Mutant[] = [
     tests: ['test/http/heavy-requests.test.ts'],
   },
   {
+    id: 'batch-work-per-script',
+    bug: "what a request's scripts copy inside Redis is charged per script, so a batch's players each under LARGE_BYTES copy up to 6.4 MiB uncharged",
+    file: 'src/http/byte-budget.ts',
+    find: '  if (total > LARGE_BYTES) budget.debitPart(',
+    replace: '  if (bytes > LARGE_BYTES) budget.debitPart(',
+    tests: ['test/http/heavy-requests.test.ts'],
+  },
+  {
     id: 'batch-refused-kept-as-one',
     bug: "a batch whose later players were refused unwritten keeps its answer in its claim, so a retry with its key replays the refusals and never writes them",
     file: 'src/saves/player-writes.ts',

@@ -74,7 +74,12 @@ export class ByteBudget implements WorkspaceBytes {
    * may go into debt, down to one burst, and the workspace then waits (refuseInDebt).
    */
   debit(workspaceId: string, bytes: number): void {
-    if (this.bytesPerSecond <= 0 || bytes <= LARGE_BYTES) return;
+    if (bytes > LARGE_BYTES) this.debitPart(workspaceId, bytes);
+  }
+
+  /** debit() for a part of a large transfer (a request's scripts' copies, once their sum passed LARGE_BYTES): whatever its own size. */
+  debitPart(workspaceId: string, bytes: number): void {
+    if (this.bytesPerSecond <= 0) return;
     const bucket = this.refilled(workspaceId);
     bucket.tokens = Math.max(-this.burstBytes, bucket.tokens - bytes);
   }
@@ -196,6 +201,21 @@ export class ByteBudget implements WorkspaceBytes {
 export function debitTransfer(ctx: { state: AppState }, bytes: number): void {
   const budget = ctx.state.byteBudget;
   if (budget !== undefined && bytes > LARGE_BYTES) budget.debit(ctx.state.principal!.workspace.id, bytes);
+}
+
+/**
+ * Pays for what the request's scripts read or copied inside Redis, summed over the request: a
+ * many-player batch's scripts may each stay under LARGE_BYTES and still add up to 100 of them
+ * (6.4 MiB of copies for a body of a few bytes). From the first byte once the sum passes
+ * LARGE_BYTES; never refused, may leave a debt (debit).
+ */
+export function debitWork(ctx: { state: AppState }, bytes: number): void {
+  const budget = ctx.state.byteBudget;
+  if (budget === undefined || bytes <= 0) return;
+  const before = ctx.state.workBytes ?? 0;
+  const total = before + bytes;
+  ctx.state.workBytes = total;
+  if (total > LARGE_BYTES) budget.debitPart(ctx.state.principal!.workspace.id, before > LARGE_BYTES ? bytes : total);
 }
 
 /**

@@ -10,6 +10,8 @@ export interface WorkspaceBytes {
   chargePart(workspaceId: string, bytes: number): void;
   /** Work already done (an answer, a script's copies): never refused, may leave a debt. */
   debit(workspaceId: string, bytes: number): void;
+  /** A part of work already done (a request's scripts' copies, once their sum is large): whatever its own size. */
+  debitPart(workspaceId: string, bytes: number): void;
   /** Throws 429 while the workspace owes more than it has (a debit left it in debt). */
   refuseInDebt(workspaceId: string): void;
 }
@@ -33,4 +35,6 @@ export interface AppState {
   chargeBodyWhileRead?: boolean;
   /** The answer's size was charged before the work (a large player read): not debited again when sent. */
   answerCharged?: boolean;
+  /** What the request's scripts have read or copied inside Redis so far, for the byte budget (byte-budget.ts's debitWork). */
+  workBytes?: number;
 }

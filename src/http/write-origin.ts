@@ -5,7 +5,7 @@
 import type { Context } from 'koa';
 import { idempotencyKeyOf, IDEMPOTENCY_HEADER, REPLAYED_HEADER } from '../saves/idempotency.js';
 import type { WriteOrigin } from '../saves/player-writes.js';
-import { debitTransfer } from './byte-budget.js';
+import { debitWork } from './byte-budget.js';
 import type { AppState } from './state.js';
 
 export function writeOrigin(ctx: Context & { state: AppState }, body: unknown): WriteOrigin {
@@ -18,7 +18,7 @@ export function writeOrigin(ctx: Context & { state: AppState }, body: unknown): 
     idempotencyKey: idempotencyKeyOf(ctx.req.headers[IDEMPOTENCY_HEADER]),
     path: ctx.path,
     body,
-    chargeWork: (bytes) => debitTransfer(ctx, bytes),
+    chargeWork: (bytes) => debitWork(ctx, bytes),
     refuseInDebt: () => ctx.state.byteBudget?.refuseInDebt(principal.workspace.id),
   };
 }

@@ -236,6 +236,29 @@ describe("a workspace's writes run one at a time, each checking the debt the one
     }
   });
 
+  it("charges a batch's copies summed over the request: players each under LARGE_BYTES still add up, and past the budget the rest are refused", async () => {
+    const ws = await newWorkspace(t.redis);
+    const api = client(t.service, ws.apiKey);
+    // 25 KB values: each set's body, and each delete's work (the value read and copied into its
+    // restore point, about 50 KB), stays under LARGE_BYTES (64 KiB), so none is charged alone.
+    const users = Array.from({ length: 10 }, (_, i) => `s${i}`);
+    const small = 'v'.repeat(25_000);
+    for (const userId of users) expect((await api.post('/data/set', { userId, key: 'k', value: small })).status).to.equal(200);
+    shift += 300_000;
+    // Ten of them copy about 500 KB, past the 200 KB burst: uncharged, every player was written.
+    const answer = await api.post('/data/batch', { players: users.map((userId) => ({ userId, ops: [{ op: 'delete', key: 'k' }] })) });
+    expect(answer.status, answer.text).to.equal(200);
+    const statuses = (answer.body.data.players as Array<{ status?: number }>).map((p) => p.status ?? 200);
+    expect(statuses[0], answer.text).to.equal(200);
+    expect(statuses[statuses.length - 1], answer.text).to.equal(429);
+    const written = statuses.indexOf(429);
+    expect(statuses.slice(written).every((s) => s === 429), statuses.join(' ')).to.equal(true);
+    // The refused ones still hold their value.
+    await sleep(4100); // out of debt
+    expect((await api.get(`/data?userId=${users[written]}&key=k`)).status).to.equal(200);
+    expect((await api.get(`/data?userId=${users[0]}&key=k`)).status).to.equal(404);
+  });
+
   it('applies the players a batch had refused once, when it is sent again with its Idempotency-Key, and the others not again', async () => {
     const ws = await newWorkspace(t.redis);
     const api = client(t.service, ws.apiKey);
