@@ -197,10 +197,15 @@ export class ByteBudget implements WorkspaceBytes {
   }
 }
 
-/** Debits a large answer (or a script's copies) to the request's workspace, after the fact. */
-export function debitTransfer(ctx: { state: AppState }, bytes: number): void {
+/**
+ * Debits a large answer to the request's workspace as it is sent, less what the request paid for
+ * its contents before (chargeRead, debitRead): a many-player answer that holds one large player
+ * charged before still pays for the others.
+ */
+export function debitAnswer(ctx: { state: AppState }, bytes: number): void {
   const budget = ctx.state.byteBudget;
-  if (budget !== undefined && bytes > LARGE_BYTES) budget.debit(ctx.state.principal!.workspace.id, bytes);
+  const owed = bytes - (ctx.state.answerPaid ?? 0);
+  if (budget !== undefined && bytes > LARGE_BYTES && owed > 0) budget.debitPart(ctx.state.principal!.workspace.id, owed);
 }
 
 /**
@@ -210,23 +215,40 @@ export function debitTransfer(ctx: { state: AppState }, bytes: number): void {
  * LARGE_BYTES; never refused, may leave a debt (debit).
  */
 export function debitWork(ctx: { state: AppState }, bytes: number): void {
+  debitSummed(ctx, 'workBytes', bytes);
+}
+
+/**
+ * Pays for small reads the answer will carry (players read whole in one step, messages handed),
+ * summed over the request as debitWork sums copies, as each is made: 100 players of 60 KB loaded
+ * by one acquire are 6 MB. What it debits is not debited again with the answer.
+ */
+export function debitRead(ctx: { state: AppState }, bytes: number): void {
+  ctx.state.answerPaid = (ctx.state.answerPaid ?? 0) + debitSummed(ctx, 'readBytes', bytes);
+}
+
+/** Adds `bytes` to the request's sum, and debits from the first byte once it passes LARGE_BYTES; what it debited. */
+function debitSummed(ctx: { state: AppState }, sum: 'workBytes' | 'readBytes', bytes: number): number {
   const budget = ctx.state.byteBudget;
-  if (budget === undefined || bytes <= 0) return;
-  const before = ctx.state.workBytes ?? 0;
+  if (budget === undefined || bytes <= 0) return 0;
+  const before = ctx.state[sum] ?? 0;
   const total = before + bytes;
-  ctx.state.workBytes = total;
-  if (total > LARGE_BYTES) budget.debitPart(ctx.state.principal!.workspace.id, before > LARGE_BYTES ? bytes : total);
+  ctx.state[sum] = total;
+  if (total <= LARGE_BYTES) return 0;
+  const debited = before > LARGE_BYTES ? bytes : total;
+  budget.debitPart(ctx.state.principal!.workspace.id, debited);
+  return debited;
 }
 
 /**
  * Charges a large read before it is made (its size known from the player's meta), refusing it
  * past the budget, then waits for the workspace's heavy turn (held to the answer's last byte);
- * its answer is then not debited again.
+ * the answer is then not debited again for it.
  */
 export async function chargeRead(ctx: { state: AppState }, bytes: number): Promise<void> {
   const budget = ctx.state.byteBudget;
   if (budget === undefined || bytes <= LARGE_BYTES) return;
   budget.charge(ctx.state.principal!.workspace.id, bytes);
-  ctx.state.answerCharged = true;
+  ctx.state.answerPaid = (ctx.state.answerPaid ?? 0) + bytes;
   await ctx.state.heavyTurn?.();
 }

@@ -2,9 +2,9 @@
 // response directly. Giving koa an object instead costs a MIME lookup when the body is set
 // and a JSON.stringify plus a byte count when it is sent; answers built as text skip both.
 // A large answer is debited to its workspace's byte budget here, once for every route
-// (byte-budget.ts), unless the route charged it before the work.
+// (byte-budget.ts), less what the route paid for it before.
 import type { Context } from 'koa';
-import { debitTransfer, LARGE_BYTES } from './byte-budget.js';
+import { debitAnswer, LARGE_BYTES } from './byte-budget.js';
 
 /** The header koa's `ctx.type = 'application/json'` sets, without its MIME lookup per answer. */
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -14,14 +14,14 @@ export function sendJson(ctx: Context, text: string): void {
   ctx.res.setHeader('Content-Type', JSON_TYPE);
   ctx.body = text;
   // A UTF-8 character is at most 3 bytes a UTF-16 unit: shorter text is never large.
-  if (text.length * 3 > LARGE_BYTES && !ctx.state.answerCharged) debitTransfer(ctx, Buffer.byteLength(text));
+  if (text.length * 3 > LARGE_BYTES) debitAnswer(ctx, Buffer.byteLength(text));
 }
 
 /** Answers with JSON already encoded as UTF-8 bytes. */
 export function sendJsonBytes(ctx: Context, bytes: Buffer): void {
   ctx.res.setHeader('Content-Type', JSON_TYPE);
   ctx.body = bytes;
-  if (!ctx.state.answerCharged) debitTransfer(ctx, bytes.length);
+  debitAnswer(ctx, bytes.length);
 }
 
 /** Answers with a value serialized as JSON. */

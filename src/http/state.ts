@@ -33,8 +33,10 @@ export interface AppState {
   heavyTurn?: () => Promise<void>;
   /** A chunked or compressed body: charged to the byte budget as it decodes (middleware/json-body.ts). */
   chargeBodyWhileRead?: boolean;
-  /** The answer's size was charged before the work (a large player read): not debited again when sent. */
-  answerCharged?: boolean;
+  /** Bytes of the answer paid before it is sent (a large player read, small reads summed): not debited again when sent. */
+  answerPaid?: number;
   /** What the request's scripts have read or copied inside Redis so far, for the byte budget (byte-budget.ts's debitWork). */
   workBytes?: number;
+  /** What the request has read for its answer so far in small reads, for the byte budget (byte-budget.ts's debitRead). */
+  readBytes?: number;
 }

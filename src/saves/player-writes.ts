@@ -37,6 +37,8 @@ export interface WriteOrigin {
   readonly body: unknown;
   /** Pays for the bytes a write's script read or copied inside Redis (the byte budget), after the fact. */
   readonly chargeWork?: (bytes: number) => void;
+  /** Pays for what a write's reply hands over for the answer (the messages delivered to its session), as each comes. */
+  readonly chargeAnswer?: (bytes: number) => void;
   /**
    * Throws (429) while the workspace owes the byte budget: checked again once the write has its
    * workspace's turn, since the write before it may have copied much inside Redis (WRITES_PER_WORKSPACE).
@@ -146,17 +148,55 @@ export class PlayerWrites {
   /**
    * The same session call for many players (a server that opens with many at once), each on
    * its own, one request; under an idempotency key its answer is kept as one record, as many()
-   * keeps a batch's. `request(userId)` makes each player's (its own new session id).
+   * keeps a batch's. `request(userId)` makes each player's (its own new session id). The players'
+   * scripts run side by side in their workspace's turns (inTurns): a session script's work is
+   * small, but 100 of them a request at a plan's burst of 300 requests was 30,000 at once.
    */
-  sessions(origin: WriteOrigin, userIds: readonly string[], request: (userId: string) => SessionRequest): Promise<Array<Replayable<SessionReply>>> {
+  sessions(origin: WriteOrigin, userIds: readonly string[], request: (userId: string) => SessionRequest): Promise<Array<Replayable<SessionReply> | AppError>> {
     const verdict = this.quota.verdict(origin.workspaceId, origin.plan, false, origin.nowMs);
     return withClaim(this.claims, origin, verdict, (claim, judged) => {
       const action = request(userIds[0]!).action;
-      // Side by side: a session call's script does a small, constant work.
-      return this.keptAsOne<SessionReply>(origin, claim, userIds, (raw) => decodeSessionReply(raw, action), () =>
-        Promise.all(userIds.map((userId) => this.store.session(origin.workspaceId, userId, { ...request(userId), overQuota: judged.over }, claim))),
-      );
+      return this.keptAsOne<SessionReply, AppError>(origin, claim, userIds, (raw) => decodeSessionReply(raw, action), async () => {
+        const settled = await this.inTurns(origin, userIds, (userId) => this.store.session(origin.workspaceId, userId, { ...request(userId), overQuota: judged.over }, claim));
+        return settled.map((outcome) => {
+          if (outcome instanceof AppError) return outcome;
+          if (outcome.status === 'rejected') throw outcome.reason;
+          return outcome.value;
+        });
+      });
     });
+  }
+
+  /**
+   * Runs `work` for many players of a workspace in its turns (WRITES_PER_WORKSPACE): the players
+   * grouped by the Redis node that holds them, a group's side by side in that node's turn, the
+   * groups one after another. A request's fan-out (up to 100 players) then reaches each node
+   * one request at a time per workspace. Each player's settled outcome, or its group's refusal of
+   * the turn (429 in debt, 503 not had in time), nothing run for it.
+   */
+  async inTurns<T>(origin: WriteOrigin, userIds: readonly string[], work: (userId: string) => Promise<T>): Promise<Array<PromiseSettledResult<T> | AppError>> {
+    const groups = new Map<string, number[]>();
+    userIds.forEach((userId, i) => {
+      const node = this.store.nodeOf(origin.workspaceId, userId);
+      const group = groups.get(node);
+      if (group) group.push(i);
+      else groups.set(node, [i]);
+    });
+    const outcomes = new Array<PromiseSettledResult<T> | AppError>(userIds.length);
+    for (const [node, group] of groups) {
+      const leave = await this.nodeTurn(origin, node);
+      if (leave instanceof AppError) {
+        for (const i of group) outcomes[i] = leave;
+        continue;
+      }
+      try {
+        const settled = await Promise.allSettled(group.map((i) => work(userIds[i]!)));
+        group.forEach((i, j) => (outcomes[i] = settled[j]!));
+      } finally {
+        leave();
+      }
+    }
+    return outcomes;
   }
 
   /**
@@ -243,8 +283,12 @@ export class PlayerWrites {
    * write before it may have copied much inside Redis), 503 STORAGE_UNAVAILABLE when not had
    * within turnWaitMs.
    */
-  private async turn(origin: WriteOrigin, userId: string): Promise<(() => void) | AppError> {
-    const node = this.store.nodeOf(origin.workspaceId, userId);
+  private turn(origin: WriteOrigin, userId: string): Promise<(() => void) | AppError> {
+    return this.nodeTurn(origin, this.store.nodeOf(origin.workspaceId, userId));
+  }
+
+  /** turn() on a node already known. */
+  private async nodeTurn(origin: WriteOrigin, node: string): Promise<(() => void) | AppError> {
     let leave: () => void;
     try {
       leave = await this.turns.enter(`${origin.workspaceId}\n${node}`, { ms: this.turnWaitMs, tooLong: () => storageUnavailable() });
@@ -293,6 +337,8 @@ export class PlayerWrites {
       this.index?.note(origin.workspaceId, request.userId, origin.nowMs, reply.reply.storage.players);
       origin.chargeWork?.(reply.reply.workBytes);
     }
+    // A replay hands its first answer's messages again.
+    if (reply.reply.applied) origin.chargeAnswer?.(reply.reply.messages.delivered.reduce((n, m) => n + m.messageJson.length, 0));
     return reply;
   }
 

@@ -311,4 +311,113 @@ describe("a workspace's writes run one at a time, each checking the debt the one
       await proxy.close();
     }
   });
+
+  it("runs a second many-player session call of the workspace once the first one's scripts have answered", async () => {
+    // 100 players a request at a plan's burst of 300 requests was 30,000 session scripts at once.
+    const a = await newWorkspace(t.redis);
+    const session = SCRIPTS.find((s) => s.name === 'playerSession')!;
+    const proxy = await startRedisProxy(Number(new URL(testRedisUrl()).port));
+    const service = await startTestService({ REDIS_URL: proxy.url, REDIS_COMMAND_TIMEOUT_MS: '5000' });
+    try {
+      const viaA = client(service, a.apiKey);
+      expect((await viaA.post('/sessions/acquire', { players: ['warm1', 'warm2'], owner: 'warm' })).status).to.equal(200);
+      proxy.reset();
+      proxy.holdFrom(new RegExp(`${session.sha1}|Acquire, renew or release`));
+      const first = viaA.post('/sessions/acquire', { players: ['f1', 'f2', 'f3'], owner: 'first-of-a' });
+      await sleep(200);
+      const second = viaA.post('/sessions/acquire', { players: ['s1', 's2', 's3'], owner: 'second-of-a' });
+      await sleep(400);
+      const sent = proxy.sent();
+      expect(sent.split('first-of-a').length - 1, "all of the first request's players side by side").to.equal(3);
+      expect(sent, "the workspace's second request waits for the first").not.to.include('second-of-a');
+      proxy.release();
+      const answers = await Promise.all([first, second]);
+      expect(answers.map((r) => r.status)).to.deep.equal([200, 200]);
+      expect(answers.flatMap((r) => r.body.data.players.map((p: { success: boolean }) => p.success))).to.deep.equal(Array(6).fill(true));
+    } finally {
+      proxy.release();
+      await service.close();
+      await proxy.close();
+    }
+  });
+});
+
+describe('answers built of many small parts are paid for', () => {
+  // Each player read whole in one step, and each message, is under LARGE_BYTES and was not
+  // charged alone; one acquire loads up to 100 players, one batch hands up to 64 KiB of messages
+  // to each of its 100 players, one read of messages answers up to 100 of 16 KiB.
+  const t = useService({ WORKSPACE_BYTES_PER_SECOND: '100000', MAX_PLAYER_BYTES: '200000' });
+  const SMALL = 'v'.repeat(25_000);
+
+  async function fill(api: ReturnType<typeof client>, userIds: string[], value = SMALL) {
+    for (const userId of userIds) expect((await api.post('/data/set', { userId, key: 'k', value })).status).to.equal(200);
+  }
+
+  it('takes concurrent many-player loads of the workspace one at a time, each refused while the one before left a debt', async () => {
+    const ws = await newWorkspace(t.redis);
+    const api = client(t.service, ws.apiKey);
+    const users = Array.from({ length: 10 }, (_, i) => `m${i}`);
+    await fill(api, users);
+    // Each answer carries 10 x 25 KB, past the 200 KB burst. Side by side, all three were read and answered.
+    const answers = await Promise.all(['o1', 'o2', 'o3'].map((owner) => api.post('/sessions/acquire', { players: users, owner, load: true, steal: true })));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses, answers.map((a) => a.text.slice(0, 200)).join('\n')).to.deep.equal([200, 429, 429]);
+    const loaded = answers.find((a) => a.status === 200)!;
+    expect(loaded.body.data.players.every((p: { values?: { k?: string } }) => p.values?.k === SMALL)).to.equal(true);
+    expect(answers.find((a) => a.status === 429)!.body.error).to.match(/byte budget/);
+  });
+
+  it('charges the small players of an answer that also holds a large one charged before it was read', async () => {
+    const ws = await newWorkspace(t.redis);
+    const api = client(t.service, ws.apiKey);
+    await fill(api, ['large'], 'L'.repeat(70_000));
+    await sleep(2100); // the 70 KB body's charge refilled
+    const small = Array.from({ length: 5 }, (_, i) => `n${i}`);
+    await fill(api, small);
+    // 70 KB charged before its read, then 125 KB of small players: 195 of the 200 KB burst.
+    const answer = await api.post('/sessions/acquire', { players: ['large', ...small], owner: 'mix', load: true });
+    expect(answer.status, answer.text.slice(0, 300)).to.equal(200);
+    // With only the large player paid for, 130 KB would be left: enough for another 70 KB body.
+    const next = await api.post('/data/set', { userId: 'other', key: 'k', value: 'L'.repeat(70_000) });
+    expect(next.status, next.text).to.equal(429);
+    expect(next.body.error).to.match(/byte budget/);
+  });
+  /** `count` messages of 15 KB to each player: each request under LARGE_BYTES. */
+  async function sendMessages(api: ReturnType<typeof client>, userIds: string[], count: number) {
+    for (const userId of userIds) {
+      for (let i = 0; i < count; i++) {
+        const sent = await api.post('/messages', { userId, message: { gift: 'g'.repeat(15_000) } });
+        expect(sent.status, sent.text.slice(0, 200)).to.equal(200);
+      }
+    }
+  }
+
+  it("charges the messages a batch hands its players' sessions as each player's are handed: past the budget the rest are refused", async () => {
+    const ws = await newWorkspace(t.redis);
+    const api = client(t.service, ws.apiKey);
+    const users = Array.from({ length: 10 }, (_, i) => `h${i}`);
+    const acquired = await api.post('/sessions/acquire', { players: users, owner: 'server' });
+    expect(acquired.status).to.equal(200);
+    const sessions = new Map<string, string>(acquired.body.data.players.map((p: { userId: string; sessionId: string }) => [p.userId, p.sessionId]));
+    await sendMessages(api, users, 2);
+    // 10 x 30 KB handed, past the 200 KB burst: charged only with the whole answer, every player was saved.
+    const saved = await api.post('/data/batch', { players: users.map((userId) => ({ userId, sessionId: sessions.get(userId), ops: [{ op: 'increment', key: 'saves', amount: 1 }] })) });
+    expect(saved.status, saved.text.slice(0, 300)).to.equal(200);
+    const players = saved.body.data.players as Array<{ status?: number; messages?: unknown[] }>;
+    const statuses = players.map((p) => p.status ?? 200);
+    const refusedFrom = statuses.indexOf(429);
+    expect(refusedFrom, statuses.join(' ')).to.be.greaterThan(0);
+    expect(statuses.slice(refusedFrom).every((st) => st === 429), statuses.join(' ')).to.equal(true);
+    expect(players[0]!.messages).to.have.length(2);
+  });
+
+  it("takes concurrent reads of a player's messages one at a time, each refused while the one before left a debt", async () => {
+    const ws = await newWorkspace(t.redis);
+    const api = client(t.service, ws.apiKey);
+    await sendMessages(api, ['inbox'], 10);
+    // Each answer carries 150 KB: the second leaves the 200 KB burst in debt. Side by side, all four were read and answered.
+    const answers = await Promise.all([1, 2, 3, 4].map(() => api.get('/messages?userId=inbox')));
+    expect(answers.map((a) => a.status).sort(), answers.map((a) => a.text.slice(0, 200)).join('\n')).to.deep.equal([200, 200, 429, 429]);
+    expect(answers.find((a) => a.status === 200)!.body.data.messages).to.have.length(10);
+  });
 });

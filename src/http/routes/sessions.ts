@@ -14,7 +14,7 @@ import { acquireBody, multiAcquireBody, releaseBody, renewBody } from '../../sch
 import type { PlayerDataStore, ReadAllResult } from '../../store/players/player-data.js';
 import type { SessionRequest } from '../../store/players/script-protocol.js';
 import { requireWriteScope } from '../middleware/authenticate.js';
-import { chargeRead } from '../byte-budget.js';
+import { chargeRead, debitRead } from '../byte-budget.js';
 import { chain } from '../chain.js';
 import { sendJson } from '../json.js';
 import { jsonBody } from '../middleware/json-body.js';
@@ -110,6 +110,21 @@ export function sessionRoutes(router: Router<AppState>, { guard, recheck, player
   const load = (ctx: Parameters<typeof chargeRead>[0], workspaceId: string, userId: string) =>
     players.readAll(workspaceId, userId, undefined, (bytes) => chargeRead(ctx, bytes));
 
+  /**
+   * load() for one of many players of a request: a small player, read whole in one step, is paid
+   * for as it is read (debitRead sums them over the request), since a hundred of them make a
+   * large answer of players each too small to be charged.
+   */
+  const loadOneOfMany = async (ctx: Parameters<typeof chargeRead>[0], workspaceId: string, userId: string) => {
+    let large = false;
+    const all = await players.readAll(workspaceId, userId, undefined, (bytes) => {
+      large = true;
+      return chargeRead(ctx, bytes);
+    });
+    if (!large && all.complete) debitRead(ctx, all.entries.reduce((n, [key, entry]) => n + key.length + entry.valueJson.length, 0));
+    return all;
+  };
+
   router.post('/sessions/acquire', chain(guard, requireWriteScope, body, async (ctx) => {
     const raw = ctx.request.body as Record<string, unknown> | undefined;
     if (raw !== null && typeof raw === 'object' && !Array.isArray(raw) && 'players' in raw) {
@@ -121,20 +136,38 @@ export function sessionRoutes(router: Router<AppState>, { guard, recheck, player
         seen.add(id);
       });
       const origin = writeOrigin(ctx, input);
+      const loading = input.load === true && userIds.length > 1;
+      if (loading) {
+        // Up to 100 players read whole, each too small to be heavy alone: the request is heavy
+        // (one at a time per workspace on the instance, to its answer's last byte), and waits
+        // out a debt the one before it left (docs/reliability.md, "Many small players in one answer").
+        await ctx.state.heavyTurn?.();
+        ctx.state.byteBudget?.refuseInDebt(origin.workspaceId);
+      }
       const next = acquireRequest(input);
-      const acquired = writes.sessions(origin, userIds, () => next());
-      const loaded = input.load === true ? userIds.map((id) => load(ctx, origin.workspaceId, id)) : [];
-      const [sessions, ...all] = await Promise.allSettled([acquired, ...loaded]);
-      if (sessions.status === 'rejected') throw sessions.reason;
-      markReplayed(ctx, sessions.value.every((s) => s.replayed));
-      const answers = sessions.value.map((reply, i) => {
+      const sessions = await writes.sessions(origin, userIds, () => next());
+      markReplayed(ctx, sessions.every((s) => !(s instanceof AppError) && s.replayed));
+      const held = sessions.map((reply) => {
+        try {
+          if (reply instanceof AppError) throw reply;
+          return heldOrThrow(reply, context);
+        } catch (err) {
+          return toAppError(err, config.limits.maxBodyBytes);
+        }
+      });
+      // Loaded once their sessions are taken: no other session's write can come between.
+      for (const h of held) if (!(h instanceof AppError)) debitRead(ctx, (h.messages ?? []).reduce((n, m) => n + m.messageJson.length, 0));
+      const loaded = input.load === true
+        ? await Promise.allSettled(userIds.map((id, i) => (held[i] instanceof AppError ? undefined : loadOneOfMany(ctx, origin.workspaceId, id))))
+        : [];
+      const answers = held.map((h, i) => {
         const userId = userIds[i]!;
         try {
-          const held = heldOrThrow(reply, context);
-          const values = all[i];
-          if (values?.status === 'rejected') throw loadRefused(values.reason, held, config.limits.maxBodyBytes);
-          const valuesText = values === undefined ? undefined : valuesJson(values.value, config.limits.maxPlayerBytes);
-          return `{"userId":${JSON.stringify(userId)},"success":true,"version":${held.version},${sessionFields(userId, held, valuesText).replace(`"userId":${JSON.stringify(userId)},`, '')}}`;
+          if (h instanceof AppError) throw h;
+          const values = loaded[i];
+          if (values?.status === 'rejected') throw loadRefused(values.reason, h, config.limits.maxBodyBytes);
+          const valuesText = values?.value === undefined ? undefined : valuesJson(values.value, config.limits.maxPlayerBytes);
+          return `{"userId":${JSON.stringify(userId)},"success":true,"version":${h.version},${sessionFields(userId, h, valuesText).replace(`"userId":${JSON.stringify(userId)},`, '')}}`;
         } catch (err) {
           const error = toAppError(err, config.limits.maxBodyBytes);
           const { success, ...envelope } = errorBodyOf(error);
