@@ -437,6 +437,38 @@ describe("Luau session layer past the workspace's byte budget", () => {
     vm = await startLuauVm();
   });
 
+  it('a join whose load a many-player acquire refused (past the byte budget) asks again and opens', async () => {
+    const ws = await newWorkspace(t.redis);
+    const big = 'b'.repeat(150_000);
+    for (const userId of ['11', '12']) {
+      expect((await call(t.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId, key: 'blob', value: big } })).status).to.equal(200);
+      await sleep(4100); // the budget full again
+    }
+    await vm.reset();
+    vm.onClock = (seconds) => sleep(seconds * 1000);
+    await vm.run(SERVER, t.service.baseUrl, ws.apiKey, JSON.stringify({ autoSaveSeconds: 600, ttlSeconds: 1800 }));
+    const before = vm.requests.length;
+    // Both join in the same moment: one acquire, whose second 150 KB load does not fit the 200 KB burst.
+    const [opened, errors] = await vm.run(`
+      local done, errors = {}, {}
+      for _, id in { 11, 12 } do
+        task.spawn(function()
+          local ok, session = pcall(STORE.open, STORE, id)
+          done[id] = ok and session ~= nil and #session.data.blob == 150000
+          if not ok then table.insert(errors, tostring(session)) end
+        end)
+      end
+      while done[11] == nil or done[12] == nil do task.wait(0.1) end
+      return done[11] and done[12], table.concat(errors, "; ")`);
+    vm.onClock = undefined;
+    expect(errors).to.equal('');
+    expect(opened).to.equal(true);
+    const acquires = acquiresOf(vm, before).map((r) => bodyOf(r));
+    expect(acquires[0]!.players, 'the first acquire holds both').to.have.length(2);
+    expect(acquires.length, 'and the refused one is asked again').to.be.greaterThan(1);
+    expect(await vm.run('return #FAILED, #LOST')).to.deep.equal([0, 0]);
+  });
+
   it('the shutdown sends again the players a batch refused unwritten, after Retry-After, and every save lands', async () => {
     const ws = await newWorkspace(t.redis);
     const big = 'b'.repeat(150_000);
