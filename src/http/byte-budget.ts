@@ -219,9 +219,10 @@ export function debitWork(ctx: { state: AppState }, bytes: number): void {
 }
 
 /**
- * Pays for small reads the answer will carry (players read whole in one step, messages handed),
- * summed over the request as debitWork sums copies, as each is made: 100 players of 60 KB loaded
- * by one acquire are 6 MB. What it debits is not debited again with the answer.
+ * Pays for small parts of the answer as each is made (the messages a batch hands each player's
+ * session: up to 64 KiB a player, 100 players), summed over the request as debitWork sums
+ * copies, so that the batch's next player, checking the debt at its turn, sees them. What it
+ * debits is not debited again with the answer.
  */
 export function debitRead(ctx: { state: AppState }, bytes: number): void {
   ctx.state.answerPaid = (ctx.state.answerPaid ?? 0) + debitSummed(ctx, 'readBytes', bytes);

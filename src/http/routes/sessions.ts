@@ -14,7 +14,7 @@ import { acquireBody, multiAcquireBody, releaseBody, renewBody } from '../../sch
 import type { PlayerDataStore, ReadAllResult } from '../../store/players/player-data.js';
 import type { SessionRequest } from '../../store/players/script-protocol.js';
 import { requireWriteScope } from '../middleware/authenticate.js';
-import { chargeRead, debitRead } from '../byte-budget.js';
+import { chargeRead } from '../byte-budget.js';
 import { chain } from '../chain.js';
 import { sendJson } from '../json.js';
 import { jsonBody } from '../middleware/json-body.js';
@@ -110,21 +110,6 @@ export function sessionRoutes(router: Router<AppState>, { guard, recheck, player
   const load = (ctx: Parameters<typeof chargeRead>[0], workspaceId: string, userId: string) =>
     players.readAll(workspaceId, userId, undefined, (bytes) => chargeRead(ctx, bytes));
 
-  /**
-   * load() for one of many players of a request: a small player, read whole in one step, is paid
-   * for as it is read (debitRead sums them over the request), since a hundred of them make a
-   * large answer of players each too small to be charged.
-   */
-  const loadOneOfMany = async (ctx: Parameters<typeof chargeRead>[0], workspaceId: string, userId: string) => {
-    let large = false;
-    const all = await players.readAll(workspaceId, userId, undefined, (bytes) => {
-      large = true;
-      return chargeRead(ctx, bytes);
-    });
-    if (!large && all.complete) debitRead(ctx, all.entries.reduce((n, [key, entry]) => n + key.length + entry.valueJson.length, 0));
-    return all;
-  };
-
   router.post('/sessions/acquire', chain(guard, requireWriteScope, body, async (ctx) => {
     const raw = ctx.request.body as Record<string, unknown> | undefined;
     if (raw !== null && typeof raw === 'object' && !Array.isArray(raw) && 'players' in raw) {
@@ -155,10 +140,10 @@ export function sessionRoutes(router: Router<AppState>, { guard, recheck, player
           return toAppError(err, config.limits.maxBodyBytes);
         }
       });
-      // Loaded once their sessions are taken: no other session's write can come between.
-      for (const h of held) if (!(h instanceof AppError)) debitRead(ctx, (h.messages ?? []).reduce((n, m) => n + m.messageJson.length, 0));
+      // Loaded once their sessions are taken: no other session's write can come between. The
+      // answer pays for what was not charged before its read (each player under LARGE_BYTES).
       const loaded = input.load === true
-        ? await Promise.allSettled(userIds.map((id, i) => (held[i] instanceof AppError ? undefined : loadOneOfMany(ctx, origin.workspaceId, id))))
+        ? await Promise.allSettled(userIds.map((id, i) => (held[i] instanceof AppError ? undefined : load(ctx, origin.workspaceId, id))))
         : [];
       const answers = held.map((h, i) => {
         const userId = userIds[i]!;
