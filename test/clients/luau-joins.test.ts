@@ -201,7 +201,9 @@ describe('Luau session layer: joins together, a close carrying the auto-save, a 
       expect(bodyOf(saves[0]!).players.every((p: { release: boolean }) => p.release)).to.equal(true);
       delays.push(sentAt ?? now);
       for (const id of [base + 1, base + 17, base + 30]) expect((await stored(id))!.coins).to.equal(id);
-      expect((await stored(base + 1))!.late).to.equal(true);
+      // Made 0.05 s into the wait: saved whenever the wait lasted longer (math.random() * 10 was
+      // under 0.05 once in a full run, about 1 server in 200, and the save went before it).
+      if ((sentAt ?? now) > 0.1) expect((await stored(base + 1))!.late, `sent after ${sentAt ?? now} s`).to.equal(true);
       expect((await seed(base + 30, 'x', 1)).status, 'released').to.equal(200);
     }
     for (const d of delays) expect(d).to.be.within(0, 10.2);

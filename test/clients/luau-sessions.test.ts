@@ -437,16 +437,25 @@ describe("Luau session layer past the workspace's byte budget", () => {
     vm = await startLuauVm();
   });
 
-  it('a join whose load a many-player acquire refused (past the byte budget) asks again and opens', async () => {
+  /**
+   * A workspace whose players each hold a 150 KB blob (each write charged, the budget full again
+   * after it), and a server on it in a fresh VM whose clock follows the real one.
+   */
+  async function serverWithBigPlayers(userIds: string[], options: Record<string, unknown> = {}) {
     const ws = await newWorkspace(t.redis);
     const big = 'b'.repeat(150_000);
-    for (const userId of ['11', '12']) {
+    for (const userId of userIds) {
       expect((await call(t.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId, key: 'blob', value: big } })).status).to.equal(200);
       await sleep(4100); // the budget full again
     }
     await vm.reset();
     vm.onClock = (seconds) => sleep(seconds * 1000);
-    await vm.run(SERVER, t.service.baseUrl, ws.apiKey, JSON.stringify({ autoSaveSeconds: 600, ttlSeconds: 1800 }));
+    await vm.run(SERVER, t.service.baseUrl, ws.apiKey, JSON.stringify({ autoSaveSeconds: 600, ttlSeconds: 1800, ...options }));
+    return ws;
+  }
+
+  it('a join whose load a many-player acquire refused (past the byte budget) asks again and opens', async () => {
+    await serverWithBigPlayers(['11', '12']);
     const before = vm.requests.length;
     // Both join in the same moment: one acquire, whose second 150 KB load does not fit the 200 KB burst.
     const [opened, errors] = await vm.run(`
@@ -470,15 +479,7 @@ describe("Luau session layer past the workspace's byte budget", () => {
   });
 
   it('the shutdown sends again the players a batch refused unwritten, after Retry-After, and every save lands', async () => {
-    const ws = await newWorkspace(t.redis);
-    const big = 'b'.repeat(150_000);
-    for (const userId of ['1', '2']) {
-      expect((await call(t.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId, key: 'blob', value: big } })).status).to.equal(200);
-      await sleep(4100); // the budget full again
-    }
-    await vm.reset();
-    vm.onClock = (seconds) => sleep(seconds * 1000);
-    await vm.run(SERVER, t.service.baseUrl, ws.apiKey, JSON.stringify({ autoSaveSeconds: 600, ttlSeconds: 1800, shutdownSpreadSeconds: 0 }));
+    const ws = await serverWithBigPlayers(['1', '2'], { shutdownSpreadSeconds: 0 });
     // Each join loads 150 KB, charged: one at a time, the budget full again before each.
     await vm.run('STORE:open(1)');
     await sleep(4100);

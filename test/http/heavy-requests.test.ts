@@ -283,62 +283,75 @@ describe("a workspace's writes run one at a time, each checking the debt the one
     expect((await api.get('/data?userId=i2&key=coins')).body.data.value).to.equal(5);
   });
 
-  it('runs a second write of the workspace once the first has answered', async () => {
-    // (Another workspace's does not wait: the gate keeps a count per workspace, test/domain/workspace-gate.test.ts.)
+  type Api = ReturnType<typeof client>;
+  type Answer = Awaited<ReturnType<Api['post']>>;
+  /**
+   * A workspace's `first` request, then its `second` 200 ms later, through a service whose Redis
+   * is behind a proxy that holds every command from the first of the script `scriptName` (by its
+   * SHA-1, or by `header`, its header's first words, when it is sent whole): what
+   * the service had sent 400 ms later, and both answers once the proxy lets go. `warm` runs
+   * before, so that the two need Redis for their scripts only (the key cached, a lease taken, the
+   * storage total read).
+   */
+  async function secondWhileFirstHeld(
+    scriptName: string,
+    header: string,
+    warm: (api: Api) => Promise<Answer>,
+    first: (api: Api) => Promise<Answer>,
+    second: (api: Api) => Promise<Answer>,
+  ): Promise<{ sent: string; answers: Answer[]; sentAfter: string }> {
     const a = await newWorkspace(t.redis);
-    const write = SCRIPTS.find((s) => s.name === 'writePlayer')!;
+    const script = SCRIPTS.find((s) => s.name === scriptName)!;
     const proxy = await startRedisProxy(Number(new URL(testRedisUrl()).port));
     const service = await startTestService({ REDIS_URL: proxy.url, REDIS_COMMAND_TIMEOUT_MS: '5000' });
     try {
       const viaA = client(service, a.apiKey);
-      // The key cached, a lease taken and the storage total read: the writes below need Redis for their scripts only.
-      expect((await viaA.post('/data/set', { userId: 'warm', key: 'k', value: 1 })).status).to.equal(200);
+      expect((await warm(viaA)).status).to.equal(200);
       proxy.reset();
-      proxy.holdFrom(new RegExp(`${write.sha1}|Apply a player.s write`));
-      const first = viaA.post('/data/set', { userId: 'w1', key: 'k', value: 'first-of-a' });
+      proxy.holdFrom(new RegExp(`${script.sha1}|${header}`));
+      const answering = [first(viaA)];
       await sleep(200);
-      const second = viaA.post('/data/set', { userId: 'w2', key: 'k', value: 'second-of-a' });
+      answering.push(second(viaA));
       await sleep(400);
       const sent = proxy.sent();
-      expect(sent).to.include('first-of-a');
-      expect(sent, "the workspace's second write waits for the first").not.to.include('second-of-a');
       proxy.release();
-      expect((await Promise.all([first, second])).map((r) => r.status)).to.deep.equal([200, 200]);
-      expect(proxy.sent()).to.include('second-of-a');
+      const answers = await Promise.all(answering);
+      return { sent, answers, sentAfter: proxy.sent() };
     } finally {
       proxy.release();
       await service.close();
       await proxy.close();
     }
+  }
+
+  it('runs a second write of the workspace once the first has answered', async () => {
+    // (Another workspace's does not wait: the gate keeps a count per workspace, test/domain/workspace-gate.test.ts.)
+    const { sent, answers, sentAfter } = await secondWhileFirstHeld(
+      'writePlayer',
+      'Apply a player.s write',
+      (api) => api.post('/data/set', { userId: 'warm', key: 'k', value: 1 }),
+      (api) => api.post('/data/set', { userId: 'w1', key: 'k', value: 'first-of-a' }),
+      (api) => api.post('/data/set', { userId: 'w2', key: 'k', value: 'second-of-a' }),
+    );
+    expect(sent).to.include('first-of-a');
+    expect(sent, "the workspace's second write waits for the first").not.to.include('second-of-a');
+    expect(answers.map((r) => r.status)).to.deep.equal([200, 200]);
+    expect(sentAfter).to.include('second-of-a');
   });
 
   it("runs a second many-player session call of the workspace once the first one's scripts have answered", async () => {
     // 100 players a request at a plan's burst of 300 requests was 30,000 session scripts at once.
-    const a = await newWorkspace(t.redis);
-    const session = SCRIPTS.find((s) => s.name === 'playerSession')!;
-    const proxy = await startRedisProxy(Number(new URL(testRedisUrl()).port));
-    const service = await startTestService({ REDIS_URL: proxy.url, REDIS_COMMAND_TIMEOUT_MS: '5000' });
-    try {
-      const viaA = client(service, a.apiKey);
-      expect((await viaA.post('/sessions/acquire', { players: ['warm1', 'warm2'], owner: 'warm' })).status).to.equal(200);
-      proxy.reset();
-      proxy.holdFrom(new RegExp(`${session.sha1}|Acquire, renew or release`));
-      const first = viaA.post('/sessions/acquire', { players: ['f1', 'f2', 'f3'], owner: 'first-of-a' });
-      await sleep(200);
-      const second = viaA.post('/sessions/acquire', { players: ['s1', 's2', 's3'], owner: 'second-of-a' });
-      await sleep(400);
-      const sent = proxy.sent();
-      expect(sent.split('first-of-a').length - 1, "all of the first request's players side by side").to.equal(3);
-      expect(sent, "the workspace's second request waits for the first").not.to.include('second-of-a');
-      proxy.release();
-      const answers = await Promise.all([first, second]);
-      expect(answers.map((r) => r.status)).to.deep.equal([200, 200]);
-      expect(answers.flatMap((r) => r.body.data.players.map((p: { success: boolean }) => p.success))).to.deep.equal(Array(6).fill(true));
-    } finally {
-      proxy.release();
-      await service.close();
-      await proxy.close();
-    }
+    const { sent, answers } = await secondWhileFirstHeld(
+      'playerSession',
+      'Acquire, renew or release',
+      (api) => api.post('/sessions/acquire', { players: ['warm1', 'warm2'], owner: 'warm' }),
+      (api) => api.post('/sessions/acquire', { players: ['f1', 'f2', 'f3'], owner: 'first-of-a' }),
+      (api) => api.post('/sessions/acquire', { players: ['s1', 's2', 's3'], owner: 'second-of-a' }),
+    );
+    expect(sent.split('first-of-a').length - 1, "all of the first request's players side by side").to.equal(3);
+    expect(sent, "the workspace's second request waits for the first").not.to.include('second-of-a');
+    expect(answers.map((r) => r.status)).to.deep.equal([200, 200]);
+    expect(answers.flatMap((r) => r.body.data.players.map((p: { success: boolean }) => p.success))).to.deep.equal(Array(6).fill(true));
   });
 });
 
