@@ -830,4 +830,23 @@ describe("TypeScript client: batchPlayers past the workspace's byte budget", () 
     expect(again.map((o) => o.success)).to.deep.equal([true]);
     expect(await client.get('t2', 'coins')).to.equal(2);
   });
+
+  it('acquireSessions gives a player whose load did not fit 429 with retryAfterSeconds; acquired again after it, it loads', async () => {
+    const ws = await newWorkspace(t.redis);
+    const client = new PlayerDataClient({ baseUrl: t.service.baseUrl, apiKey: ws.apiKey });
+    for (const userId of ['l1', 'l2']) {
+      await client.set(userId, 'blob', 'b'.repeat(150_000));
+      await sleep(4100); // the budget full again
+    }
+    // 2 x 150 KB against a 200 KB burst: the second load is refused, its session held.
+    const first = await client.acquireSessions(['l1', 'l2'], 'server', { load: true });
+    expect(first.map((o) => o.success)).to.deep.equal([true, false]);
+    const refused = first[1]!;
+    if (refused.success) throw new Error('l2 was loaded');
+    expect([refused.error.status, refused.error.code]).to.deep.equal([429, 'RATE_LIMITED']);
+    expect(refused.error.retryAfterSeconds).to.be.a('number').and.to.be.at.least(1);
+    await sleep(refused.error.retryAfterSeconds! * 1000 + 100);
+    const again = await client.acquireSession('l2', 'server', { load: true });
+    expect(again.values['blob']).to.have.length(150_000);
+  });
 });

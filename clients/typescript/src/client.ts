@@ -256,7 +256,9 @@ export class PlayerDataClient {
    * Many players for `owner` in one request (at most 100, each once), for a server that opens
    * with many: each is acquired on its own, as acquireSession would, and answered in order with
    * its session or its error (SESSION_LOCKED with the holder in `data`, ...). Throws only when
-   * the request as a whole fails (invalid, 429, ...).
+   * the request as a whole fails (invalid, 429, ...). A player refused alone past the workspace's
+   * byte budget (its load, or its turn) fails with status 429 and `retryAfterSeconds`: ask again
+   * for it after that (a refused load holds its session: the same owner acquires it again).
    */
   acquireSessions(
     userIds: readonly UserId[],
@@ -274,10 +276,12 @@ export class PlayerDataClient {
     const body = { players: userIds.map((id) => userIdText(op, id)), ...this.acquireFields(op, owner, options) };
     const answer = await this.write(op, '/sessions/acquire', body, options);
     const outcomes = succeeded(op, answer)['data'].players as Body[];
+    const retryAfter = retryAfterSeconds(answer);
     return outcomes.map((entry) => {
       const userId = String(entry['userId']);
       if (entry['success'] === true) return { ...acquiredOf(entry, versionOf(entry), options.load), success: true as const };
-      return { userId, success: false as const, error: errorOf(op, Number(entry['status']), entry, answer.attempts) };
+      const status = Number(entry['status']);
+      return { userId, success: false as const, error: errorOf(op, status, entry, answer.attempts, status === 429 ? retryAfter : undefined) };
     });
   }
 

@@ -1,7 +1,7 @@
 // POST /data/batch: one player's ops all or nothing, or many players' in one request (each
 // atomic, independent of the others). One request against the plan either way.
 import type Router from '@koa/router';
-import type { Context, Middleware } from 'koa';
+import type { Middleware } from 'koa';
 import type { Config } from '../../config.js';
 import { checkValue } from '../../domain/value.js';
 import { AppError, badRequest, errorBodyOf } from '../../errors.js';
@@ -13,6 +13,7 @@ import type { Op } from '../../store/players/script-protocol.js';
 import { requireWriteScope } from '../middleware/authenticate.js';
 import { chain } from '../chain.js';
 import { sendJson } from '../json.js';
+import { retryAfterOfRefused } from '../refused-players.js';
 import { jsonBody } from '../middleware/json-body.js';
 import type { AppState } from '../state.js';
 import { compile } from '../validate.js';
@@ -102,18 +103,6 @@ function resultsJson(request: PlayerWriteRequest, applied: Applied): string {
     return `{"key":${key},"deleted":${Number(result)}}`;
   });
   return `[${parts.join(',')}]`;
-}
-
-/**
- * The longest Retry-After of the players refused before they were written (the byte budget,
- * the workspace's turn not had): on the whole answer, for a client that sends them again.
- */
-function retryAfterOfRefused(ctx: Context, outcomes: ReadonlyArray<Applied | AppError>): void {
-  let seconds = 0;
-  for (const outcome of outcomes) {
-    if (outcome instanceof AppError) seconds = Math.max(seconds, Number(outcome.headers['Retry-After'] ?? 0));
-  }
-  if (seconds > 0) ctx.set('Retry-After', String(seconds));
 }
 
 export interface BatchRouteDeps {

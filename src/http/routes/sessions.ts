@@ -18,6 +18,7 @@ import { chargeRead } from '../byte-budget.js';
 import { chain } from '../chain.js';
 import { sendJson } from '../json.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { retryAfterOfRefused } from '../refused-players.js';
 import type { AppState } from '../state.js';
 import { compile } from '../validate.js';
 import { markReplayed, writeOrigin } from '../write-origin.js';
@@ -145,6 +146,7 @@ export function sessionRoutes(router: Router<AppState>, { guard, recheck, player
       const loaded = input.load === true
         ? await Promise.allSettled(userIds.map((id, i) => (held[i] instanceof AppError ? undefined : load(ctx, origin.workspaceId, id))))
         : [];
+      const refused: AppError[] = [];
       const answers = held.map((h, i) => {
         const userId = userIds[i]!;
         try {
@@ -155,10 +157,12 @@ export function sessionRoutes(router: Router<AppState>, { guard, recheck, player
           return `{"userId":${JSON.stringify(userId)},"success":true,"version":${h.version},${sessionFields(userId, h, valuesText).replace(`"userId":${JSON.stringify(userId)},`, '')}}`;
         } catch (err) {
           const error = toAppError(err, config.limits.maxBodyBytes);
+          refused.push(error);
           const { success, ...envelope } = errorBodyOf(error);
           return JSON.stringify({ userId, success, status: error.status, ...envelope });
         }
       });
+      retryAfterOfRefused(ctx, refused);
       return sendJson(ctx, `{"success":true,"data":{"players":[${answers.join(',')}]}}`);
     }
 
