@@ -113,7 +113,7 @@ export const publicRoutes: readonly RouteSpec[] = [
   }),
   publicRoute('post', '/sessions/acquire', "Take the lock on a player for a game server (optionally loading the player's data)", {
     description:
-      'One player: `{userId, owner, ...}`, answered as its session (with load: its data and the messages waiting). Many players: `{players: [userId, ...], owner, ...}`, at most 100, each acquired on its own and answered per player (a player refused alone answers its own `status`: 409 locked, 429 `RATE_LIMITED` past the byte budget, 503 `STORAGE_UNAVAILABLE` when the workspace\'s turn was not had in time; ask again for those); with load, one such request of a workspace at a time on an instance, refused 429 whole while the workspace owes its byte budget. One request against the plan either way.',
+      'One player: `{userId, owner, ...}`, answered as its session (with load: its data and the messages waiting). Many players: `{players: [userId, ...], owner, ...}`, at most 100, each acquired on its own and answered per player (a player refused alone answers its own `status`: 409 locked, 429 `RATE_LIMITED` past the byte budget, 503 `STORAGE_UNAVAILABLE` when the workspace\'s turn was not had in time; the answer carries their longest `Retry-After`: ask again for those after it); with load, one such request of a workspace at a time on an instance, refused 429 whole while the workspace owes its byte budget. One request against the plan either way.',
     body: { anyOf: [acquireBody, multiAcquireBody] },
     ok: { anyOf: [sessionResponse, multiSessionResponse] },
     ...idempotent,
