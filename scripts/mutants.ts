@@ -170,8 +170,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'message-reads-not-heavy',
     bug: "reads of a player's messages (up to 100 of 16 KiB) are not heavy requests, so a burst of them reads and answers side by side",
     file: 'src/http/routes/messages.ts',
-    find: '    await ctx.state.heavyTurn?.();\n    ctx.state.byteBudget?.refuseInDebt(workspaceId);\n',
-    replace: '',
+    find: '    await heavyFromTheStart(ctx);\n    const waiting',
+    replace: '    const waiting',
     tests: ['test/http/heavy-requests.test.ts'],
   },
   {

@@ -242,6 +242,17 @@ function debitSummed(ctx: { state: AppState }, sum: 'workBytes' | 'readBytes', b
 }
 
 /**
+ * Makes the request heavy before its work, for work whose size is known only once done and may
+ * be large though each of its parts is small (an acquire loading many players, a read of
+ * messages): waits for the workspace's heavy turn (held to the answer's last byte), then refuses
+ * it (429) while the one before it left the workspace in debt. Its answer is debited as it is sent.
+ */
+export async function heavyFromTheStart(ctx: { state: AppState }): Promise<void> {
+  await ctx.state.heavyTurn?.();
+  ctx.state.byteBudget?.refuseInDebt(ctx.state.principal!.workspace.id);
+}
+
+/**
  * Charges a large read before it is made (its size known from the player's meta), refusing it
  * past the budget, then waits for the workspace's heavy turn (held to the answer's last byte);
  * the answer is then not debited again for it.

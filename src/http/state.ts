@@ -8,9 +8,7 @@ export interface WorkspaceBytes {
   charge(workspaceId: string, bytes: number): void;
   /** A part of a large transfer (a chunk of a streamed body): charged whatever its own size. */
   chargePart(workspaceId: string, bytes: number): void;
-  /** Work already done (an answer, a script's copies): never refused, may leave a debt. */
-  debit(workspaceId: string, bytes: number): void;
-  /** A part of work already done (a request's scripts' copies, once their sum is large): whatever its own size. */
+  /** Work already done (an answer, a request's scripts' copies, once large): never refused, may leave a debt. */
   debitPart(workspaceId: string, bytes: number): void;
   /** Throws 429 while the workspace owes more than it has (a debit left it in debt). */
   refuseInDebt(workspaceId: string): void;

@@ -174,7 +174,7 @@ export class PlayerWrites {
    * one request at a time per workspace. Each player's settled outcome, or its group's refusal of
    * the turn (429 in debt, 503 not had in time), nothing run for it.
    */
-  async inTurns<T>(origin: WriteOrigin, userIds: readonly string[], work: (userId: string) => Promise<T>): Promise<Array<PromiseSettledResult<T> | AppError>> {
+  private async inTurns<T>(origin: WriteOrigin, userIds: readonly string[], work: (userId: string) => Promise<T>): Promise<Array<PromiseSettledResult<T> | AppError>> {
     const groups = new Map<string, number[]>();
     userIds.forEach((userId, i) => {
       const node = this.store.nodeOf(origin.workspaceId, userId);

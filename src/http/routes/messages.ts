@@ -11,6 +11,7 @@ import { badRequest } from '../../errors.js';
 import type { PlayerMessages } from '../../saves/player-messages.js';
 import { messagesQuery, sendMessageBody } from '../../schemas/data.js';
 import { requireWriteScope } from '../middleware/authenticate.js';
+import { heavyFromTheStart } from '../byte-budget.js';
 import { chain } from '../chain.js';
 import { sendJson } from '../json.js';
 import { jsonBody } from '../middleware/json-body.js';
@@ -54,13 +55,9 @@ export function messageRoutes(router: Router<AppState>, { guard, recheck, messag
 
   router.get('/messages', chain(guard, async (ctx) => {
     const query = validateList('query', parseQuery(ctx.querystring));
-    const workspaceId = ctx.state.principal!.workspace.id;
-    // Up to 100 messages of 16 KiB: a size known only once read, so every such read is heavy (one
-    // at a time per workspace on the instance, to its answer's last byte) and waits out a debt
-    // the one before it left, its answer debited as it is sent.
-    await ctx.state.heavyTurn?.();
-    ctx.state.byteBudget?.refuseInDebt(workspaceId);
-    const waiting = await messages.waiting(workspaceId, userIdOf(query.userId));
+    // Up to 100 messages of 16 KiB, a size known only once read: every such read is heavy.
+    await heavyFromTheStart(ctx);
+    const waiting = await messages.waiting(ctx.state.principal!.workspace.id, userIdOf(query.userId));
     sendJson(ctx, `{"success":true,"data":{"messages":[${waiting.map(messageJson).join(',')}]}}`);
   }));
 }

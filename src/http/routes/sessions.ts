@@ -14,7 +14,7 @@ import { acquireBody, multiAcquireBody, releaseBody, renewBody } from '../../sch
 import type { PlayerDataStore, ReadAllResult } from '../../store/players/player-data.js';
 import type { SessionRequest } from '../../store/players/script-protocol.js';
 import { requireWriteScope } from '../middleware/authenticate.js';
-import { chargeRead } from '../byte-budget.js';
+import { chargeRead, heavyFromTheStart } from '../byte-budget.js';
 import { chain } from '../chain.js';
 import { sendJson } from '../json.js';
 import { jsonBody } from '../middleware/json-body.js';
@@ -122,14 +122,10 @@ export function sessionRoutes(router: Router<AppState>, { guard, recheck, player
         seen.add(id);
       });
       const origin = writeOrigin(ctx, input);
+      // Up to 100 players read whole, each too small to be heavy alone: the request is heavy
+      // (docs/reliability.md, "Many small parts in one answer").
       const loading = input.load === true && userIds.length > 1;
-      if (loading) {
-        // Up to 100 players read whole, each too small to be heavy alone: the request is heavy
-        // (one at a time per workspace on the instance, to its answer's last byte), and waits
-        // out a debt the one before it left (docs/reliability.md, "Many small players in one answer").
-        await ctx.state.heavyTurn?.();
-        ctx.state.byteBudget?.refuseInDebt(origin.workspaceId);
-      }
+      if (loading) await heavyFromTheStart(ctx);
       const next = acquireRequest(input);
       const sessions = await writes.sessions(origin, userIds, () => next());
       markReplayed(ctx, sessions.every((s) => !(s instanceof AppError) && s.replayed));
