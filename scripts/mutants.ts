@@ -98,8 +98,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'batch-side-by-side',
     bug: "a many-player batch's players all run in one turn, side by side, so every one runs before the first one's copies are paid for",
     file: 'src/saves/player-writes.ts',
-    find: '    const replies: Array<KeptReply<WriteReply> | AppError> = [];\n',
-    replace: '    if (requests.length > 0) return this.inTurn(origin, requests[0]!.userId, () => Promise.all(requests.map(write)));\n    const replies: Array<KeptReply<WriteReply> | AppError> = [];\n',
+    find: '    const groups = this.byNode(origin, requests.map((r) => r.userId));\n',
+    replace: '    if (requests.length > 0) return this.inTurn(origin, requests[0]!.userId, () => Promise.all(requests.map(write)));\n    const groups = this.byNode(origin, requests.map((r) => r.userId));\n',
     tests: ['test/http/heavy-requests.test.ts'],
   },
   {
@@ -138,8 +138,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'sessions-outside-turns',
     bug: "a many-player session call's scripts run without their workspace's turn, so a burst of them all runs at once",
     file: 'src/saves/player-writes.ts',
-    find: '      const leave = await this.nodeTurn(origin, node);\n',
-    replace: '      const leave = (): void => {};\n',
+    find: '        const leave = await this.nodeTurn(origin, node);\n        if (leave instanceof AppError) {\n          for (const i of group)',
+    replace: '        const leave = (): void => {};\n        if (leave instanceof AppError) {\n          for (const i of group)',
     tests: ['test/http/heavy-requests.test.ts'],
   },
   {
@@ -181,6 +181,14 @@ export const MUTANTS: readonly Mutant[] = [
     find: "if (/Command timed out/.test(err.message)) return true;",
     replace: '',
     tests: ['test/saves/outcome-unknown.test.ts'],
+  },
+  {
+    id: 'board-write-unknown-unavailable',
+    bug: 'a leaderboard write whose script was sent and not answered in time answers STORAGE_UNAVAILABLE ("nothing was written"), not OUTCOME_UNKNOWN',
+    file: 'src/store/boards/leaderboard-store.ts',
+    find: 'const raw = await changing(this.redis, () =>',
+    replace: 'const raw = await ((_c: unknown, run: () => Promise<Array<string | number>>) => run())(this.redis, () =>',
+    tests: ['test/boards/board-writes.test.ts'],
   },
   {
     id: 'unknown-outcome-uncounted',

@@ -1,6 +1,8 @@
 // Reads and writes leaderboards: one sorted set and member hash per board and period, in the
 // board's own slot (keys.ts), written by lua/board-write.lua and read by lua/board-page.lua and
-// lua/board-rank.lua, one script call each. This module turns their replies into values.
+// lua/board-rank.lua, one script call each. This module turns their replies into values. A
+// write's script sent and not answered in time (a timeout, a connection dropped after it left)
+// may have been applied: OUTCOME_UNKNOWN, as for player writes, never STORAGE_UNAVAILABLE.
 //
 // A write passes the keys of the periods the board keeps. Which those are is the registry's
 // (board-registry.ts), copied into the board's meta, which the script checks: this instance
@@ -12,7 +14,7 @@ import { encodeCursor, type Cursor, type Order } from '../../domain/leaderboard.
 import { PERIODS, type Period } from '../../domain/periods.js';
 import { AppError, ErrorCode } from '../../errors.js';
 import { keys } from '../keys.js';
-import type { RedisClient } from '../redis/redis.js';
+import { changing, type RedisClient } from '../redis/redis.js';
 import { BoardScriptCode, unexpectedScriptReply } from '../redis/scripts.js';
 import { BoardRegistry, parsePeriodsField, periodsField, DEFAULT_PERIODS } from './board-registry.js';
 import { decodeWrite, entriesOf, type BoardWriteReply, type PageResult, type RankResult } from './board-replies.js';
@@ -127,18 +129,22 @@ export class LeaderboardStore {
       const removal = op === 'd' || op === 'e';
       const periods = removal ? PERIODS : parsePeriodsField(this.known.get(cacheKey) ?? periodsField(DEFAULT_PERIODS));
       const period = writeKeys(workspaceId, board, periods, context.nowMs);
-      const raw = await this.redis.boardWrite(
-        fixed.length + period.keys.length,
-        ...fixed,
-        ...period.keys,
-        op,
-        userId,
-        arg,
-        period.spec,
-        period.ttls,
-        this.limitsArg,
-        idempotency?.fingerprint ?? '',
-        version,
+      // Sent and not answered in time, it may have been applied: OUTCOME_UNKNOWN (a retry
+      // without an Idempotency-Key would count an increment twice).
+      const raw = await changing(this.redis, () =>
+        this.redis.boardWrite(
+          fixed.length + period.keys.length,
+          ...fixed,
+          ...period.keys,
+          op,
+          userId,
+          arg,
+          period.spec,
+          period.ttls,
+          this.limitsArg,
+          idempotency?.fingerprint ?? '',
+          version,
+        ),
       );
       if (raw[0] === 2) {
         const first = JSON.parse(String(raw[1])) as unknown;

@@ -4,6 +4,7 @@
 import calculateSlot from 'cluster-key-slot';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { DEFAULT_REDIS_URL } from '../../config.js';
+import { outcomeUnknown } from '../../errors.js';
 import { defineScripts } from './scripts.js';
 import { batchWritesPerTurn } from './write-batching.js';
 
@@ -152,6 +153,19 @@ export function mayHaveRun(err: unknown, sentOnReadyConnection: boolean): boolea
   if (!(err instanceof Error) || err.name === 'ReplyError') return false;
   if (/Command timed out/.test(err.message)) return true;
   return sentOnReadyConnection && /Connection is closed|ECONNRESET|EPIPE|ETIMEDOUT/.test(err.message);
+}
+
+/**
+ * Runs a command that changes data (a write script): a failure after it may have run in Redis
+ * (mayHaveRun) is OUTCOME_UNKNOWN, never the "nothing was written" of STORAGE_UNAVAILABLE.
+ */
+export async function changing<T>(client: RedisClient, command: () => Promise<T>): Promise<T> {
+  const ready = client.status === 'ready';
+  try {
+    return await command();
+  } catch (err) {
+    throw mayHaveRun(err, ready) ? outcomeUnknown(err) : err;
+  }
 }
 
 /**
