@@ -108,6 +108,19 @@ export const keys = {
 
   /**
    * Hash: the board's meta, read and written by its scripts in the board's own slot: `p` the
+  /**
+   * Sorted set: user id -> when the player was last written (ms), like workspacePlayers, but a
+   * player leaves it only once its history has left Redis (saves/history-sweep.ts): a player
+   * whose data was deleted still has restore points to age. Written with the players list.
+   */
+  workspaceHistory: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:hist`,
+  /**
+   * Hash: the history sweep's place in the workspace (`walk`: the last write time its rolling
+   * walk reached; `shed`: the same for shedding). String `...:hist:lease` (PX): the instance
+   * sweeping the workspace now, so that instances take turns rather than repeat each other.
+   */
+  historySweep: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:hist:sweep`,
+  historySweepLease: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:hist:lease`,
    * periods it keeps (a copy of the registry's, checked by every write), `s` the last sequence
    * number (the tie-break), `n` the entries counted into the workspace's storage total.
    */
