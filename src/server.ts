@@ -25,15 +25,16 @@ import { FollowedWrites } from './boards/followed-writes.js';
 import { PlayerMessagesStore } from './store/players/player-messages.js';
 import { StorageQuota } from './saves/storage-quota.js';
 import { StorageUsage } from './store/workspaces/storage-usage.js';
+import { HistorySweep } from './saves/history-sweep.js';
 import { BoardWrites } from './boards/board-writes.js';
 import { BoardRegistry } from './store/boards/board-registry.js';
 import { LeaderboardStore } from './store/boards/leaderboard-store.js';
 import { RateLimiter } from './store/workspaces/rate-limiter.js';
 import { connectRedis, createRedis, createSubscriberConnection, type RedisClient } from './store/redis/redis.js';
-import { preloadScripts, scriptsLoaded } from './store/redis/scripts.js';
+import { preloadScripts } from './store/redis/scripts.js';
 import { AdminOperations } from './admin/operations.js';
 import { buildOpsApp } from './ops/app.js';
-import type { Readiness } from './ops/health.js';
+import { serviceReadiness } from './ops/health.js';
 import { WorkspaceStore } from './store/workspaces/workspaces.js';
 import { Gate } from './gate/gate.js';
 import { BanStore } from './store/installation/bans.js';
@@ -168,6 +169,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
     seconds: config.idempotencyTtlSeconds,
     overQuotaSeconds: config.idempotencyTtlOverQuotaSeconds,
   });
+  const historySweep = new HistorySweep(redis, storage, config, logger, options.clock);
+  historySweep.start();
   const claims = new IdempotencyClaims(redis, config.idempotencyTtlSeconds, (workspaceId, bytes, expiresAtMs) => quota.recordKept(workspaceId, bytes, expiresAtMs));
   const playerIndex = new PlayerIndexRecorder(redis);
   playerIndex.start(config.playerIndexFlushMs);
@@ -212,19 +215,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   });
 
   let shuttingDown = false;
-  const readiness: Readiness = {
-    async check() {
-      const problems: string[] = [];
-      if (shuttingDown) problems.push('shutting down');
-      try {
-        // A restarted Redis has an empty script cache: load them again rather than stay unready.
-        if (!(await scriptsLoaded(redis))) await preloadScripts(redis);
-      } catch {
-        problems.push('Redis does not answer');
-      }
-      return problems;
-    },
-  };
+  const readiness = serviceReadiness(redis, () => shuttingDown);
   const ops = AdminOperations.forInstallation(redis, config, 'admin-api', options.clock);
   const opsApp = buildOpsApp({ config, logger, readiness, ops });
 
@@ -290,6 +281,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       await gate.stop();
       await erasureWorker?.stop();
       await follow.stop();
+      await historySweep.stop();
       // After the last request, so the final uses are in the last batch.
       await lastUsed.stop();
       untrackKeyCache();

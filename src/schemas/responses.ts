@@ -317,9 +317,25 @@ export const aliveResponse = {
 
 export const readyResponse = {
   type: 'object',
-  required: ['success', 'status'],
+  required: ['success', 'status', 'redis'],
   additionalProperties: false,
-  properties: { success, status: { const: 'ready' } },
+  properties: {
+    success,
+    status: {
+      enum: ['ready', 'degraded'],
+      description: '`degraded`: some Redis masters do not answer this instance (one failing over), the others do; it still serves every player whose master answers.',
+    },
+    redis: {
+      type: 'object',
+      required: ['masters', 'answering', 'notAnswering'],
+      additionalProperties: false,
+      properties: {
+        masters: { type: 'integer', minimum: 0, description: 'Redis masters this instance knows of (1 on a single server).' },
+        answering: { type: 'integer', minimum: 0, description: 'Masters that answered this probe.' },
+        notAnswering: { type: 'array', items: { type: 'string' }, description: '`host:port` of the masters that did not answer in REDIS_COMMAND_TIMEOUT_MS.' },
+      },
+    },
+  },
 } as const;
 
 export const openApiResponse = {

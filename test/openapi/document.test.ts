@@ -77,7 +77,7 @@ describe('OpenAPI document', () => {
       workspaces: {} as WorkspaceStore,
       erasures: {} as ErasureRequests,
     });
-    const opsApp = buildOpsApp({ config, logger, readiness: { check: async () => [] }, ops: {} as AdminOperations });
+    const opsApp = buildOpsApp({ config, logger, readiness: { check: async () => ({ problems: [], redis: { masters: 1, answering: ['127.0.0.1:6379'], notAnswering: [] } }) }, ops: {} as AdminOperations });
     const registered = [...registeredRoutes(publicApp), ...registeredRoutes(opsApp)].sort();
     expect(registered).to.include('get /api/v1/data').and.include('post /admin/v1/workspaces').and.include('get /metrics').and.include('post /api/v1/webhooks/roblox');
     expect(documentedRoutes(doc)).to.deep.equal(registered);

@@ -5,10 +5,12 @@ import { openRoute, type RouteSpec } from '../route-spec.js';
 
 export const opsRoutes: readonly RouteSpec[] = [
   openRoute('get', '/healthz', 'Liveness: the process answers', 'ops', { ok: aliveResponse }),
-  openRoute('get', '/readyz', 'Readiness: Redis answers, the scripts are loaded, not shutting down', 'ops', {
+  openRoute('get', '/readyz', 'Readiness: this instance can serve (not draining, at least one Redis master answers)', 'ops', {
     ok: readyResponse,
     errors: [503],
-    errorText: { 503: 'Not ready; the message lists the reasons.' },
+    errorText: {
+      503: 'Not ready: draining after SIGTERM (SHUTDOWN_DRAIN_MS), or no Redis master answers; the message lists the reasons. One master of a cluster failing over is 200 `degraded`, not 503.',
+    },
   }),
   // The operator console's session (only with ADMIN_TOKEN); docs/console.md. The page itself
   // (GET /console/...) is static files, not an API.
