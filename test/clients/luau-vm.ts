@@ -18,6 +18,9 @@ const MODULE_SOURCE = source('../../clients/luau/src/init.luau');
 const LEADERBOARD_SOURCE = source('../../clients/luau/src/Leaderboard.luau');
 /** init.luau's child Mock, the in-memory service of init({ mock = true }). */
 const MOCK_SOURCE = source('../../clients/luau/src/Mock.luau');
+/** init.luau's children DataStoreService and ProfileStore, the drop-in facades. */
+const DATASTORE_FACADE_SOURCE = source('../../clients/luau/src/DataStoreService.luau');
+const PROFILESTORE_SOURCE = source('../../clients/luau/src/ProfileStore.luau');
 const JSON_SOURCE = source('luau/json.luau');
 const PLATFORM_SOURCE = source('luau/platform.luau');
 const DATASTORE_SOURCE = source('luau/datastore.luau');
@@ -126,6 +129,8 @@ async function createLuauVm(): Promise<LuauVm> {
   const playerDataModule = state.loadstring(MODULE_SOURCE, 'PlayerData', true);
   const leaderboardModule = state.loadstring(LEADERBOARD_SOURCE, 'Leaderboard', true);
   const mockModule = state.loadstring(MOCK_SOURCE, 'Mock', true);
+  const dataStoreFacadeModule = state.loadstring(DATASTORE_FACADE_SOURCE, 'DataStoreService', true);
+  const profileStoreModule = state.loadstring(PROFILESTORE_SOURCE, 'ProfileStore', true);
   let chunks = 0;
   const compiled = new Map<string, (...args: unknown[]) => Promise<unknown>>();
   const vm: LuauVm = {
@@ -148,6 +153,13 @@ async function createLuauVm(): Promise<LuauVm> {
       state.env.set('LEADERBOARD_MODULE', leaderboard, true);
       const [mock] = (await mockModule()) as unknown[];
       state.env.set('MOCK_MODULE', mock, true);
+      const [dataStoreFacade] = (await dataStoreFacadeModule()) as unknown[];
+      state.env.set('DATASTORE_FACADE_MODULE', dataStoreFacade, true);
+      const [profileStore] = (await profileStoreModule()) as unknown[];
+      state.env.set('PROFILESTORE_MODULE', profileStore, true);
+      // A second instance of the module, for require(PlayerData:Clone()) (ProfileStore's Mock).
+      const [clone] = (await playerDataModule()) as unknown[];
+      state.env.set('PLAYERDATA_CLONE', clone, true);
       const [playerData] = (await playerDataModule()) as unknown[];
       state.env.set('PlayerData', playerData, true);
       requests.length = 0;

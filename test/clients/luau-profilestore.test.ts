@@ -1,0 +1,212 @@
+// PlayerData.ProfileStore (clients/luau/src/ProfileStore.luau), the drop-in for ProfileStore, run
+// as shipped in Luau VMs against the real service. The game code is ProfileStore's own tutorial
+// (its docs/tutorial), with only the require line changed (REQUIRE). Each VM is one game server
+// on a virtual clock, so ProfileStore's 30 s auto-saves run at once. Every case checks what the
+// service stores over its HTTP API.
+import { expect } from 'chai';
+import { call, useService } from '../support/service.js';
+import { acquiresOf, batchesOf, bodyOf, useLuauServers } from './luau-servers.js';
+
+const INIT = `local baseUrl, apiKey = ...
+require(game:GetService("ServerStorage").PlayerData).init({ baseUrl = baseUrl, apiKey = apiKey })`;
+// The one line a game changes: require(ServerScriptService.ProfileStore) becomes this.
+const REQUIRE = 'local ProfileStore = require(game:GetService("ServerStorage").PlayerData).ProfileStore';
+
+// ProfileStore's tutorial server script, with a gift handler and the signals written down.
+const GAME = `${REQUIRE}
+local Players = game:GetService("Players")
+local PROFILE_TEMPLATE = { Cash = 0, Items = {} }
+local PlayerStore = ProfileStore.New("PlayerStore", PROFILE_TEMPLATE)
+STORE, PS = PlayerStore, ProfileStore
+local Profiles = {}
+PROFILES = Profiles
+LAST_SAVES, ENDED = {}, {}
+local function PlayerAdded(player)
+  local profile = PlayerStore:StartSessionAsync(\`{player.UserId}\`, {
+    Cancel = function()
+      return player.Parent ~= Players
+    end,
+  })
+  if profile ~= nil then
+    profile:AddUserId(player.UserId)
+    profile:Reconcile()
+    profile.OnLastSave:Connect(function(reason)
+      table.insert(LAST_SAVES, player.UserId .. ":" .. reason)
+    end)
+    profile.OnSessionEnd:Connect(function()
+      table.insert(ENDED, player.UserId)
+      Profiles[player.UserId] = nil
+      player:Kick(\`Profile session end - Please rejoin\`)
+    end)
+    if player.Parent == Players then
+      Profiles[player.UserId] = profile
+      profile:MessageHandler(function(message, processed)
+        profile.Data.Cash += message.Cash
+        processed()
+      end)
+    else
+      profile:EndSession()
+    end
+  else
+    player:Kick(\`Profile load fail - Please rejoin\`)
+  end
+end
+for _, player in Players:GetPlayers() do
+  task.spawn(PlayerAdded, player)
+end
+Players.PlayerAdded:Connect(PlayerAdded)
+Players.PlayerRemoving:Connect(function(player)
+  local profile = Profiles[player.UserId]
+  if profile ~= nil then
+    profile:EndSession()
+  end
+end)`;
+
+describe('Luau PlayerData.ProfileStore (in Luau VMs, against the service)', () => {
+  const t = useService();
+  const servers = useLuauServers(t);
+  const start = async (vm = servers.a) => {
+    await vm.run(INIT, t.service.baseUrl, servers.ws.apiKey);
+    await vm.run(GAME);
+  };
+  const player = async (userId: string) => {
+    const res = await call(t.service, 'GET', `/data?userId=${userId}`, { key: servers.ws.apiKey });
+    return res.status === 404 ? undefined : res.body.data;
+  };
+  const messages = async (userId: string) =>
+    (await call(t.service, 'GET', `/messages?userId=${userId}`, { key: servers.ws.apiKey })).body.data.messages as unknown[];
+
+  it("the tutorial's join script: the template, auto-saves, EndSession on leave, and BindToClose saving everyone in one request", async () => {
+    const { a } = servers;
+    await start();
+    await a.run('game:GetService("Players").__join(1) task.wait(1)');
+    const [cash, active] = await a.run('local p = PROFILES[1] return p.Data.Cash, p:IsActive()');
+    expect([cash, active]).to.deep.equal([0, true]);
+    await a.run('PROFILES[1].Data.Cash = 50 table.insert(PROFILES[1].Data.Items, "sword") task.wait(31)');
+    expect(await player('1')).to.deep.equal({ Cash: 50, Items: ['sword'], 'ProfileStore.UserIds': [1] });
+
+    await a.run('PROFILES[1].Data.Cash = 60 game:GetService("Players").__leave(1) task.wait(1)');
+    expect((await player('1')).Cash).to.equal(60);
+    expect((await a.run('return table.concat(LAST_SAVES, ",")'))[0]).to.equal('1:Manual');
+    expect((await a.run('return table.concat(ENDED, ",")'))[0]).to.equal('1');
+
+    // Joining again loads what was saved; the server closing saves and releases everyone at once.
+    await a.run('game:GetService("Players").__join(1) game:GetService("Players").__join(2) task.wait(1)');
+    expect((await a.run('return PROFILES[1].Data.Cash, PROFILES[1].SessionLoadCount'))).to.deep.equal([60, 2]);
+    const before = a.requests.length;
+    await a.run('PROFILES[1].Data.Cash = 61 PROFILES[2].Data.Cash = 7 game.__close()');
+    const closing = batchesOf(a, before);
+    expect(closing).to.have.length(1);
+    expect(bodyOf(closing[0]!).players.map((p: { release: boolean }) => p.release)).to.deep.equal([true, true]);
+    expect((await player('1')).Cash).to.equal(61);
+    expect((await player('2')).Cash).to.equal(7);
+    expect((await a.run('return table.concat(LAST_SAVES, ",")'))[0]).to.match(/^1:Manual,(1:Shutdown,2:Shutdown|2:Shutdown,1:Shutdown)$/);
+    expect((await a.run('return PS.IsClosing'))[0]).to.equal(true);
+  });
+
+  it('a gift through MessageAsync from another server is applied once, with the save that acknowledges it', async () => {
+    const { a, b } = servers;
+    await start(a);
+    await start(b);
+    await a.run('game:GetService("Players").__join(5) task.wait(1)');
+    const [sent] = await b.run('return STORE:MessageAsync("5", { Cash = 25 })');
+    expect(sent).to.equal(true);
+    expect(await messages('5')).to.have.length(1);
+    // The next auto-save's answer hands it over; the one after writes the cash and the ack together.
+    await a.run('task.wait(31)');
+    expect((await a.run('return PROFILES[5].Data.Cash'))[0]).to.equal(25);
+    await a.run('task.wait(31)');
+    expect((await player('5')).Cash).to.equal(25);
+    expect(await messages('5')).to.have.length(0);
+    await a.run('task.wait(31) task.wait(31)');
+    expect((await player('5')).Cash, 'once').to.equal(25);
+    const [bad] = await b.run('return pcall(function() STORE:MessageAsync("5", 3) end)');
+    expect(bad).to.equal(false);
+  });
+
+  it('two servers racing StartSessionAsync: the holder hands over (OnLastSave "External"), losing nothing, within 60 s', async () => {
+    const { a, b } = servers;
+    await start(a);
+    await start(b);
+    await a.run('game:GetService("Players").__join(9) task.wait(1)');
+    await a.run('PROFILES[9].Data.Cash = 10');
+    // The player joins server B: B is refused, and asks A to end its session.
+    await b.run('game:GetService("Players").__join(9) task.wait(1)');
+    expect((await b.run('return PROFILES[9] == nil'))[0]).to.equal(true);
+    expect(acquiresOf(b)).to.have.length.at.least(1);
+    expect(await messages('9'), 'the hand-over request waits for the holder').to.have.length(1);
+    // A changes the profile while it is still active, then its auto-save brings the request.
+    await a.run('PROFILES[9].Data.Cash += 5 task.wait(31) task.wait(1)');
+    expect((await a.run('return table.concat(LAST_SAVES, ","), table.concat(ENDED, ","), table.concat(KICKED, ",")'))).to.deep.equal([
+      '9:External',
+      '9',
+      '9: Profile session end - Please rejoin',
+    ]);
+    expect((await player('9')).Cash).to.equal(15);
+    await b.run('task.wait(10)');
+    const [cash, elapsed] = await b.run('return PROFILES[9].Data.Cash, __now()');
+    expect(cash, 'B has what A changed').to.equal(15);
+    expect(elapsed as number).to.be.below(60);
+    expect(await messages('9')).to.have.length(0);
+    await b.run('PROFILES[9].Data.Cash += 1 task.wait(31)');
+    expect((await player('9')).Cash).to.equal(16);
+  });
+
+  it('Steal = true takes the profile at once: the old holder ends without OnLastSave, its unsaved change fenced off', async () => {
+    const { a, b } = servers;
+    await start(a);
+    await start(b);
+    await a.run('game:GetService("Players").__join(3) task.wait(1) PROFILES[3].Data.Cash = 4 task.wait(31)');
+    await a.run('PROFILES[3].Data.Cash = 1000');
+    const [cash] = await b.run(`local p = STORE:StartSessionAsync("3", { Steal = true }) STOLEN = p return p.Data.Cash`);
+    expect(cash).to.equal(4);
+    await a.run('task.wait(31)');
+    expect((await a.run('return table.concat(LAST_SAVES, ","), table.concat(ENDED, ",")'))).to.deep.equal(['', '3']);
+    expect((await player('3')).Cash).to.equal(4);
+    await b.run('STOLEN.Data.Cash = 5 STOLEN:EndSession() task.wait(1)');
+    expect((await player('3')).Cash).to.equal(5);
+  });
+
+  it('GetAsync and VersionQuery give read-only profiles; SetAsync writes one back; RemoveAsync erases; errors as ProfileStore raises them', async () => {
+    const { a } = servers;
+    await start(a);
+    await a.run('game:GetService("Players").__join(4) task.wait(1) PROFILES[4].Data.Cash = 8 game:GetService("Players").__leave(4) task.wait(1)');
+    const [cash, missing, oldest] = await a.run(`
+      local view = STORE:GetAsync("4")
+      local query = STORE:VersionQuery("4")
+      local first = query:NextAsync()
+      return view.Data.Cash, STORE:GetAsync("404") == nil, first.Data.Cash`);
+    expect([cash, missing, oldest]).to.deep.equal([8, true, 8]);
+    const [saveErr] = await a.run('local ok, err = pcall(function() STORE:GetAsync("4"):Save() end) return err');
+    expect(saveErr).to.match(/Can't save profile in view mode/);
+    await a.run('local view = STORE:GetAsync("4") view.Data.Cash = 80 view:SetAsync()');
+    expect((await player('4')).Cash).to.equal(80);
+    const [removed] = await a.run('return STORE:RemoveAsync("4")');
+    expect(removed).to.equal(true);
+    expect(await player('4')).to.equal(undefined);
+    const [tooLong] = await a.run('local ok, err = pcall(function() STORE:StartSessionAsync(string.rep("k", 51)) end) return err');
+    expect(tooLong).to.match(/\[ProfileStore\]: profile_key is too long$/);
+    const [secondName] = await a.run('local ok, err = pcall(PS.New, "Other") return err');
+    expect(secondName).to.match(/one store name per workspace/);
+  });
+
+  it('the Mock keeps its profiles in memory with no HTTP at all, apart from the real ones', async () => {
+    const { a } = servers;
+    await start(a);
+    const before = a.requests.length;
+    const [cash, again, viewed, real] = await a.run(`
+      local mock = STORE.Mock
+      local profile = mock:StartSessionAsync("6")
+      profile.Data.Cash = 12
+      profile:EndSession()
+      task.wait(1)
+      local second = mock:StartSessionAsync("6")
+      local cash = second.Data.Cash
+      second:EndSession()
+      task.wait(1)
+      return cash, mock:MessageAsync("6", { Cash = 1 }), mock:GetAsync("6").Data.Cash, mock:RemoveAsync("6")`);
+    expect([cash, again, viewed, real]).to.deep.equal([12, true, 12, true]);
+    expect(a.requests.length - before, 'no request left the server').to.equal(0);
+    expect(await player('6')).to.equal(undefined);
+  });
+});
