@@ -33,6 +33,8 @@ const FIELD_RULES: Record<string, string> = {
   previous: 'must be true or false',
   order: 'must be desc or asc',
   around: 'must be a whole number from 0 to 50',
+  // Elements of an array, by the array's name.
+  'GameIds[]': 'must be a game (universe) id: a whole number from 1 to 9007199254740991 (2^53 - 1), or its exact decimal digits in a string',
 };
 
 /** `/ops/2/value` as `ops[2].value`, and the last named segment (`value`) for its rule. */
@@ -73,8 +75,8 @@ function describe(part: 'body' | 'query', error: ErrorObject, schema: object): s
   if (path === '') {
     return part === 'body' ? 'Request body must be a JSON object' : `Invalid ${part}`;
   }
-  // An array's element (`ops[2]`) is judged by ajv's words; a named field by its rule.
-  const rule = (path.endsWith(']') ? undefined : FIELD_RULES[field ?? '']) ?? error.message ?? 'is invalid';
+  // An array's element (`ops[2]`) is judged by its array's element rule or ajv's words; a named field by its rule.
+  const rule = FIELD_RULES[path.endsWith(']') ? `${field ?? ''}[]` : (field ?? '')] ?? error.message ?? 'is invalid';
   return `Invalid field "${path}" in ${part}: ${rule}`;
 }
 

@@ -14,9 +14,12 @@ export const robloxNotification = {
   },
 } as const;
 
+// A game id must be exact: a number above 2^53 - 1 has already lost digits when parsed (1e300
+// passed as an integer and was kept as null, issue 38), so it is refused; larger ids come as
+// their decimal digits in a string.
 const gameId = {
   anyOf: [
-    { type: 'integer', minimum: 1 },
+    { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER },
     { type: 'string', pattern: '^[1-9][0-9]{0,19}$' },
   ],
 } as const;

@@ -1,8 +1,10 @@
 // POST /api/v1/webhooks/roblox: the platform's webhook, on when ROBLOX_WEBHOOK_SECRET is set.
 // Its caller is the platform's webhook service, not a game server: no API key, no plan and no
 // gate (app.ts mounts it before them); the signature is its authentication. Order: the caller's
-// budget of failed signatures (429 before anything is read), the header and its timestamp, the
-// body as sent (at most WEBHOOK_MAX_BODY_BYTES), the signature over it, then the notification.
+// budget of failed signatures (an attempt taken from it, or 429 before anything is read), the
+// header and its timestamp, the body as sent (at most WEBHOOK_MAX_BODY_BYTES), the signature
+// over it (a good one gives the attempt back), then the notification. A request that never
+// proves its signature (a bad one, a body too large, cut off or too slow) stays counted.
 // A valid erasure request is recorded (erasure/requests.ts) and answered at once; a worker
 // erases in the background. Every refusal is logged with its reason, never with the body.
 import Router from '@koa/router';
@@ -40,14 +42,14 @@ export function robloxWebhookRouter(prefix: string, deps: WebhookDeps): Router<A
   router.post(WEBHOOK_PATH, async (ctx) => {
     const now = Date.now();
     const caller = deps.callerOf(ctx);
-    const wait = deps.budget.retryAfter(caller, now);
+    // Taken before the body is read, so that requests sent together cannot all pass it.
+    const wait = deps.budget.take(caller, now);
     if (wait !== undefined) {
       throw new AppError(ErrorCode.RATE_LIMITED, `Too many requests with a bad webhook signature from this address: retry in ${wait} s`, {
         headers: { 'Retry-After': String(wait) },
       });
     }
     const refuse = (reason: string, message: string): never => {
-      deps.budget.fail(caller, now);
       deps.logger.warn({ requestId: ctx.state.requestId, caller, reason }, 'roblox webhook refused');
       throw unauthorized(message);
     };
@@ -60,6 +62,7 @@ export function robloxWebhookRouter(prefix: string, deps: WebhookDeps): Router<A
     if (!signatureMatches(deps.config.secret, header!, body)) {
       refuse('signature', 'The signature does not match the body: check that ROBLOX_WEBHOOK_SECRET is the secret set in the dashboard');
     }
+    deps.budget.refund(caller, now);
     ctx.body = { success: true, data: await accept(deps, body, ctx.state.requestId) };
   });
   return router;
@@ -79,12 +82,21 @@ async function accept(deps: WebhookDeps, body: Buffer, requestId: string) {
     return { notificationId, status: 'ignored' as const, jobId: null };
   }
   let payload: { UserId: number; GameIds: Array<number | string> };
+  let gameIds: string[];
   try {
     payload = validatePayload('body', notification.EventPayload);
+    gameIds = [...new Set(payload.GameIds.map((g, i) => {
+      const id = normalizeGameId(g);
+      if (id === undefined) throw badRequest(`Invalid field "GameIds[${i}]" in body: not an exact game id`);
+      return id;
+    }))];
   } catch (err) {
-    throw badRequest(`EventPayload: ${(err as Error).message}`);
+    // Signed, so the platform's: it retries a few times and then drops it, unrecorded. The
+    // message names the field, never the user id.
+    const refused = badRequest(`EventPayload: ${(err as Error).message}`);
+    deps.logger.error({ requestId, notificationId, err: refused.message }, 'roblox webhook: a signed erasure request was refused as invalid');
+    throw refused;
   }
-  const gameIds = [...new Set(payload.GameIds.map((g) => normalizeGameId(g)!))];
   const recorded = await deps.erasures
     .request({ userId: String(payload.UserId), scope: { kind: 'games', gameIds }, source: 'webhook', actor: 'roblox-webhook', notificationId })
     .catch((err: unknown) => {
