@@ -1,11 +1,12 @@
 // Applies the writes of the public API to players: the quota's verdict, the request's
 // idempotency key claimed (when it has one), the player's script, and its reply turned into an
 // outcome, with what it stored and kept counted. One player, many players (each atomic on its
-// own, one after another), and the session calls all come through here, so that the claim and the
-// replay work the same for each.
+// own, one after another on each Redis node, the nodes side by side; a player whose node fails
+// fails alone), and the session calls all come through here, so that the claim and the replay
+// work the same for each.
 import type { Plan } from '../domain/types.js';
-import { WorkspaceGate } from '../domain/workspace-gate.js';
 import { AppError, ErrorCode, storageUnavailable } from '../errors.js';
+import { isUnavailableError } from '../store/redis/redis.js';
 import type { KeptReply, PlayerDataStore } from '../store/players/player-data.js';
 import {
   decodeSessionReply,
@@ -22,6 +23,7 @@ import { withClaim, type ClaimedKey, type IdempotencyClaims } from './idempotenc
 import type { PlayerIndexRecorder } from '../store/workspaces/player-index.js';
 import { appliedOrThrow, type Applied, type RefusalContext } from './outcomes.js';
 import type { StorageQuota } from './storage-quota.js';
+import { WriteTurns } from './write-turns.js';
 
 /** Who writes, when, and the request's idempotency key if it carries one. */
 export interface WriteOrigin {
@@ -85,8 +87,25 @@ export interface WriteFollowers {
 
 const adds = (write: PlayerWrite) => !(write.deleteAll || write.ops.every((op) => op.op === 'delete'));
 
+/**
+ * A player's write that failed because its Redis node did not serve it (STORAGE_UNAVAILABLE,
+ * nothing sent; OUTCOME_UNKNOWN, sent, no answer): that player's outcome in a many-player
+ * request, which the others do not share. Anything else (a bug) is not.
+ */
+function storageFailure(err: unknown): AppError | undefined {
+  if (err instanceof AppError) return err.code === ErrorCode.STORAGE_UNAVAILABLE || err.code === ErrorCode.OUTCOME_UNKNOWN ? err : undefined;
+  return isUnavailableError(err) ? storageUnavailable(err) : undefined;
+}
+
+/** The values of settled promises, the first rejection thrown once all have settled. */
+function allOrFirstFailure<T>(settled: ReadonlyArray<PromiseSettledResult<T>>): T[] {
+  const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
+}
+
 export class PlayerWrites {
-  private readonly turns = new WorkspaceGate(Number.MAX_SAFE_INTEGER, WRITES_PER_WORKSPACE);
+  private readonly turns: WriteTurns;
 
   constructor(
     private readonly store: PlayerDataStore,
@@ -95,16 +114,18 @@ export class PlayerWrites {
     private readonly quota: StorageQuota,
     /**
      * Longest a write waits for its workspace's turn: the Redis command timeout
-     * (REDIS_COMMAND_TIMEOUT_MS), since a predecessor that runs longer has timed out itself, so
-     * Redis is stalled; the writes queued behind it answer 503 STORAGE_UNAVAILABLE (nothing sent)
-     * rather than each waiting for the one before.
+     * (REDIS_COMMAND_TIMEOUT_MS). A write refused its turn is sent nothing: 429 RATE_LIMITED when
+     * the turns moved meanwhile (the workspace queued more than they get through: its own pace),
+     * 503 STORAGE_UNAVAILABLE when the write ahead waited on Redis all along (saves/write-turns.ts).
      */
-    private readonly turnWaitMs: number,
+    turnWaitMs: number,
     /** The workspaces' players lists (the console's), fed by every applied write. */
     private readonly index?: PlayerIndexRecorder,
     /** Boards that follow a player key, brought to the stored value before a write is answered. */
     private readonly follow?: WriteFollowers,
-  ) {}
+  ) {
+    this.turns = new WriteTurns(WRITES_PER_WORKSPACE, turnWaitMs);
+  }
 
   /** One player's write: its outcome, or its refusal thrown (as the first answer, when replayed). */
   one(origin: WriteOrigin, request: PlayerWriteRequest): Promise<Applied> {
@@ -118,18 +139,20 @@ export class PlayerWrites {
 
   /**
    * Many players' writes, each atomic, independent of the others: an outcome or a refusal each.
-   * They run one after another, each in a turn of its own of the workspace, checking the debt the
-   * ones before it left (a player's script may copy up to a whole player into its restore point,
-   * known only once it ran): past the byte budget, the players not yet written are refused 429
-   * each, unwritten, and another workspace's command waits behind at most one of them
-   * (docs/reliability.md). Under an idempotency key, kept as keptAsOne says.
+   * On each Redis node they run one after another, each in a turn of its own of the workspace,
+   * checking the debt the ones before it left (a player's script may copy up to a whole player
+   * into its restore point, known only once it ran): past the byte budget, the players not yet
+   * written are refused 429 each, unwritten, and another workspace's command waits behind at
+   * most one of them on a node (docs/reliability.md). The nodes go side by side, so a player on
+   * a node that fails (its outcome 503 STORAGE_UNAVAILABLE or OUTCOME_UNKNOWN) holds up no player
+   * on another. Under an idempotency key, kept as keptAsOne says.
    */
   many(origin: WriteOrigin, requests: readonly PlayerWriteRequest[]): Promise<Array<Applied | AppError>> {
     // One verdict for the request: the quota is the workspace's, the same for every player.
     const verdict = this.quota.verdict(origin.workspaceId, origin.plan, requests.some((r) => adds(r.write)), origin.nowMs);
     return withClaim(this.claims, origin, verdict, async (claim) => {
       const replies = await this.keptAsOne(origin, claim, requests.map((r) => r.userId), decodeWriteReply, () =>
-        this.oneByOne(origin, requests, (request) => this.apply(origin, request, claim)),
+        this.perNode(origin, requests, (request) => this.apply(origin, request, claim)),
       );
       return replies.map((reply, i) => (reply instanceof AppError ? reply : this.outcomeOf(reply, requests[i]!)));
     });
@@ -150,7 +173,8 @@ export class PlayerWrites {
    * its own, one request; under an idempotency key its answer is kept as one record, as many()
    * keeps a batch's. `request(userId)` makes each player's (its own new session id). The players'
    * scripts run side by side in their workspace's turns (inTurns): a session script's work is
-   * small, but 100 of them a request at a plan's burst of 300 requests was 30,000 at once.
+   * small, but 100 of them a request at a plan's burst of 300 requests was 30,000 at once. A
+   * player whose node fails is that player's 503 (storageFailure), not the request's.
    */
   sessions(origin: WriteOrigin, userIds: readonly string[], request: (userId: string) => SessionRequest): Promise<Array<Replayable<SessionReply> | AppError>> {
     const verdict = this.quota.verdict(origin.workspaceId, origin.plan, false, origin.nowMs);
@@ -160,8 +184,10 @@ export class PlayerWrites {
         const settled = await this.inTurns(origin, userIds, (userId) => this.store.session(origin.workspaceId, userId, { ...request(userId), overQuota: judged.over }, claim));
         return settled.map((outcome) => {
           if (outcome instanceof AppError) return outcome;
-          if (outcome.status === 'rejected') throw outcome.reason;
-          return outcome.value;
+          if (outcome.status === 'fulfilled') return outcome.value;
+          const failed = storageFailure(outcome.reason);
+          if (failed) return failed;
+          throw outcome.reason;
         });
       });
     });
@@ -170,11 +196,33 @@ export class PlayerWrites {
   /**
    * Runs `work` for many players of a workspace in its turns (WRITES_PER_WORKSPACE): the players
    * grouped by the Redis node that holds them, a group's side by side in that node's turn, the
-   * groups one after another. A request's fan-out (up to 100 players) then reaches each node
-   * one request at a time per workspace. Each player's settled outcome, or its group's refusal of
-   * the turn (429 in debt, 503 not had in time), nothing run for it.
+   * groups side by side (a node that does not answer holds up its own group only). A request's
+   * fan-out (up to 100 players) then reaches each node one request at a time per workspace. Each
+   * player's settled outcome, or its group's refusal of the turn (429 in debt or queued too
+   * long, 503 its node not answering), nothing run for it.
    */
   private async inTurns<T>(origin: WriteOrigin, userIds: readonly string[], work: (userId: string) => Promise<T>): Promise<Array<PromiseSettledResult<T> | AppError>> {
+    const outcomes = new Array<PromiseSettledResult<T> | AppError>(userIds.length);
+    await Promise.all(
+      [...this.byNode(origin, userIds)].map(async ([node, group]) => {
+        const leave = await this.nodeTurn(origin, node);
+        if (leave instanceof AppError) {
+          for (const i of group) outcomes[i] = leave;
+          return;
+        }
+        try {
+          const settled = await Promise.allSettled(group.map((i) => work(userIds[i]!)));
+          group.forEach((i, j) => (outcomes[i] = settled[j]!));
+        } finally {
+          leave();
+        }
+      }),
+    );
+    return outcomes;
+  }
+
+  /** The players' indexes grouped by the Redis node that holds each, in the request's order. */
+  private byNode(origin: WriteOrigin, userIds: readonly string[]): Map<string, number[]> {
     const groups = new Map<string, number[]>();
     userIds.forEach((userId, i) => {
       const node = this.store.nodeOf(origin.workspaceId, userId);
@@ -182,21 +230,7 @@ export class PlayerWrites {
       if (group) group.push(i);
       else groups.set(node, [i]);
     });
-    const outcomes = new Array<PromiseSettledResult<T> | AppError>(userIds.length);
-    for (const [node, group] of groups) {
-      const leave = await this.nodeTurn(origin, node);
-      if (leave instanceof AppError) {
-        for (const i of group) outcomes[i] = leave;
-        continue;
-      }
-      try {
-        const settled = await Promise.allSettled(group.map((i) => work(userIds[i]!)));
-        group.forEach((i, j) => (outcomes[i] = settled[j]!));
-      } finally {
-        leave();
-      }
-    }
-    return outcomes;
+    return groups;
   }
 
   /**
@@ -223,34 +257,47 @@ export class PlayerWrites {
       for (const reply of ran) this.quota.recordKept(origin.workspaceId, reply.keptBytes, origin.nowMs + claim.ttlSeconds * 1000);
       return replies;
     }
-    await claim.keep(JSON.stringify(ran.map((r) => r.raw)));
+    await claim.keep(JSON.stringify(ran.map((r) => r.raw)), userIds);
     await Promise.all(userIds.map((userId) => this.store.shortenKeptAnswer(origin.workspaceId, userId, claim.keyHash, CONSOLIDATED_PLAYER_ANSWER_MS)));
     return replies;
   }
 
   /**
-   * A batch's players' writes one after another, each in its own turn of the workspace: the
-   * player refused its turn (the workspace in debt, or the turn not had in time) and every one
-   * after it are that refusal, unwritten.
+   * A batch's players' writes: on each node one after another, each in its own turn of the
+   * workspace there; the nodes side by side. On a node, the player refused its turn (the
+   * workspace in debt, queued too long, the node not answering) and every one after it are
+   * that refusal, unwritten; a player whose write failed for its node (storageFailure) is that
+   * failure, and the ones after it on the node are 503 STORAGE_UNAVAILABLE, unwritten (each
+   * would wait as long for the node).
    */
-  private async oneByOne(
+  private async perNode(
     origin: WriteOrigin,
     requests: readonly PlayerWriteRequest[],
     write: (request: PlayerWriteRequest) => Promise<KeptReply<WriteReply>>,
   ): Promise<Array<KeptReply<WriteReply> | AppError>> {
-    const replies: Array<KeptReply<WriteReply> | AppError> = [];
-    for (const request of requests) {
-      const leave = await this.turn(origin, request.userId);
-      if (leave instanceof AppError) {
-        while (replies.length < requests.length) replies.push(leave);
-        break;
+    const replies = new Array<KeptReply<WriteReply> | AppError>(requests.length);
+    const nodeInTurns = async (node: string, group: readonly number[]) => {
+      for (const [at, i] of group.entries()) {
+        const leave = await this.nodeTurn(origin, node);
+        if (leave instanceof AppError) {
+          for (const rest of group.slice(at)) replies[rest] = leave;
+          return;
+        }
+        try {
+          replies[i] = await write(requests[i]!);
+        } catch (err) {
+          const failed = storageFailure(err);
+          if (!failed) throw err;
+          replies[i] = failed;
+          for (const rest of group.slice(at + 1)) replies[rest] = storageUnavailable();
+          return;
+        } finally {
+          leave();
+        }
       }
-      try {
-        replies.push(await write(request));
-      } finally {
-        leave();
-      }
-    }
+    };
+    const groups = this.byNode(origin, requests.map((r) => r.userId));
+    allOrFirstFailure(await Promise.allSettled([...groups].map(([node, group]) => nodeInTurns(node, group))));
     return replies;
   }
 
@@ -280,8 +327,8 @@ export class PlayerWrites {
   /**
    * Waits for a turn of the workspace's writes on the node that holds the player: what ends it,
    * or its refusal, nothing sent: 429 once granted while the workspace owes the byte budget (the
-   * write before it may have copied much inside Redis), 503 STORAGE_UNAVAILABLE when not had
-   * within turnWaitMs.
+   * write before it may have copied much inside Redis); when not had within turnWaitMs, 429 if
+   * the turns moved meanwhile, 503 STORAGE_UNAVAILABLE if the node did not answer (WriteTurns).
    */
   private turn(origin: WriteOrigin, userId: string): Promise<(() => void) | AppError> {
     return this.nodeTurn(origin, this.store.nodeOf(origin.workspaceId, userId));
@@ -291,7 +338,7 @@ export class PlayerWrites {
   private async nodeTurn(origin: WriteOrigin, node: string): Promise<(() => void) | AppError> {
     let leave: () => void;
     try {
-      leave = await this.turns.enter(`${origin.workspaceId}\n${node}`, { ms: this.turnWaitMs, tooLong: () => storageUnavailable() });
+      leave = await this.turns.enter(origin.workspaceId, node);
     } catch (err) {
       if (err instanceof AppError) return err;
       throw err;

@@ -91,10 +91,16 @@ describe('a write whose outcome is unknown (OUTCOME_UNKNOWN)', function () {
     expect(again.headers.get('idempotent-replayed')).to.equal('true');
 
     const players = [3, 4, 5].map((n) => ({ userId: `u${n}`, ops: [{ op: 'increment', key: 'n', amount: 1 }] }));
+    // Answered per player (docs/safe-saves.md): the first sent and unanswered, the others on the
+    // same Redis not sent after it; the request's answer is 200 with their Retry-After.
     const batch = await withRepliesHeld(() => api.post('/data/batch', { players }, withKey('many-1')));
-    expect(batch.body.code).to.equal('OUTCOME_UNKNOWN');
+    expect(batch.status).to.equal(200);
+    expect(batch.headers.get('retry-after')).to.equal('1');
+    expect(batch.body.data.players.map((p: { code: string }) => p.code)).to.deep.equal(['OUTCOME_UNKNOWN', 'STORAGE_UNAVAILABLE', 'STORAGE_UNAVAILABLE']);
+    expect(batch.body.data.players.map((p: { status: number }) => p.status)).to.deep.equal([503, 503, 503]);
     const retried = await api.post('/data/batch', { players }, withKey('many-1'));
     expect(retried.status).to.equal(200);
+    expect(retried.body.data.players.map((p: { success: boolean }) => p.success)).to.deep.equal([true, true, true]);
     for (const n of [3, 4, 5]) expect((await api.get(`/data?userId=u${n}&key=n`)).body.data.value).to.equal(1);
   });
 

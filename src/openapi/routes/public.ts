@@ -101,7 +101,7 @@ export const publicRoutes: readonly RouteSpec[] = [
   }),
   publicRoute('post', '/data/batch', 'Apply many ops to one player all or nothing, or to many players at once', {
     description:
-      'One player: `{userId, ops, ifVersion?, sessionId?, release?}`, at most 100 ops, each key once, all applied or none. Many players: `{players: [...]}`, at most 100, each atomic and independent, written one after another and answered per player: once the byte budget of the workspace is spent part way, that player and the rest answer `status` 429 `RATE_LIMITED` each, unwritten, and the answer carries their longest `Retry-After` (send them again, or retry with the same Idempotency-Key). One request against the plan either way.',
+      'One player: `{userId, ops, ifVersion?, sessionId?, release?}`, at most 100 ops, each key once, all applied or none. Many players: `{players: [...]}`, at most 100, each atomic and independent, written one after another on each Redis node (the nodes side by side) and answered per player: once the byte budget of the workspace is spent part way (or its writes queued past their turn), that player and the rest on its node answer `status` 429 `RATE_LIMITED` each, unwritten; a player whose Redis node fails answers 503 `STORAGE_UNAVAILABLE` (unwritten) or `OUTCOME_UNKNOWN` (sent, no answer) alone, the others written; the answer is 200 and carries their longest `Retry-After` (send those players again with a new key, or the whole request with the same Idempotency-Key, which writes only them). One request against the plan either way.',
     body: { anyOf: [batchBody, multiBatchBody] },
     ok: { anyOf: [batchResponse, multiBatchResponse] },
     ...idempotent,
@@ -113,7 +113,7 @@ export const publicRoutes: readonly RouteSpec[] = [
   }),
   publicRoute('post', '/sessions/acquire', "Take the lock on a player for a game server (optionally loading the player's data)", {
     description:
-      'One player: `{userId, owner, ...}`, answered as its session (with load: its data and the messages waiting). Many players: `{players: [userId, ...], owner, ...}`, at most 100, each acquired on its own and answered per player (a player refused alone answers its own `status`: 409 locked, 429 `RATE_LIMITED` past the byte budget, 503 `STORAGE_UNAVAILABLE` when the workspace\'s turn was not had in time; the answer carries their longest `Retry-After`: ask again for those after it); with load, one such request of a workspace at a time on an instance, refused 429 whole while the workspace owes its byte budget. One request against the plan either way.',
+      'One player: `{userId, owner, ...}`, answered as its session (with load: its data and the messages waiting). Many players: `{players: [userId, ...], owner, ...}`, at most 100, each acquired on its own and answered per player (a player refused alone answers its own `status`: 409 locked, 429 `RATE_LIMITED` past the byte budget, 429 `RATE_LIMITED` when the workspace\'s writes queued past their turn, 503 `STORAGE_UNAVAILABLE` or `OUTCOME_UNKNOWN` when its Redis node fails, the players on other nodes acquired all the same; the answer is 200 and carries their longest `Retry-After`: ask again for those after it); with load, one such request of a workspace at a time on an instance, refused 429 whole while the workspace owes its byte budget. One request against the plan either way.',
     body: { anyOf: [acquireBody, multiAcquireBody] },
     ok: { anyOf: [sessionResponse, multiSessionResponse] },
     ...idempotent,
