@@ -69,7 +69,10 @@ export async function deleteWorkspace(
   // 3. Leaderboards: every period, meta and kept answer of every board, each board in its own slot.
   const boardKeys = await unlinkMatching(ctx.redis, keys.boardPattern(workspaceId));
 
-  // 4. The workspace's own slot: record, key set, rate-limit window, usage, last-use times, the
+  // 4. The idempotency claims, spread over tags of their own ({<ws>:<start of the key's hash>}).
+  await unlinkMatching(ctx.redis, keys.idempotencyClaimPattern(workspaceId));
+
+  // 5. The workspace's own slot: record, key set, rate-limit window, usage, last-use times, the
   // board registry; and its games, which another workspace may then serve (a game of a deleted
   // workspace could otherwise be neither mapped elsewhere nor unmapped).
   const records = await unlinkMatching(ctx.redis, keys.workspacePattern(workspaceId));
