@@ -196,8 +196,9 @@ describe('Luau PlayerData.DataStoreService (in Luau VMs, against the service)', 
       for _, entry in low do table.insert(lowKeys, entry.key) end
       local removed = wins:RemoveAsync("12")
       return table.concat(lines, " "), count, pages.IsFinished, table.concat(lowKeys, ","), removed, wins:GetAsync("12")`);
-    expect(top).to.equal('1=3:1030 2=11:110 3=10:100 4=9:90 5=8:80 6=7:70 7=6:60 8=5:50 9=4:40 10=2:20');
-    expect([pages, finished, asc, old, now]).to.deep.equal([2, true, '2,4', 120, undefined]);
+    expect(top).to.equal('1=3:1030 2=12:120 3=11:110 4=10:100 5=9:90 6=8:80 7=7:70 8=6:60 9=5:50 10=4:40');
+    expect([pages, finished, asc, old, now ?? null]).to.deep.equal([2, true, '2,4', 120, null]);
+    // The board as the service keeps it: key "12" removed, "3" first.
     const board = await call(t.service, 'GET', '/leaderboards/Wins?limit=2', { key: servers.ws.apiKey });
     expect(board.body.data.entries).to.deep.equal([
       { rank: 1, userId: '3', score: 1030 },

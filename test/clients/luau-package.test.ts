@@ -50,18 +50,18 @@ describe('clients/luau as a Wally package', () => {
     }
   });
 
-  it('default.project.json maps src (init.luau: one ModuleScript, with Leaderboard and Mock as its children) under the package name, as Wally publishes it', () => {
+  it('default.project.json maps src (init.luau: one ModuleScript, with Leaderboard, Mock and the facades DataStoreService and ProfileStore as its children) under the package name, as Wally publishes it', () => {
     const project = JSON.parse(readFileSync(join(PACKAGE_DIR, 'default.project.json'), 'utf8')) as { name: string; tree: RojoNode };
     // Wally renames the project to the package's name on publish; match it so nothing changes then.
     expect(project.name).to.equal(String(manifest.package.name).split('/')[1]);
     expect(project.tree).to.deep.equal({ $path: 'src' });
     expect(existsSync(join(PACKAGE_DIR, 'src/init.luau'))).to.equal(true);
     // Rojo makes every other file of src a child ModuleScript of init.luau's, named after it:
-    // the two that init.luau requires as script.Leaderboard and script.Mock.
-    expect(readdirSync(join(PACKAGE_DIR, 'src')).sort()).to.deep.equal(['Leaderboard.luau', 'Mock.luau', 'init.luau']);
+    // the four that init.luau requires as script.<name>, so the facades ship with the package.
+    const children = ['DataStoreService', 'Leaderboard', 'Mock', 'ProfileStore'];
+    expect(readdirSync(join(PACKAGE_DIR, 'src')).sort()).to.deep.equal([...children.map((c) => `${c}.luau`), 'init.luau']);
     const init = readFileSync(join(PACKAGE_DIR, 'src/init.luau'), 'utf8');
-    expect(init).to.include('require(script.Leaderboard)');
-    expect(init).to.include('require(script.Mock)');
+    for (const child of children) expect(init).to.include(`require(script.${child})`);
   });
 
   it("the README's dependency line names this package and version, under [server-dependencies]", () => {
