@@ -101,6 +101,17 @@ describe('a write whose outcome is unknown (OUTCOME_UNKNOWN)', function () {
     const retried = await api.post('/data/batch', { players }, withKey('many-1'));
     expect(retried.status).to.equal(200);
     expect(retried.body.data.players.map((p: { success: boolean }) => p.success)).to.deep.equal([true, true, true]);
+
+    // A many-player acquire likewise: its players' scripts go side by side, each sent, none answered.
+    const many = { players: ['u6', 'u7'], owner: 'job-A' };
+    const acquired = await withRepliesHeld(() => api.post('/sessions/acquire', many, withKey('acq-many')));
+    expect(acquired.status).to.equal(200);
+    expect(acquired.headers.get('retry-after')).to.equal('1');
+    expect(acquired.body.data.players.map((p: { code: string }) => p.code)).to.deep.equal(['OUTCOME_UNKNOWN', 'OUTCOME_UNKNOWN']);
+    const acquiredAgain = await api.post('/sessions/acquire', many, withKey('acq-many'));
+    expect(acquiredAgain.status).to.equal(200);
+    expect(acquiredAgain.headers.get('idempotent-replayed')).to.equal('true');
+    expect(acquiredAgain.body.data.players.map((p: { owner: string }) => p.owner)).to.deep.equal(['job-A', 'job-A']);
     for (const n of [3, 4, 5]) expect((await api.get(`/data?userId=u${n}&key=n`)).body.data.value).to.equal(1);
   });
 

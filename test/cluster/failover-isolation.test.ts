@@ -1,0 +1,181 @@
+// One master of a 3-master cluster stops answering (SIGSTOP, resumed before the cluster fails
+// it over) while a game server sends a 10-player batch and a 10-player acquire spread over the
+// masters (issue 40, item 1): each answers 200 with every player's own outcome, the players on
+// the healthy masters written at once (well under the command timeout the stopped master's
+// players wait), the others 503 STORAGE_UNAVAILABLE or OUTCOME_UNKNOWN each with the answer's
+// Retry-After; a retry with the same Idempotency-Key writes only those, once.
+import { createHash } from 'node:crypto';
+import { expect } from 'chai';
+import { Cluster, Redis } from 'ioredis';
+import { AdminOperations } from '../../src/admin/operations.js';
+import type { CreatedWorkspace } from '../../src/admin/operations.js';
+import { loadConfig } from '../../src/config.js';
+import { createLogger } from '../../src/logger.js';
+import { startService, type RunningService } from '../../src/server.js';
+import { keys } from '../../src/store/keys.js';
+import { startCluster, type ClusterNode, type TestCluster } from '../support/cluster.js';
+import { client, type ApiResponse } from '../support/service.js';
+
+const COMMAND_TIMEOUT_MS = 1000;
+/** The healthy masters' players are written within this of the request: well under the command timeout. */
+const PROMPT_MS = COMMAND_TIMEOUT_MS / 2;
+const FAILED = ['STORAGE_UNAVAILABLE', 'OUTCOME_UNKNOWN'];
+
+/** Ports of the nodes a subscriber-mode client is connected to (a stopped one would stall the key cache). */
+async function subscribedNodes(cluster: TestCluster): Promise<number[]> {
+  const ports: number[] = [];
+  for (const node of cluster.nodes) {
+    const probe = new Redis({ port: node.port, host: '127.0.0.1', maxRetriesPerRequest: 0 });
+    const list = (await probe.client('LIST')) as string;
+    probe.disconnect();
+    if (list.split('\n').some((line) => / sub=[1-9]/.test(line))) ports.push(node.port);
+  }
+  return ports;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
+
+describe('one master stops answering: a many-player request fails only its players (issue 40)', function () {
+  this.timeout(90_000);
+  let cluster: TestCluster;
+  let service: RunningService;
+  let admin: Cluster;
+  let victim: ClusterNode;
+  let ws: CreatedWorkspace;
+  let api: ReturnType<typeof client>;
+
+  before(async () => {
+    cluster = await startCluster();
+    const config = loadConfig({
+      REDIS_CLUSTER_NODES: cluster.seeds,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      ADMIN_PORT: '0',
+      LOG_LEVEL: 'silent',
+      RATE_LIMIT_PRO: '100000',
+      REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
+    });
+    service = await startService(config, createLogger(config));
+    admin = new Cluster([{ host: '127.0.0.1', port: cluster.nodes[0]!.port }]);
+    admin.on('error', () => {});
+    // The stopped master holds neither a subscription nor the workspace's own keys (its window,
+    // totals): only some of its players.
+    const subscribed = await subscribedNodes(cluster);
+    const masters = await cluster.masters();
+    const port = masters.find((p) => !subscribed.includes(p));
+    expect(port, 'a master with no subscription').to.not.equal(undefined);
+    victim = cluster.nodes.find((n) => n.port === port)!;
+    const ops = new AdminOperations(admin);
+    ws = await ops.createWorkspace({ name: 'isolation', plan: 'pro' });
+    while ((await cluster.masterOf(keys.workspace(ws.workspaceId))) === port) ws = await ops.createWorkspace({ name: 'isolation', plan: 'pro' });
+    api = client(service, ws.apiKey);
+    expect((await api.post('/data/set', { userId: 'warm', key: 'k', value: 1 })).status).to.equal(200);
+  });
+  after(async () => {
+    victim?.redis.process.kill('SIGCONT');
+    await service?.close();
+    admin?.disconnect();
+    await cluster?.stop();
+  });
+
+  /** 10 players: 3 on the stopped master (one first, the worst case before), 7 on the others. */
+  async function spreadPlayers(prefix: string): Promise<{ userIds: string[]; onVictim: Set<string> }> {
+    const onVictim: string[] = [];
+    const healthy: string[] = [];
+    for (let i = 0; onVictim.length < 3 || healthy.length < 7; i++) {
+      const userId = `${prefix}${i}`;
+      const onIt = (await cluster.masterOf(keys.player(ws.workspaceId, userId))) === victim.port;
+      if (onIt && onVictim.length < 3) onVictim.push(userId);
+      if (!onIt && healthy.length < 7) healthy.push(userId);
+    }
+    const userIds = [onVictim[0]!, ...healthy.slice(0, 3), onVictim[1]!, ...healthy.slice(3), onVictim[2]!];
+    return { userIds, onVictim: new Set(onVictim) };
+  }
+
+  /** An Idempotency-Key whose claim is not on the stopped master. */
+  async function keyOffVictim(prefix: string): Promise<string> {
+    for (let i = 0; ; i++) {
+      const key = `${prefix}-${i}`;
+      if ((await cluster.masterOf(keys.idempotencyClaim(ws.workspaceId, sha256(key)))) !== victim.port) return key;
+    }
+  }
+
+  /**
+   * Runs `send` with the victim master stopped, polling the healthy players' hashes: the answer,
+   * and how long after sending the last healthy player appeared in Redis.
+   */
+  async function withVictimStopped(healthy: string[], send: () => Promise<ApiResponse>): Promise<{ res: ApiResponse; writtenWithinMs: number }> {
+    victim.redis.process.kill('SIGSTOP');
+    const started = Date.now();
+    let writtenWithinMs = Infinity;
+    let answered = false;
+    const poll = (async () => {
+      const pending = new Set(healthy);
+      while (pending.size > 0 && !answered) {
+        for (const userId of [...pending]) {
+          if ((await admin.exists(keys.player(ws.workspaceId, userId))) === 1) pending.delete(userId);
+        }
+        if (pending.size === 0) writtenWithinMs = Date.now() - started;
+        else await new Promise((r) => setTimeout(r, 5));
+      }
+    })();
+    try {
+      const res = await send();
+      answered = true;
+      await poll;
+      return { res, writtenWithinMs };
+    } finally {
+      victim.redis.process.kill('SIGCONT');
+      answered = true;
+    }
+  }
+
+  function expectPerPlayer(res: ApiResponse, userIds: string[], onVictim: Set<string>): void {
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.headers.get('retry-after')).to.equal('1');
+    const players = res.body.data.players as Array<{ userId: string; success: boolean; status?: number; code?: string }>;
+    expect(players.map((p) => p.userId)).to.deep.equal(userIds);
+    for (const player of players) {
+      if (onVictim.has(player.userId)) {
+        expect(player, player.userId).to.include({ success: false, status: 503 });
+        expect(FAILED, player.userId).to.include(player.code);
+      } else {
+        expect(player, player.userId).to.include({ success: true });
+      }
+    }
+  }
+
+  it('a 10-player batch: 200, the healthy players written at once, the others retried with the same key, once', async () => {
+    const { userIds, onVictim } = await spreadPlayers('b');
+    const healthy = userIds.filter((u) => !onVictim.has(u));
+    const body = { players: userIds.map((userId) => ({ userId, ops: [{ op: 'increment', key: 'n', amount: 1 }] })) };
+    const idempotencyKey = await keyOffVictim('batch');
+    const headers = { 'idempotency-key': idempotencyKey };
+    const { res, writtenWithinMs } = await withVictimStopped(healthy, () => api.post('/data/batch', body, { headers }));
+    expectPerPlayer(res, userIds, onVictim);
+    expect(writtenWithinMs, 'the healthy masters\u2019 players written').to.be.below(PROMPT_MS);
+
+    await cluster.waitHealthy();
+    const retried = await api.post('/data/batch', body, { headers });
+    expect(retried.status).to.equal(200);
+    for (const player of retried.body.data.players) expect(player, player.userId).to.include({ success: true, version: 1 });
+    for (const userId of userIds) {
+      expect((await api.get(`/data?userId=${userId}&key=n`)).body.data.value, userId).to.equal(1);
+    }
+  });
+
+  it('a 10-player acquire with load: 200, the healthy players held at once, the others acquired again after', async () => {
+    const { userIds, onVictim } = await spreadPlayers('a');
+    const healthy = userIds.filter((u) => !onVictim.has(u));
+    const body = { players: userIds, owner: 'server-1', load: true };
+    const { res, writtenWithinMs } = await withVictimStopped(healthy, () => api.post('/sessions/acquire', body));
+    expectPerPlayer(res, userIds, onVictim);
+    for (const player of res.body.data.players) if (player.success) expect(player.sessionId).to.match(/^ses_/);
+    expect(writtenWithinMs, 'the healthy masters\u2019 players held').to.be.below(PROMPT_MS);
+
+    await cluster.waitHealthy();
+    const again = await api.post('/sessions/acquire', { ...body, players: [...onVictim] });
+    expect(again.status).to.equal(200);
+    for (const player of again.body.data.players) expect(player, player.userId).to.include({ success: true, owner: 'server-1' });
+  });
+});
