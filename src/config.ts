@@ -41,6 +41,10 @@ export interface Config {
     /** Most bytes kept; the newest point is kept whatever its size. */
     readonly maxBytes: number;
   };
+    /** A workspace's history bound, as a share of its plan's storage quota (docs/history.md). */
+    readonly quotaShare: number;
+    /** How often each instance runs the history sweep over each workspace. */
+    readonly sweepMs: number;
   readonly sessions: {
     /** Lease of a session when acquire names none. */
     readonly defaultTtlSeconds: number;
@@ -224,6 +228,20 @@ function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: r
     throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
   }
   return raw as T;
+/** A decimal number such as 0.001 or 720 (no exponent, no sign). */
+function decimal(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+(\.\d+)?$/.test(raw.trim())) {
+    throw new ConfigError(`${name} must be a number between ${min} and ${max}, got "${raw}"`);
+  }
+  const n = Number(raw.trim());
+  if (n < min || n > max) {
+    throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  }
+  return n;
+}
+
 }
 
 function bool(env: Env, name: string, fallback: boolean): boolean {
@@ -400,7 +418,7 @@ export function loadConfig(env: Env = process.env): Config {
       intervalMs: int(env, 'HISTORY_INTERVAL_SECONDS', 300, 0, 86_400) * 1000,
       maxVersions: int(env, 'HISTORY_MAX_VERSIONS', 1000, 0, 100_000),
       fineMs: int(env, 'HISTORY_FINE_HOURS', 24, 0, 24 * 366) * 3_600_000,
-      maxAgeMs: int(env, 'HISTORY_MAX_AGE_HOURS', 30 * 24, 1, 24 * 366) * 3_600_000,
+      maxAgeMs: Math.round(decimal(env, 'HISTORY_MAX_AGE_HOURS', 30 * 24, 0.001, 24 * 366) * 3_600_000),
       maxBytes: int(env, 'HISTORY_MAX_BYTES', 256 * 1024, 0, 512 * 1024 * 1024),
     },
     sessions: {
@@ -408,6 +426,8 @@ export function loadConfig(env: Env = process.env): Config {
     },
     messages: {
       maxBytes: int(env, 'MESSAGE_MAX_BYTES', 16 * 1024, 64, 1024 * 1024),
+      quotaShare: decimal(env, 'HISTORY_QUOTA_SHARE', 1, 0, 100),
+      sweepMs: int(env, 'HISTORY_SWEEP_SECONDS', 30, 1, 3600) * 1000,
       maxWaiting: int(env, 'MESSAGES_MAX_WAITING', 100, 1, 10_000),
       defaultTtlSeconds: int(env, 'MESSAGE_TTL_SECONDS', 30 * 86_400, 60, 366 * 86_400),
       maxTtlSeconds: int(env, 'MESSAGE_MAX_TTL_SECONDS', 90 * 86_400, 60, 366 * 86_400),

@@ -32,6 +32,7 @@
     loadIndex(H, xText)          the index (decoded HM x; built once from an older H), and the
                                  bytes it read to build it
     pushRecords(...)             adds records to the open point, then thins and trims (below)
+    trim(...)                    drops points by count, bytes and age (history-sweep.lua too)
 ]]
 local HOUR_MS = 3600000
 
@@ -136,16 +137,20 @@ local function thin(index, H, HC, cutoff)
   return delta, work
 end
 
--- Drops whole points, oldest first, while there are more than maxPoints, more than maxBytes
--- (hBytes: the history's bytes now) or the oldest is older than oldestAllowed; the newest point
--- always stays. Nothing is read: the index knows each point's elements and bytes.
-local function trim(index, H, HC, hBytes, maxPoints, maxBytes, oldestAllowed)
+-- Drops whole points, oldest first, while there are more than maxPoints or more than maxBytes
+-- (hBytes: the history's bytes now), the newest point staying whatever its size; and every point
+-- older than oldestAllowed, the newest included, except keepId (the point a write has just
+-- recorded into, which \0r names: lua/history-sweep.lua drops it once it ages). Nothing
+-- is read: the index knows each point's elements and bytes. Answers the bytes dropped.
+local function trim(index, H, HC, hBytes, maxPoints, maxBytes, oldestAllowed, keepId)
   local dropped = 0
-  while #index.f + #index.c > 1 do
+  while #index.f + #index.c > 0 do
     local list, points = HC, index.c
     if #points == 0 then list, points = H, index.f end
     local oldest = points[#points]
-    if not (#index.f + #index.c > maxPoints or hBytes - dropped > maxBytes or oldest[1] < oldestAllowed) then break end
+    local total = #index.f + #index.c
+    local aged = oldest[1] < oldestAllowed and oldest[1] ~= keepId
+    if not (aged or (total > 1 and (total > maxPoints or hBytes - dropped > maxBytes))) then break end
     table.remove(points)
     redis.call('LTRIM', list, 0, -oldest[3] - 1)
     dropped = dropped + oldest[4]
@@ -175,6 +180,6 @@ local function pushRecords(H, HC, index, point, records, header, limits, hBytes)
     local thinned, thinWork = thin(index, H, HC, limits.now - limits.fineMs)
     delta, work = delta + thinned, work + thinWork
   end
-  delta = delta - trim(index, H, HC, hBytes + delta, limits.maxPoints, limits.maxBytes, limits.now - limits.maxAgeMs)
+  delta = delta - trim(index, H, HC, hBytes + delta, limits.maxPoints, limits.maxBytes, limits.now - limits.maxAgeMs, point.id)
   return delta, work
 end

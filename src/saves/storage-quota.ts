@@ -1,5 +1,7 @@
 // The storage quota of a workspace by plan: a write that adds data to a workspace at or over its
-// quota is 403 STORAGE_QUOTA_EXCEEDED; deletes always pass. Checked against what this instance
+// quota is 403 STORAGE_QUOTA_EXCEEDED; deletes always pass. What the quota weighs is data (with
+// leaderboards, kept answers and waiting messages), never history: history keeps within its own
+// bound, shed by saves/history-sweep.ts, so a workspace full of history still saves. Checked against what this instance
 // knows of the workspace's total (store/workspaces/storage-usage.ts), so the check costs no Redis call
 // while that is fresh. The bound on overshoot: the write that crosses the quota (at most
 // MAX_BODY_BYTES) plus what other instances wrote in their last STORAGE_FLUSH_MS, or since
@@ -9,6 +11,9 @@ import type { Plan } from '../domain/types.js';
 import { AppError, ErrorCode } from '../errors.js';
 import { storedBytesOf, type PlayerWrite, type StorageDelta } from '../store/players/script-protocol.js';
 import type { StorageTotals, StorageUsage } from '../store/workspaces/storage-usage.js';
+
+/** What the quota weighs: everything counted but history. */
+export const quotaBytesOf = (totals: StorageTotals): number => totals.bytes - totals.historyBytes;
 
 /** How long a write's answer is kept for its Idempotency-Key, as the workspace's state decides. */
 export interface KeepVerdict {
@@ -48,7 +53,7 @@ export class StorageQuota {
   }
 
   private keepFor(plan: Plan, totals: StorageTotals, adding: boolean): KeepVerdict {
-    if (totals.bytes < this.quotaBytes[plan]) return { keepSeconds: this.keep.seconds, over: false };
+    if (quotaBytesOf(totals) < this.quotaBytes[plan]) return { keepSeconds: this.keep.seconds, over: false };
     if (adding) this.judge(plan, totals);
     return { keepSeconds: Math.min(this.keep.seconds, this.keep.overQuotaSeconds), over: true };
   }
@@ -68,7 +73,7 @@ export class StorageQuota {
 
   /** What an applied (not replayed) write changed. */
   record(workspaceId: string, delta: StorageDelta): void {
-    this.usage.record(workspaceId, storedBytesOf(delta), delta.players);
+    this.usage.record(workspaceId, storedBytesOf(delta), delta.players, delta.historyBytes);
   }
 
   /**
@@ -85,10 +90,11 @@ export class StorageQuota {
 
   private judge(plan: Plan, totals: StorageTotals): void {
     const quota = this.quotaBytes[plan];
-    if (totals.bytes >= quota) {
+    const counted = quotaBytesOf(totals);
+    if (counted >= quota) {
       throw new AppError(
         ErrorCode.STORAGE_QUOTA_EXCEEDED,
-        `The workspace stores ${totals.bytes} bytes, the ${plan} plan's quota is ${quota}: delete data, or move to a larger plan`,
+        `The workspace stores ${counted} bytes, the ${plan} plan's quota is ${quota}: delete data, or move to a larger plan`,
       );
     }
   }

@@ -9,6 +9,8 @@ import type { RedisClient } from '../redis/redis.js';
 export interface PlayersSize {
   /** Bytes of data and history of every player. */
   readonly bytes: number;
+  /** The part of `bytes` that is history. */
+  readonly historyBytes: number;
   /** Players holding at least one data key. */
   readonly players: number;
 }
@@ -20,6 +22,7 @@ export interface PlayersSize {
  */
 export async function sumPlayerSizes(redis: RedisClient, workspaceId: string): Promise<PlayersSize> {
   let bytes = 0;
+  let historyBytes = 0;
   let players = 0;
   await scanMatching(redis, keys.playerHashPattern(workspaceId), async (node, found) => {
     const hashes = found.filter(keys.isPlayerHash);
@@ -29,8 +32,9 @@ export async function sumPlayerSizes(redis: RedisClient, workspaceId: string): P
       if (err) throw err;
       const [b, h, n] = meta as Array<string | null>;
       bytes += Number(b ?? 0) + Number(h ?? 0);
+      historyBytes += Number(h ?? 0);
       if (Number(n ?? 0) > 0) players += 1;
     }
   });
-  return { bytes, players };
+  return { bytes, historyBytes, players };
 }

@@ -74,6 +74,7 @@ export const SCRIPTS: readonly ScriptDefinition[] = Object.freeze([
   load('boardImport', 'board-import.lua', 3),
   load('indexPlayers', 'index-players.lua', 2),
   load('playerLastWrite', 'player-last-write.lua', 1),
+  load('historySweep', 'history-sweep.lua', 4),
 ]);
 
 declare module 'ioredis' {
@@ -137,6 +138,7 @@ declare module 'ioredis' {
     playerLastWrite(player: RedisKey): Result<number, Context>;
   }
 }
+    historySweep(player: RedisKey, fine: RedisKey, coarse: RedisKey, index: RedisKey, oldestKeptMs: string, shed: string): Result<[dropped: number, left: number, work: number], Context>;
 
 export function defineScripts(client: Redis | Cluster): void {
   for (const script of SCRIPTS) {

@@ -34,9 +34,18 @@ export interface IndexCursor {
   readonly userId: string;
 }
 
-/** Adds writes (`ms`) and removals (`-ms`) of one workspace: `[userId, ms, userId, ms, ...]`. */
+/**
+ * Adds writes (`ms`) and removals (`-ms`) of one workspace: `[userId, ms, userId, ms, ...]`. The
+ * history's list (keys.workspaceHistory) takes a removal as a write: the delete opened or
+ * recorded into a restore point, which the history sweep must age.
+ */
 export async function recordPlayerWrites(redis: RedisClient, workspaceId: string, pairs: readonly string[]): Promise<void> {
-  if (pairs.length > 0) await redis.indexPlayers(keys.workspace(workspaceId), keys.workspacePlayers(workspaceId), ...pairs);
+  if (pairs.length === 0) return;
+  const written = pairs.map((value, i) => (i % 2 === 1 ? String(Math.abs(Number(value))) : value));
+  await Promise.all([
+    redis.indexPlayers(keys.workspace(workspaceId), keys.workspacePlayers(workspaceId), ...pairs),
+    redis.indexPlayers(keys.workspace(workspaceId), keys.workspaceHistory(workspaceId), ...written),
+  ]);
 }
 
 /** The note of one write: its time, or minus it when the write left the player without data. */
@@ -163,17 +172,27 @@ export class PlayerIndexStore {
     return score === null ? null : Number(score);
   }
 
-  /** The rows of these players, read from their hashes in one pipeline (with Redis's clock, for sessions). */
+  /**
+   * The rows of these players, read from their hashes in one pipeline (with Redis's clock, for
+   * sessions). A listed player without a hash (erased: an instance's batch of notes written
+   * after the erasure took it off can put it back) is left out, and taken off the list unless a
+   * later write was noted meanwhile.
+   */
   async rows(workspaceId: string, players: readonly { userId: string; ms: number | null }[]): Promise<PlayerRow[]> {
     if (players.length === 0) return [];
     const fields = [PLAYER_META.version, PLAYER_META.keys, PLAYER_META.bytes, PLAYER_META.session];
-    const [time, ...metas] = await Promise.all([
+    const [time, ...read] = await Promise.all([
       this.redis.time(),
-      ...players.map((p) => this.redis.hmget(keys.player(workspaceId, p.userId), ...fields)),
+      ...players.flatMap((p) => [this.redis.exists(keys.player(workspaceId, p.userId)), this.redis.hmget(keys.player(workspaceId, p.userId), ...fields)]),
     ]);
     const nowMs = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
-    return players.map((p, i) => {
-      const [version, count, bytes, session] = metas[i] as Array<string | null>;
+    const gone = players.filter((p, i) => read[2 * i] === 0 && p.ms !== null);
+    if (gone.length > 0) {
+      await this.redis.indexPlayers(keys.workspace(workspaceId), keys.workspacePlayers(workspaceId), ...gone.flatMap((p) => [p.userId, String(-p.ms!)]));
+    }
+    return players.flatMap((p, i) => {
+      if (read[2 * i] === 0) return [];
+      const [version, count, bytes, session] = read[2 * i + 1] as Array<string | null>;
       const parsed = session ? parseSessionField(session) : undefined;
       return {
         userId: p.userId,
@@ -184,6 +203,11 @@ export class PlayerIndexStore {
         session: parsed && parsed.expiresAtMs > nowMs ? { sessionId: parsed.sessionId, owner: parsed.owner, expiresAtMs: parsed.expiresAtMs } : null,
       };
     });
+  }
+
+  /** Takes the player off the list (erasure). */
+  async forget(workspaceId: string, userId: string): Promise<void> {
+    await this.redis.zrem(keys.workspacePlayers(workspaceId), userId);
   }
 
   /** Whether the player's hash exists (it may predate the list). */
@@ -208,7 +232,10 @@ export class PlayerIndexStore {
       });
       seen += players.length;
       if (pairs.length > 0) {
-        const changed = await this.redis.indexPlayers(keys.workspace(workspaceId), keys.workspacePlayers(workspaceId), ...pairs);
+        const [changed] = await Promise.all([
+          this.redis.indexPlayers(keys.workspace(workspaceId), keys.workspacePlayers(workspaceId), ...pairs),
+          this.redis.indexPlayers(keys.workspace(workspaceId), keys.workspaceHistory(workspaceId), ...pairs),
+        ]);
         if (changed < 0) throw new Error(`Workspace ${workspaceId} was deleted during the backfill`);
         added += changed;
       }

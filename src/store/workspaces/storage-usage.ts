@@ -2,6 +2,8 @@
 // is counted here, in three parts of one hash (keys.workspaceStorage):
 //   bytes    players' data and history, from the player scripts' deltas (lua/write-player.lua);
 //            recounted from the players themselves when deltas may have been lost (reconcile)
+//   history  the part of `bytes` that is history (restore points): the quota refuses data only,
+//            and history keeps within its own bound (saves/history-sweep.ts)
 //   boards   leaderboard entries (store/boards/)
 //   kept:<h> answers kept for Idempotency-Keys, and msg:<h> messages waiting for players, by
 //            the UTC hour they expire in (h = ms / 3,600,000): they expire by themselves, so an
@@ -23,6 +25,8 @@ export interface StorageTotals {
   /** Everything counted: the players' bytes, the leaderboards', the kept answers' and the messages'. */
   readonly bytes: number;
   readonly players: number;
+  /** The part of `bytes` that is players' history (restore points): not refused by the quota. */
+  readonly historyBytes: number;
   /** The parts of `bytes` that are not players' data and history. */
   readonly boardBytes: number;
   readonly keptBytes: number;
@@ -34,7 +38,10 @@ export type ByExpiryHour = ReadonlyMap<number, number>;
 
 /** What one write (or a flush of many) adds to a workspace's totals. */
 export interface StorageChange {
+  /** Players' data and history. */
   readonly bytes?: number;
+  /** The part of `bytes` that is history. */
+  readonly history?: number;
   readonly players?: number;
   readonly boards?: number;
   /** Answers kept for Idempotency-Keys, by the hour they expire in. */
@@ -62,13 +69,14 @@ interface Known {
 
 interface Pending {
   bytes: number;
+  history: number;
   players: number;
   boards: number;
   kept: Map<number, number>;
   messages: Map<number, number>;
 }
 
-const emptyPending = (): Pending => ({ bytes: 0, players: 0, boards: 0, kept: new Map(), messages: new Map() });
+const emptyPending = (): Pending => ({ bytes: 0, history: 0, players: 0, boards: 0, kept: new Map(), messages: new Map() });
 
 const addTo = (into: Map<number, number>, hour: number, bytes: number) => into.set(hour, (into.get(hour) ?? 0) + bytes);
 
@@ -88,7 +96,14 @@ function totalsOf(fields: Record<string, string>, nowMs: number): { totals: Stor
   const players = Number(fields['bytes'] ?? 0);
   const boards = Number(fields['boards'] ?? 0);
   return {
-    totals: { bytes: players + boards + kept + messages, players: Number(fields['players'] ?? 0), boardBytes: boards, keptBytes: kept, messageBytes: messages },
+    totals: {
+      bytes: players + boards + kept + messages,
+      players: Number(fields['players'] ?? 0),
+      historyBytes: Number(fields['history'] ?? 0),
+      boardBytes: boards,
+      keptBytes: kept,
+      messageBytes: messages,
+    },
     expired,
   };
 }
@@ -108,6 +123,7 @@ export async function addToStorageTotals(
   // flush (measured: about one Redis command per request more with 2,000 workspaces).
   const writes: Array<Promise<unknown>> = [];
   if (change.bytes) writes.push(redis.hincrby(key, 'bytes', change.bytes));
+  if (change.history) writes.push(redis.hincrby(key, 'history', change.history));
   if (change.players) writes.push(redis.hincrby(key, 'players', change.players));
   if (change.boards) writes.push(redis.hincrby(key, 'boards', change.boards));
   for (const [hour, bytes] of change.kept ?? []) if (bytes) writes.push(redis.hincrby(key, `${KEPT}${hour}`, bytes));
@@ -153,12 +169,13 @@ export class StorageUsage {
 
   private readonly recount: { readonly delayMs: number; readonly minGapMs: number };
 
-  /** Adds one write's deltas (an applied write's reply, never a replay's). */
-  record(workspaceId: string, bytes: number, players: number): void {
-    if (bytes === 0 && players === 0) return;
+  /** Adds one write's deltas (an applied write's reply, never a replay's); `bytes` includes `history`. */
+  record(workspaceId: string, bytes: number, players: number, history = 0): void {
+    if (bytes === 0 && players === 0 && history === 0) return;
     const pending = this.pendingOf(workspaceId);
     pending.bytes += bytes;
     pending.players += players;
+    pending.history += history;
   }
 
   /** Adds leaderboard entries' bytes (negative for entries removed). */
@@ -221,8 +238,8 @@ export class StorageUsage {
   }
 
   /**
-   * Sets the workspace's players' bytes and count to what its players hold (their own \0b, \0h,
-   * \0n), as a correction added to the total rather than a value written over it, so that
+   * Sets the workspace's players' bytes, history bytes and count to what its players hold (their
+   * own \0b, \0h, \0n), as a correction added to the total rather than a value written over it, so that
    * other instances' flushes during the recount are kept. This instance's own deltas are
    * flushed first. A write to a player the walk has already passed, made while it walks and
    * flushed by then, can be counted twice until the next recount: the error is at most what
@@ -234,7 +251,11 @@ export class StorageUsage {
     const before = await readStorageTotals(this.redis, workspaceId);
     const held = await sumPlayerSizes(this.redis, workspaceId);
     const playersBytes = before.bytes - before.boardBytes - before.keptBytes - before.messageBytes;
-    const after = await addToStorageTotals(this.redis, workspaceId, { bytes: held.bytes - playersBytes, players: held.players - before.players });
+    const after = await addToStorageTotals(this.redis, workspaceId, {
+      bytes: held.bytes - playersBytes,
+      history: held.historyBytes - before.historyBytes,
+      players: held.players - before.players,
+    });
     this.known.set(workspaceId, { totals: after, at: Date.now() });
     return { before, after };
   }
@@ -249,7 +270,7 @@ export class StorageUsage {
   }
 
   private withPending(workspaceId: string, known: Known): StorageTotals {
-    let { bytes, players, boardBytes, keptBytes, messageBytes } = known.totals;
+    let { bytes, players, historyBytes, boardBytes, keptBytes, messageBytes } = known.totals;
     const flushing = known.holdsFlushing ? undefined : this.flushing.get(workspaceId);
     for (const deltas of [this.pending.get(workspaceId), flushing]) {
       if (deltas === undefined) continue;
@@ -259,11 +280,12 @@ export class StorageUsage {
       for (const b of deltas.messages.values()) messages += b;
       bytes += deltas.bytes + deltas.boards + kept + messages;
       players += deltas.players;
+      historyBytes += deltas.history;
       boardBytes += deltas.boards;
       keptBytes += kept;
       messageBytes += messages;
     }
-    return { bytes, players, boardBytes, keptBytes, messageBytes };
+    return { bytes, players, historyBytes, boardBytes, keptBytes, messageBytes };
   }
 
   private async read(workspaceId: string, nowMs: number): Promise<Known> {
@@ -300,6 +322,7 @@ export class StorageUsage {
           taken.delete(workspaceId);
           const pending = this.pendingOf(workspaceId);
           pending.bytes += delta.bytes;
+          pending.history += delta.history;
           pending.players += delta.players;
           pending.boards += delta.boards;
           for (const [hour, bytes] of delta.kept) addTo(pending.kept, hour, bytes);
