@@ -20,6 +20,12 @@ export interface LocalRedisOptions {
   readonly runUnder?: readonly string[];
   /** How long to wait for the first PONG (10 s). */
   readonly readyTimeoutMs?: number;
+  /**
+   * In a process group of its own, so that Ctrl-C in the terminal (SIGINT to the foreground
+   * group) does not stop it at the moment it stops its parent: the quick start stops it itself,
+   * after the service's last flush.
+   */
+  readonly detached?: boolean;
 }
 
 export interface LocalRedis {
@@ -90,7 +96,8 @@ export async function startLocalRedis(options: LocalRedisOptions): Promise<Local
   ];
   const binary = options.binary ?? 'redis-server';
   const [program, ...programArgs] = options.runUnder ?? [];
-  const child = program === undefined ? spawn(binary, args, { stdio: 'ignore' }) : spawn(program, [...programArgs, binary, ...args], { stdio: 'ignore' });
+  const spawnOptions = { stdio: 'ignore' as const, detached: options.detached === true };
+  const child = program === undefined ? spawn(binary, args, spawnOptions) : spawn(program, [...programArgs, binary, ...args], spawnOptions);
   const spawned = new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
     child.once('error', (err: NodeJS.ErrnoException) =>

@@ -1,164 +1,145 @@
 // `npm run quickstart`: serves the API and the operator console on a fresh machine. With
-// REDIS_URL set it uses that Redis; otherwise it starts a private AOF-persisted redis-server
-// under .data/redis (it never writes into a Redis it was not told about). It makes sure a demo
-// workspace exists with one demo key (rotated on every start: the old key stops working, so
-// starts never pile up keys), makes an admin token when ADMIN_TOKEN is unset, prints how to
-// call the API and open the console, and serves until Ctrl-C.
+// REDIS_URL set it uses that Redis; otherwise its own AOF-persisted redis-server under
+// .data/redis (src/dev/quickstart-redis.ts; it never writes into a Redis it was not told about).
+// It keeps one demo workspace and one demo key per .data folder across restarts
+// (`--rotate-key` for a new key), binds 127.0.0.1 unless HOST says otherwise, makes an admin
+// token when ADMIN_TOKEN is unset, prints how to call the API and open the console, and serves
+// until Ctrl-C, which stops the service (its last flush) and then its Redis. A taken port stops
+// it before anything is started; whatever it started is stopped when a later step fails.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AdminOperations } from '../admin/operations.js';
-import { loadConfig } from '../config.js';
+import { loadConfig, type Config } from '../config.js';
+import { hashApiKey } from '../domain/api-key.js';
 import { createLogger } from '../logger.js';
-import { describeRedis, startService } from '../server.js';
+import { startService } from '../server.js';
+import { ApiKeyStore } from '../store/workspaces/api-keys.js';
 import { connectRedis, createRedis } from '../store/redis/redis.js';
-import { freePort, startLocalRedis, type LocalRedis } from './local-redis.js';
+import { chooseRedis, portIsFree, type OwnRedis } from './quickstart-redis.js';
+import { QuickstartState, type Saved } from './quickstart-state.js';
 
-const DATA_DIR = resolve('.data');
-const DEMO_FILE = resolve(DATA_DIR, 'demo-workspace.json');
-const PREFERRED_REDIS_PORT = 6390;
+const state = new QuickstartState(resolve('.data'));
+const rotateAsked = process.argv.slice(2).includes('--rotate-key');
 
-async function portIsFree(port: number): Promise<boolean> {
-  const { createServer } = await import('node:net');
-  return new Promise((done) => {
-    const s = createServer();
-    s.once('error', () => done(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => done(true)));
-  });
-}
-
-/** What the quick start remembers between starts (never a raw key or the admin token). */
-interface Saved {
-  workspaceId?: string;
-  keyId?: string;
-  redisUrl?: string;
-  /** The Redis at redisUrl is the quick start's own redis-server. */
-  privateRedis?: boolean;
-}
-
-function readSaved(): Saved {
-  try {
-    return existsSync(DEMO_FILE) ? (JSON.parse(readFileSync(DEMO_FILE, 'utf8')) as Saved) : {};
-  } catch {
-    return {};
-  }
-}
-
-async function startPrivateRedis(port: number): Promise<LocalRedis> {
-  const { redisAppendfsync: appendfsync } = loadConfig();
-  const redis = await startLocalRedis({ dataDir: resolve(DATA_DIR, 'redis'), port, appendfsync });
-  process.stderr.write(`Started a private redis-server (AOF, appendfsync ${appendfsync}) on ${redis.url}, data in .data/redis\n`);
-  return redis;
-}
-
-/**
- * The Redis to use. REDIS_URL set and answering: that one. REDIS_URL naming the quick start's
- * own redis-server from an earlier start (exported in this terminal, say), which stopped with
- * it: that server is started again on its port. REDIS_URL naming anything else that does not
- * answer: a message that says so, rather than ioredis's "Connection is closed".
- */
-async function chooseRedis(saved: Saved): Promise<LocalRedis | undefined> {
-  const named = process.env['REDIS_URL'];
-  if (!named) {
-    const port = (await portIsFree(PREFERRED_REDIS_PORT)) ? PREFERRED_REDIS_PORT : await freePort();
-    const local = await startPrivateRedis(port);
-    process.env['REDIS_URL'] = local.url;
-    return local;
-  }
-  const probe = createRedis({ url: named, commandTimeoutMs: 2000, connectTimeoutMs: 1000 });
-  probe.on('error', () => {});
-  try {
-    await connectRedis(probe, 2000);
-    await probe.quit();
-    return undefined;
-  } catch {
-    probe.disconnect();
-  }
-  const port = Number(new URL(named).port);
-  if (saved.privateRedis && saved.redisUrl === named && (await portIsFree(port))) {
-    process.stderr.write(`REDIS_URL=${named} is the quick start's own redis-server, which stopped with it: starting it again.\n`);
-    return startPrivateRedis(port);
-  }
+/** A listener's port taken on its address: a message naming the setting that moves it, before anything starts. */
+async function refuseTakenPorts(config: Config): Promise<void> {
+  const taken: string[] = [];
+  if (config.port !== 0 && !(await portIsFree(config.port, config.host))) taken.push(`PORT=${config.port} (the API, on ${config.host})`);
+  if (config.admin.port !== 0 && !(await portIsFree(config.admin.port, config.admin.host)))
+    taken.push(`ADMIN_PORT=${config.admin.port} (the console and the admin API, on ${config.admin.host})`);
+  if (taken.length === 0) return;
   throw new Error(
-    `Cannot reach the Redis that REDIS_URL names (${describeRedis(loadConfig())}). With REDIS_URL set the quick start uses that Redis and starts none of its own: ` +
-      'start that Redis, or run `unset REDIS_URL` and start again to let the quick start run its own redis-server.',
+    `Port taken: ${taken.join('; ')}. Another program listens there (an earlier quick start still running?). ` +
+      `Stop it, or choose other ports, for example: PORT=${config.port + 10} ADMIN_PORT=${config.admin.port + 10} npm run quickstart`,
   );
 }
 
-/** The demo workspace's one key: the saved one rotated (the old one stops now), or the workspace made anew. */
-async function demoKey(ops: AdminOperations, saved: Saved, redisUrl: string | undefined): Promise<{ workspaceId: string; keyId: string; apiKey: string }> {
-  if (saved.workspaceId && saved.redisUrl === redisUrl && (await ops.workspaces.exists(saved.workspaceId))) {
+/** The kept demo key, if it still opens the demo workspace (not revoked, rotated or expired meanwhile). */
+async function keptKey(keys: ApiKeyStore, workspaceId: string): Promise<{ keyId: string; apiKey: string } | undefined> {
+  const apiKey = state.readKey();
+  if (apiKey === undefined) return undefined;
+  const record = await keys.findByHash(hashApiKey(apiKey));
+  const expired = record?.expiresAt !== undefined && Date.parse(record.expiresAt) <= Date.now();
+  return record && record.workspaceId === workspaceId && record.status === 'active' && !expired ? { keyId: record.keyId, apiKey } : undefined;
+}
+
+/** The demo workspace (one per .data) and its key: kept across starts, new when asked or no longer valid. */
+async function demoKey(ops: AdminOperations, keys: ApiKeyStore, saved: Saved): Promise<{ workspaceId: string; keyId: string; apiKey: string; kept: boolean }> {
+  if (saved.workspaceId && (await ops.workspaces.exists(saved.workspaceId))) {
+    const workspaceId = saved.workspaceId;
+    const kept = rotateAsked ? undefined : await keptKey(keys, workspaceId);
+    if (kept) return { workspaceId, ...kept, kept: true };
     if (saved.keyId) {
       try {
         const rotated = await ops.rotateKey(saved.keyId);
-        return { workspaceId: saved.workspaceId, keyId: rotated.key.keyId, apiKey: rotated.key.apiKey };
+        return { workspaceId, keyId: rotated.key.keyId, apiKey: rotated.key.apiKey, kept: false };
       } catch {
         // Revoked or deleted meanwhile (in the console, say): a new one below.
       }
     }
-    const key = await ops.createKey(saved.workspaceId, { label: 'quickstart' });
-    return { workspaceId: saved.workspaceId, keyId: key.keyId, apiKey: key.apiKey };
+    const key = await ops.createKey(workspaceId, { label: 'quickstart' });
+    return { workspaceId, keyId: key.keyId, apiKey: key.apiKey, kept: false };
   }
-  return ops.createWorkspace({ name: 'Demo game', plan: 'pro' });
+  return { ...(await ops.createWorkspace({ name: 'Demo game', plan: 'pro' })), kept: false };
 }
 
 async function main(): Promise<void> {
-  const saved = readSaved();
-  const localRedis = await chooseRedis(saved);
+  // Only this machine, unless HOST says otherwise: the demo key is printed on the terminal.
+  if (!process.env['HOST']) process.env['HOST'] = '127.0.0.1';
   // The console and the admin API need a token: one for this run when none is set.
   const madeToken = process.env['ADMIN_TOKEN'] ? undefined : randomBytes(24).toString('hex');
   if (madeToken) process.env['ADMIN_TOKEN'] = madeToken;
-  const config = loadConfig();
-  const logger = createLogger(config);
+  await refuseTakenPorts(loadConfig());
 
-  const redis = createRedis({ url: config.redisUrl, commandTimeoutMs: 5000, connectTimeoutMs: 3000 });
-  await connectRedis(redis, 3000);
-  const ops = AdminOperations.forInstallation(redis, config, 'quickstart');
-  const demo = await demoKey(ops, saved, config.redisUrl);
-  // Ids only: the raw key and the admin token are never written to disk.
-  const remembered: Saved = {
-    workspaceId: demo.workspaceId,
-    keyId: demo.keyId,
-    redisUrl: config.redisUrl,
-    privateRedis: localRedis !== undefined || (saved.privateRedis === true && saved.redisUrl === config.redisUrl),
+  const saved = state.read();
+  const ownRedis = await chooseRedis(saved, state.dataDir);
+  let stopping = false;
+  const stopRedis = async () => {
+    await ownRedis?.stop();
   };
-  mkdirSync(DATA_DIR, { recursive: true }); // with REDIS_URL set, no private Redis made it
-  writeFileSync(DEMO_FILE, JSON.stringify(remembered));
-  await redis.quit();
+  try {
+    const config = loadConfig();
+    const logger = createLogger(config);
+    const redis = createRedis({ url: config.redisUrl, commandTimeoutMs: 5000, connectTimeoutMs: 3000 });
+    await connectRedis(redis, 3000);
+    const ops = AdminOperations.forInstallation(redis, config, 'quickstart');
+    const demo = await demoKey(ops, new ApiKeyStore(redis), saved);
+    state.write({
+      workspaceId: demo.workspaceId,
+      keyId: demo.keyId,
+      redisUrl: config.redisUrl,
+      privateRedis: ownRedis !== undefined || (saved.privateRedis === true && saved.redisUrl === config.redisUrl),
+      ...(ownRedis ? { redisPid: ownRedis.pid } : {}),
+    });
+    state.writeKey(demo.apiKey);
+    await redis.quit();
 
-  const service = await startService(config, logger);
-  const base = service.baseUrl;
-  const consoleUrl = `${service.opsUrl}/console/`;
-  process.stdout.write(
-    [
-      '',
-      `Player data service listening on ${base}`,
-      `Demo workspace ${demo.workspaceId}, its API key (shown once; a new one on every start, the last one stops working):`,
-      '',
-      `  export PDS_KEY=${demo.apiKey}`,
-      '',
-      'Try it:',
-      `  curl -s ${base}/ping -H "x-api-key: $PDS_KEY"`,
-      `  curl -s -X POST ${base}/data/set -H "x-api-key: $PDS_KEY" -H 'Content-Type: application/json' -d '{"userId":42,"key":"coins","value":100}'`,
-      `  curl -s "${base}/data?userId=42&key=coins" -H "x-api-key: $PDS_KEY"`,
-      '',
-      `Operator console: ${consoleUrl}`,
-      madeToken
-        ? `  sign in with this admin token (made for this run; set ADMIN_TOKEN to keep one):\n\n  ${madeToken}\n`
-        : '  sign in with your ADMIN_TOKEN',
-      `Admin CLI against this Redis:  REDIS_URL=${config.redisUrl} ./pds --help`,
-      'Ctrl-C stops the service' + (localRedis ? ' and its redis-server.' : '.'),
-      '',
-    ].join('\n'),
-  );
+    const service = await startService(config, logger);
+    const base = service.baseUrl;
+    const consoleUrl = `${service.opsUrl}/console/`;
+    const reach =
+      config.host === '127.0.0.1' || config.host === 'localhost' || config.host === '::1'
+        ? `bound to ${config.host} only: HOST=0.0.0.0 to answer other machines`
+        : `bound to ${config.host}: other machines can reach it`;
+    process.stdout.write(
+      [
+        '',
+        `Player data service listening on ${base} (${reach})`,
+        `Demo workspace ${demo.workspaceId}, its API key (kept in .data/demo-key, ` +
+          (demo.kept ? 'the same as at the last start' : 'new at this start') +
+          '; `npm run quickstart -- --rotate-key` for a new one):',
+        '',
+        `  export PDS_KEY=${demo.apiKey}`,
+        '',
+        'Try it:',
+        `  curl -s ${base}/ping -H "x-api-key: $PDS_KEY"`,
+        `  curl -s -X POST ${base}/data/set -H "x-api-key: $PDS_KEY" -H 'Content-Type: application/json' -d '{"userId":42,"key":"coins","value":100}'`,
+        `  curl -s "${base}/data?userId=42&key=coins" -H "x-api-key: $PDS_KEY"`,
+        '',
+        `Operator console: ${consoleUrl}`,
+        madeToken
+          ? `  sign in with this admin token (made for this run; set ADMIN_TOKEN to keep one):\n\n  ${madeToken}\n`
+          : '  sign in with your ADMIN_TOKEN',
+        `Admin CLI against this Redis:  REDIS_URL=${config.redisUrl} ./pds --help`,
+        'Ctrl-C stops the service' + (ownRedis ? ', then its redis-server.' : '.'),
+        '',
+      ].join('\n'),
+    );
 
-  const stop = async () => {
-    await service.close();
-    await localRedis?.stop();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void stop());
-  process.once('SIGTERM', () => void stop());
+    // The service first (it writes its last counts out), then the Redis they are written to.
+    const stop = async () => {
+      if (stopping) return;
+      stopping = true;
+      await service.close();
+      await stopRedis();
+      process.exit(0);
+    };
+    process.on('SIGINT', () => void stop());
+    process.on('SIGTERM', () => void stop());
+  } catch (err) {
+    await stopRedis();
+    throw err;
+  }
 }
 
 main().catch((err: unknown) => {
