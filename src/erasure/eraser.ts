@@ -8,10 +8,13 @@
 // erased) or wholly after it. Passes repeat until one finds nothing, up to MAX_PASSES; what a
 // write puts back after the last pass is a new player (version 1 again, no history of the old
 // one). A session held during the erasure lived in the player hash and is erased with it: the
-// server's next write with that session is SESSION_LOST. The audit trail's earlier entries
-// about the player are renamed to its digest.
+// server's next write with that session is SESSION_LOST. Answers naming the player that were
+// kept in other slots (noted under its tag: store/players/kept-elsewhere.ts) are deleted with
+// its keys, and its waiting messages leave the storage totals. The audit trail's earlier
+// entries about the player are renamed to its digest.
 import { tombstoneDigest, userDigest } from '../domain/erasure.js';
 import type { AuditLogStore } from '../store/installation/audit-log.js';
+import { deleteKeptElsewhere } from '../store/players/kept-elsewhere.js';
 import { erasePlayerKeys, findPlayerKeys } from '../store/players/player-keys.js';
 import type { RedisClient } from '../store/redis/redis.js';
 import type { TombstoneStore } from '../store/installation/tombstones.js';
@@ -64,7 +67,12 @@ export async function eraseUser(
     let done = 0;
     for (const [workspaceId, keyNames] of found) {
       const erased = await erasePlayerKeys(redis, workspaceId, userId, keyNames);
-      if (erased.bytes !== 0 || erased.players !== 0) await addToStorageTotals(redis, workspaceId, { bytes: -erased.bytes, players: -erased.players });
+      // Answers naming the player kept in other slots (a many-player request's, a board write's).
+      await deleteKeptElsewhere(redis, erased.keptElsewhere);
+      const messages = new Map([...erased.messages].map(([hour, bytes]) => [hour, -bytes]));
+      if (erased.bytes !== 0 || erased.players !== 0 || messages.size > 0) {
+        await addToStorageTotals(redis, workspaceId, { bytes: -erased.bytes, players: -erased.players, messages });
+      }
       keysByWorkspace[workspaceId] = (keysByWorkspace[workspaceId] ?? 0) + erased.keysDeleted;
       keysDeleted += erased.keysDeleted;
       if (passes === 1) await onProgress({ workspacesDone: ++done, keysDeleted });
@@ -75,10 +83,15 @@ export async function eraseUser(
   }
 
   await onProgress({ phase: 'places' });
-  // The audit trail named the player by id when support staff read or changed it: the trail
-  // keeps the facts, under the user's digest.
+  // The audit trail named the player by id when support staff read or changed it (the target)
+  // or took it off a board (details.userId): the trail keeps the facts, under the user's digest.
   const byDigest = `erased-user:${userDigest(deps.secret, userId)}`;
-  await deps.audit.renameTargets(new Map(workspaceIds.map((w) => [`player:${w}/${userId}`, `player:${w}/${byDigest}`])));
+  await deps.audit.renameMembers(
+    workspaceIds.flatMap((w) => [
+      { within: '', from: `"target":"player:${w}/${userId}"`, to: `"target":"player:${w}/${byDigest}"` },
+      { within: `"workspaceId":"${w}"`, from: `"userId":"${userId}"`, to: `"userId":"${byDigest}"` },
+    ]),
+  );
   for (const workspaceId of workspaceIds) {
     for (const place of deps.places) {
       try {

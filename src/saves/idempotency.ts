@@ -30,8 +30,11 @@ export interface ClaimedKey extends Idempotency {
   readonly ttlSeconds: number;
   /** The whole answer the first request with this key kept in the claim (a batch of many players), if any. */
   readonly answer?: string;
-  /** Keeps this request's whole answer in the claim, where a retry finds it (keepClaimAnswer). */
-  keep(answer: string): Promise<void>;
+  /**
+   * Keeps this request's whole answer in the claim, where a retry finds it (keepClaimAnswer);
+   * `userIds`, the players it names, are noted so that an erasure of one deletes it.
+   */
+  keep(answer: string, userIds: readonly string[]): Promise<void>;
   /** Ends this instance's claim once the answer is sent (or failed). */
   done(): void;
 }
@@ -88,9 +91,10 @@ export class IdempotencyClaims {
       done();
       throw err;
     }
-    const keep = async (text: string) => {
-      await keepClaimAnswer(this.redis, workspaceId, keyHash, fingerprint, text);
-      this.onKept(workspaceId, Buffer.byteLength(text) + 1, Date.now() + ttlSeconds * 1000);
+    const keep = async (text: string, userIds: readonly string[]) => {
+      const expiresAtMs = Date.now() + ttlSeconds * 1000;
+      await keepClaimAnswer(this.redis, workspaceId, keyHash, fingerprint, text, { userIds, expiresAtMs });
+      this.onKept(workspaceId, Buffer.byteLength(text) + 1, expiresAtMs);
     };
     return { keyHash, fingerprint, ttlSeconds, ...(answer === undefined ? {} : { answer }), keep, done };
   }

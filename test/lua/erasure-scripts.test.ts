@@ -34,17 +34,35 @@ describe('lua/erase-player-keys.lua', () => {
     const other = `${keys.player(ws, '7')}:m:1`;
     await redis.set(other, 'a message kept under the tag by a later release');
     const erased = await erasePlayerKeys(redis, ws, '7', [keys.player(ws, '7'), history, other]);
-    expect(erased).to.deep.equal({ keysDeleted: 3, bytes: Number(meta[0]) + Number(meta[1]), players: 1 });
+    expect(erased).to.deep.equal({ keysDeleted: 3, bytes: Number(meta[0]) + Number(meta[1]), players: 1, messages: new Map(), keptElsewhere: [] });
     expect(await redis.exists(keys.player(ws, '7'), history, other)).to.equal(0);
     // Again: nothing left, nothing counted.
-    expect(await erasePlayerKeys(redis, ws, '7', [keys.player(ws, '7')])).to.deep.equal({ keysDeleted: 0, bytes: 0, players: 0 });
+    expect(await erasePlayerKeys(redis, ws, '7', [keys.player(ws, '7')])).to.deep.equal({ keysDeleted: 0, bytes: 0, players: 0, messages: new Map(), keptElsewhere: [] });
   });
 
   it('counts a hash written before versions existed by its fields', async () => {
     const ws = randomId('ws');
     await redis.hset(keys.player(ws, '8'), 'coins', '[1,5]', 'name', '[1,"x"]');
     const erased = await erasePlayerKeys(redis, ws, '8', [keys.player(ws, '8')]);
-    expect(erased).to.deep.equal({ keysDeleted: 1, bytes: 'coins'.length + 5 + 'name'.length + 7, players: 1 });
+    expect(erased).to.deep.equal({ keysDeleted: 1, bytes: 'coins'.length + 5 + 'name'.length + 7, players: 1, messages: new Map(), keptElsewhere: [] });
+  });
+
+  it('answers the waiting messages\' bytes by the hour they expire in, and the records its notes name', async () => {
+    const ws = randomId('ws');
+    const hour = 3_600_000;
+    const inbox = keys.playerInbox(ws, '9');
+    const soon = 500 * hour + 10;
+    const later = 600 * hour + 5;
+    const values = { msg_a: `1|${soon}|{"gift":1}`, msg_b: `2|${soon + 20}|"x"`, msg_c: `3|${later}|[1,2]` };
+    await redis.hset(inbox, { '#': '3', ...values });
+    const note = keys.playerKeptElsewhere(ws, '9');
+    await redis.zadd(note, Date.now() + 60_000, 'pds:elsewhere:1', Date.now() + 90_000, 'pds:elsewhere:2');
+    const erased = await erasePlayerKeys(redis, ws, '9', [inbox, note]);
+    const size = (id: keyof typeof values) => id.length + values[id].length;
+    expect(erased.keysDeleted).to.equal(2);
+    expect(erased.messages).to.deep.equal(new Map([[500, size('msg_a') + size('msg_b')], [600, size('msg_c')]]));
+    expect(erased.keptElsewhere).to.deep.equal(['pds:elsewhere:1', 'pds:elsewhere:2']);
+    expect(await redis.exists(inbox, note)).to.equal(0);
   });
 });
 
@@ -205,30 +223,37 @@ describe('lua/set-games.lua', () => {
   });
 });
 
-describe('lua/audit-rename-targets.lua', () => {
+describe('lua/audit-rename.lua', () => {
   let redis: Redis;
   before(() => {
     redis = testRedis();
   });
   after(() => redis.disconnect());
 
-  it('renames exactly the targets named, on every page, leaving other entries as they were', async () => {
+  it('renames exactly the members named, where the entry holds the text asked, on every page', async () => {
     const list = randomId('pds:test-audit');
     const entry = (target: string, i: number) => JSON.stringify({ at: `t${i}`, actor: 'a', action: 'player.get', target, details: { key: 'k' } });
     const entries = Array.from({ length: 25 }, (_, i) => entry(i % 3 === 0 ? 'player:ws_a/42' : i % 3 === 1 ? 'player:ws_a/421' : 'player:ws_b/42', i));
+    const removal = (ws: string, userId: string) => JSON.stringify({ at: 't', actor: 'a', action: 'board.remove-entry', target: `board:${ws}/b`, workspaceId: ws, details: { userId, deleted: true } });
+    entries.push(removal('ws_a', '42'), removal('ws_a', '421'), removal('ws_b', '42'));
     await redis.rpush(list, ...entries);
-    const renames = [['player:ws_a/42', 'player:ws_a/erased-user:d'], ['player:ws_b/42', 'player:ws_b/erased-user:d']];
+    const renames = [
+      ['', '"target":"player:ws_a/42"', '"target":"player:ws_a/erased-user:d"'],
+      ['', '"target":"player:ws_b/42"', '"target":"player:ws_b/erased-user:d"'],
+      ['"workspaceId":"ws_a"', '"userId":"42"', '"userId":"erased-user:d"'],
+    ];
     let renamed = 0;
-    for (let start = 0; start < 25; start += 10) {
-      const [changed] = await redis.auditRenameTargets(list, String(start), '10', ...renames.flat());
+    for (let start = 0; start < entries.length; start += 10) {
+      const [changed] = await redis.auditRename(list, String(start), '10', ...renames.flat());
       renamed += Number(changed);
     }
-    expect(renamed).to.equal(17);
+    expect(renamed).to.equal(18);
     const after = await redis.lrange(list, 0, -1);
-    after.forEach((text, i) => {
+    after.slice(0, 25).forEach((text, i) => {
       const expected = i % 3 === 0 ? 'player:ws_a/erased-user:d' : i % 3 === 1 ? 'player:ws_a/421' : 'player:ws_b/erased-user:d';
       expect(JSON.parse(text)).to.deep.equal({ ...JSON.parse(entries[i]!), target: expected });
     });
+    expect(after.slice(25).map((text) => JSON.parse(text).details.userId)).to.deep.equal(['erased-user:d', '421', '42']);
     await redis.del(list);
   });
 });

@@ -14,6 +14,7 @@ import { encodeCursor, type Cursor, type Order } from '../../domain/leaderboard.
 import { PERIODS, type Period } from '../../domain/periods.js';
 import { AppError, ErrorCode } from '../../errors.js';
 import { keys } from '../keys.js';
+import { noteKeptElsewhere } from '../players/kept-elsewhere.js';
 import { changing, type RedisClient } from '../redis/redis.js';
 import { BoardScriptCode, unexpectedScriptReply } from '../redis/scripts.js';
 import { BoardRegistry, parsePeriodsField, periodsField, DEFAULT_PERIODS } from './board-registry.js';
@@ -69,9 +70,17 @@ export class LeaderboardStore {
     this.limitsArg = `${limits.maxEntries} ${limits.idempotencyTtlSeconds}`;
   }
 
-  /** One write of the public API: set, increment or delete of one player's score. */
-  write(workspaceId: string, board: string, userId: string, op: BoardOp, context: BoardWriteContext): Promise<BoardWriteReply> {
+  /**
+   * One write of the public API: set, increment or delete of one player's score. Under an
+   * idempotency key its answer, kept in the board's slot, is noted in the player's first, so
+   * that an erasure of the player deletes it (players/kept-elsewhere.ts).
+   */
+  async write(workspaceId: string, board: string, userId: string, op: BoardOp, context: BoardWriteContext): Promise<BoardWriteReply> {
     const arg = op.op === 'set' ? String(op.score) : op.op === 'increment' ? String(op.amount) : '';
+    if (context.idempotency) {
+      const record = keys.boardIdempotency(workspaceId, board, context.idempotency.keyHash);
+      await noteKeptElsewhere(this.redis, workspaceId, [userId], record, context.nowMs + this.limits.idempotencyTtlSeconds * 1000, context.nowMs);
+    }
     return this.run(workspaceId, board, userId, OP_CODE[op.op], arg, '', context);
   }
 

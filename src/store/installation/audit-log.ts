@@ -34,16 +34,16 @@ export class AuditLogStore {
   }
 
   /**
-   * Renames targets in every entry (from -> to), a page per script call, so that entries naming
-   * an erased player by its id name it otherwise (lua/audit-rename-targets.lua). Answers how
-   * many entries were changed.
+   * Renames exact JSON members in every entry (`from` to `to`, in the entries holding `within`,
+   * or in all when it is ''), a page per script call, so that entries naming an erased player by
+   * its id name it otherwise (lua/audit-rename.lua). Answers how many entries were changed.
    */
-  async renameTargets(renames: ReadonlyMap<string, string>, page = 1000): Promise<number> {
-    if (renames.size === 0) return 0;
-    const pairs = [...renames].flat();
+  async renameMembers(renames: ReadonlyArray<AuditRename>, page = 1000): Promise<number> {
+    if (renames.length === 0) return 0;
+    const triples = renames.flatMap((r) => [r.within, r.from, r.to]);
     let renamed = 0;
     for (let start = 0; ; start += page) {
-      const [changed, length] = await this.redis.auditRenameTargets(keys.auditLog(), String(start), String(page), ...pairs);
+      const [changed, length] = await this.redis.auditRename(keys.auditLog(), String(start), String(page), ...triples);
       renamed += Number(changed);
       if (start + page >= Number(length)) return renamed;
     }
@@ -71,6 +71,14 @@ export class AuditLogStore {
     }
     return out;
   }
+}
+
+/** A rename of an exact JSON member's text (lua/audit-rename.lua). */
+export interface AuditRename {
+  /** Text an entry must hold for the rename to apply there ('' for every entry). */
+  readonly within: string;
+  readonly from: string;
+  readonly to: string;
 }
 
 export interface AuditFilter {

@@ -1,6 +1,8 @@
 // Every key that carries a player's hash tag, found and erased, for the right to erasure: the
 // data hash, its history, its kept idempotency answers, and whatever a later release keeps
-// under the same tag (messages waiting for the player, ...), without this module knowing them.
+// under the same tag, without this module knowing them. Three it names, since the erasure needs
+// what they hold: the hash (its counts), the waiting messages (their bytes, which the storage
+// totals count by hour) and the notes of answers kept in other slots (kept-elsewhere.ts).
 //
 // Finding them: on one Redis, SCAN with MATCH on the tag (one walk for every workspace of the
 // job, since `pds:p:{*:<user>}*` matches the user's tag in any of them). On a cluster the tag
@@ -23,6 +25,10 @@ export interface ErasedKeys {
   readonly bytes: number;
   /** 1 when the player held data (it leaves the workspace's count of players). */
   readonly players: number;
+  /** The waiting messages' bytes by the UTC hour they expire in (storage-usage.ts counts them so). */
+  readonly messages: ReadonlyMap<number, number>;
+  /** Records in other slots keeping an answer that names the player (kept-elsewhere.ts): the caller deletes them. */
+  readonly keptElsewhere: readonly string[];
 }
 
 async function scanNode(node: Redis, pattern: string, into: (key: string) => void): Promise<void> {
@@ -82,18 +88,22 @@ export async function findPlayerKeys(redis: RedisClient, workspaceIds: readonly 
 
 /** Erases the keys found for one player (all in its slot), a batch per script call. */
 export async function erasePlayerKeys(redis: RedisClient, workspaceId: string, userId: string, found: readonly string[]): Promise<ErasedKeys> {
-  const hash = keys.player(workspaceId, userId);
-  const others = found.filter((key) => key !== hash);
+  // Named in every call (KEYS[1..3]): they name the slot, and are read once, in the first.
+  const fixed = [keys.player(workspaceId, userId), keys.playerInbox(workspaceId, userId), keys.playerKeptElsewhere(workspaceId, userId)];
+  const others = found.filter((key) => !fixed.includes(key));
   let keysDeleted = 0;
   let bytes = 0;
   let players = 0;
-  // The hash goes in every call (KEYS[1]): it names the slot, and its meta is read once, in the first.
+  const messages = new Map<number, number>();
+  const keptElsewhere: string[] = [];
   for (let i = 0; i === 0 || i < others.length; i += ERASE_BATCH) {
-    const batch = [hash, ...others.slice(i, i + ERASE_BATCH)];
-    const [deleted, dataBytes, historyBytes, hadData] = await redis.erasePlayerKeys(batch.length, ...batch);
+    const batch = [...fixed, ...others.slice(i, i + ERASE_BATCH)];
+    const [deleted, dataBytes, historyBytes, hadData, byHour, elsewhere] = await redis.erasePlayerKeys(batch.length, ...batch);
     keysDeleted += Number(deleted);
     bytes += Number(dataBytes) + Number(historyBytes);
     players += Number(hadData);
+    for (let j = 0; j < byHour.length; j += 2) messages.set(Number(byHour[j]), (messages.get(Number(byHour[j])) ?? 0) + Number(byHour[j + 1]));
+    keptElsewhere.push(...elsewhere);
   }
-  return { keysDeleted, bytes, players };
+  return { keysDeleted, bytes, players, messages, keptElsewhere };
 }

@@ -64,7 +64,7 @@ export const SCRIPTS: readonly ScriptDefinition[] = Object.freeze([
   load('erasureTransition', 'erasure-transition.lua', 5),
   load('erasureLease', 'erasure-lease.lua', 1),
   load('setGames', 'set-games.lua', 1),
-  load('auditRenameTargets', 'audit-rename-targets.lua', 1),
+  load('auditRename', 'audit-rename.lua', 1),
   // Leaderboards: a variable number of keys, all in one board's slot (numberOfKeys given per call).
   load('boardWrite', 'board-write.lua', undefined),
   load('boardPage', 'board-page.lua', 2),
@@ -108,7 +108,10 @@ declare module 'ioredis' {
       ...args: string[]
     ): Result<Array<string | number>, Context>;
     touchKeys(workspaceKey: RedisKey, lastUsedKey: RedisKey, ...keyIdAndMs: string[]): Result<number, Context>;
-    erasePlayerKeys(numberOfKeys: number, ...keys: string[]): Result<[deleted: number, dataBytes: number, historyBytes: number, hadData: number], Context>;
+    erasePlayerKeys(
+      numberOfKeys: number,
+      ...keys: string[]
+    ): Result<[deleted: number, dataBytes: number, historyBytes: number, hadData: number, messagesByHour: number[], keptElsewhere: string[]], Context>;
     erasureRequest(
       job: RedisKey,
       stream: RedisKey,
@@ -127,7 +130,7 @@ declare module 'ioredis' {
     ): Result<number, Context>;
     erasureLease(lease: RedisKey, holder: string, action: 'renew' | 'release', ms: string): Result<number, Context>;
     setGames(games: RedisKey, workspaceId: string, ...gameIds: string[]): Result<[written: number, a: number | string, b: number | string], Context>;
-    auditRenameTargets(audit: RedisKey, start: string, count: string, ...fromAndTo: string[]): Result<[renamed: number, length: number], Context>;
+    auditRename(audit: RedisKey, start: string, count: string, ...withinFromTo: string[]): Result<[renamed: number, length: number], Context>;
     boardWrite(numberOfKeys: number, ...keysThenArgs: string[]): Result<Array<string | number>, Context>;
     boardPage(meta: RedisKey, scores: RedisKey, ...args: string[]): Result<Array<string | number>, Context>;
     boardRank(meta: RedisKey, scores: RedisKey, members: RedisKey, ...args: string[]): Result<Array<string | number>, Context>;

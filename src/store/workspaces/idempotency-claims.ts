@@ -1,6 +1,7 @@
 // The workspace-wide claim of an Idempotency-Key (saves/idempotency.ts decides what a claim
 // means): the fingerprint of the request that first used the key, kept for the key's lifetime.
 import { keys } from '../keys.js';
+import { noteKeptElsewhere } from '../players/kept-elsewhere.js';
 import type { RedisClient } from '../redis/redis.js';
 
 /**
@@ -24,10 +25,21 @@ export async function claimIdempotencyKey(
 
 /**
  * Keeps a request's whole answer in its claim, after the fingerprint (`<fingerprint>\n<answer>`),
- * for the claim's remaining lifetime; nothing when the claim has expired meanwhile.
+ * for the claim's remaining lifetime; nothing when the claim has expired meanwhile. The players
+ * the answer names are noted first, each in its own slot (players/kept-elsewhere.ts), so that an
+ * erasure of one of them deletes the claim: a keep after that deletion writes nothing (XX).
  */
-export async function keepClaimAnswer(redis: RedisClient, workspaceId: string, keyHash: string, fingerprint: string, answer: string): Promise<void> {
-  await redis.call('SET', keys.idempotencyClaim(workspaceId, keyHash), `${fingerprint}\n${answer}`, 'XX', 'KEEPTTL');
+export async function keepClaimAnswer(
+  redis: RedisClient,
+  workspaceId: string,
+  keyHash: string,
+  fingerprint: string,
+  answer: string,
+  named: { readonly userIds: readonly string[]; readonly expiresAtMs: number },
+): Promise<void> {
+  const claim = keys.idempotencyClaim(workspaceId, keyHash);
+  await noteKeptElsewhere(redis, workspaceId, named.userIds, claim, named.expiresAtMs);
+  await redis.call('SET', claim, `${fingerprint}\n${answer}`, 'XX', 'KEEPTTL');
 }
 
 /**
