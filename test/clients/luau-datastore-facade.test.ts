@@ -4,6 +4,7 @@
 // checks what the service stores over its HTTP API.
 import { expect } from 'chai';
 import { call, testClock, useService } from '../support/service.js';
+import { platformDataStores } from './luau-datastore.js';
 import { useLuauServers } from './luau-servers.js';
 
 const INIT = `local baseUrl, apiKey = ...
@@ -204,6 +205,30 @@ describe('Luau PlayerData.DataStoreService (in Luau VMs, against the service)', 
       { rank: 1, userId: '3', score: 1030 },
       { rank: 2, userId: '11', score: 110 },
     ]);
+  });
+
+  it('MigrateFrom copies each entry from the platform store on its first read, once; a removed entry stays removed', async () => {
+    const { a } = servers;
+    platformDataStores.reset();
+    platformDataStores.seed('PlayerSave', '8', { coins: 40, items: ['bow'] });
+    await init();
+    await a.run(`${REQUIRE} DataStoreService:MigrateFrom(game:GetService("DataStoreService"))`);
+    await a.run(GAME);
+    await a.run('game:GetService("Players").__join(8) game:GetService("Players").__join(9) task.wait(1)');
+    expect(await a.run('return COINS(8), COINS(9)')).to.deep.equal([40, 100]);
+    const moved = await player('8');
+    expect(moved?.data.PlayerSave).to.deep.equal({ coins: 40, items: ['bow'] });
+    expect(moved?.data['PlayerSave#info'].from).to.equal(platformDataStores.version('PlayerSave', '8'));
+    expect(await player('9'), 'a key the platform never had: nothing written').to.equal(undefined);
+    await a.run('BUY(8, "shield", 15)');
+    expect((await player('8'))?.data.PlayerSave.coins).to.equal(25);
+    const [old, after] = await a.run(`${REQUIRE}
+      local store = DataStoreService:GetDataStore("PlayerSave")
+      local old = store:RemoveAsync("8")
+      return old.coins, store:GetAsync("8") == nil`);
+    expect([old, after]).to.deep.equal([25, true]);
+    expect(platformDataStores.reads('PlayerSave', '8'), 'the platform was read once').to.equal(1);
+    expect(platformDataStores.peek('PlayerSave', '8'), 'and never written').to.deep.equal({ coins: 40, items: ['bow'] });
   });
 
   it('the platform limits and errors: 101/102 for keys, names up to 50, a whole number for IncrementAsync; ListKeysAsync is NOT_SUPPORTED', async () => {

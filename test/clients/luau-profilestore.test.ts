@@ -5,6 +5,7 @@
 // service stores over its HTTP API.
 import { expect } from 'chai';
 import { call, useService } from '../support/service.js';
+import { platformDataStores } from './luau-datastore.js';
 import { acquiresOf, batchesOf, bodyOf, useLuauServers } from './luau-servers.js';
 
 const INIT = `local baseUrl, apiKey = ...
@@ -190,10 +191,36 @@ describe('Luau PlayerData.ProfileStore (in Luau VMs, against the service)', () =
     expect(secondName).to.match(/one store name per workspace/);
   });
 
-  it('the Mock keeps its profiles in memory with no HTTP at all, apart from the real ones', async () => {
+  it('ProfileStore.Migrate copies a profile from the platform store of the same name on its first session, once', async () => {
     const { a } = servers;
+    platformDataStores.reset();
+    platformDataStores.seed('PlayerStore', '11', {
+      Data: { Cash: 70, Items: ['axe'] },
+      MetaData: { ProfileCreateTime: 1700000000, SessionLoadCount: 3, MetaTags: {} },
+      GlobalUpdates: [0, []],
+      UserIds: [11],
+    });
     await start(a);
+    await a.run('PS.Migrate() game:GetService("Players").__join(11) game:GetService("Players").__join(12) task.wait(1)');
+    const [cash, marker, userIds, fresh] = await a.run(
+      'local p = PROFILES[11] return p.Data.Cash, p.Data.migratedFrom == nil, table.concat(p.UserIds, ","), PROFILES[12].Data.Cash',
+    );
+    expect([cash, marker, userIds, fresh]).to.deep.equal([70, true, '11', 0]);
+    const stored = await player('11');
+    expect(stored).to.include({ Cash: 70 });
+    expect(stored['ProfileStore.UserIds']).to.deep.equal([11]);
+    expect(stored.migratedFrom.sources).to.deep.equal([{ store: 'PlayerStore', key: '11', found: true, version: platformDataStores.version('PlayerStore', '11') }]);
+    await a.run('PROFILES[11].Data.Cash += 1 game:GetService("Players").__leave(11) task.wait(1) game:GetService("Players").__join(11) task.wait(1)');
+    expect((await a.run('return PROFILES[11].Data.Cash'))[0]).to.equal(71);
+    expect(platformDataStores.reads('PlayerStore', '11'), 'read once').to.equal(1);
+    expect((await player('11')).migratedFrom, 'the marker stays with the player').to.be.an('object');
+  });
+
+  it('the Mock keeps its profiles in memory with no HTTP at all (PlayerData.init never called), apart from the real ones', async () => {
+    const { a } = servers;
+    await a.run(GAME);
     const before = a.requests.length;
+    expect(before).to.equal(0);
     const [cash, again, viewed, real] = await a.run(`
       local mock = STORE.Mock
       local profile = mock:StartSessionAsync("6")
