@@ -6,6 +6,7 @@
 // Retry-After; a retry with the same Idempotency-Key writes only those, once.
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
+import { PlayerDataClient } from '../../clients/typescript/src/index.js';
 import { Cluster, Redis } from 'ioredis';
 import { AdminOperations } from '../../src/admin/operations.js';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
@@ -104,8 +105,9 @@ describe('one master stops answering: a many-player request fails only its playe
    * Runs `send` with the victim master stopped, polling the healthy players' hashes: the answer,
    * and how long after sending the last healthy player appeared in Redis.
    */
-  async function withVictimStopped(healthy: string[], send: () => Promise<ApiResponse>): Promise<{ res: ApiResponse; writtenWithinMs: number }> {
+  async function withVictimStopped<T>(healthy: string[], send: () => Promise<T>, resumeAfterMs?: number): Promise<{ res: T; writtenWithinMs: number }> {
     victim.redis.process.kill('SIGSTOP');
+    const resume = resumeAfterMs === undefined ? undefined : setTimeout(() => victim.redis.process.kill('SIGCONT'), resumeAfterMs);
     const started = Date.now();
     let writtenWithinMs = Infinity;
     let answered = false;
@@ -125,6 +127,7 @@ describe('one master stops answering: a many-player request fails only its playe
       await poll;
       return { res, writtenWithinMs };
     } finally {
+      clearTimeout(resume);
       victim.redis.process.kill('SIGCONT');
       answered = true;
     }
@@ -177,5 +180,26 @@ describe('one master stops answering: a many-player request fails only its playe
     const again = await api.post('/sessions/acquire', { ...body, players: [...onVictim] });
     expect(again.status).to.equal(200);
     for (const player of again.body.data.players) expect(player, player.userId).to.include({ success: true, owner: 'server-1' });
+  });
+
+  it('the TypeScript client sends again only for the players that failed, and each is written once', async () => {
+    const { userIds, onVictim } = await spreadPlayers('c');
+    const healthy = userIds.filter((u) => !onVictim.has(u));
+    const playerData = new PlayerDataClient({ baseUrl: service.baseUrl, apiKey: ws.apiKey, retry: { attempts: 4, maxDelayMs: 1000 } });
+    const idempotencyKey = await keyOffVictim('client');
+    const players = userIds.map((userId) => ({ userId, ops: [{ op: 'increment' as const, key: 'n', amount: 1 }] }));
+    // The master answers again after the first answer (about the command timeout), before the
+    // client's next try (its Retry-After, 1 s).
+    const { res: outcomes, writtenWithinMs } = await withVictimStopped(
+      healthy,
+      () => playerData.batchPlayers(players, { idempotencyKey }),
+      COMMAND_TIMEOUT_MS + 400,
+    );
+    expect(writtenWithinMs).to.be.below(PROMPT_MS);
+    expect(outcomes.map((o) => [o.userId, o.success])).to.deep.equal(userIds.map((u) => [u, true]));
+    for (const outcome of outcomes) if (outcome.success) expect(outcome.version, outcome.userId).to.equal(1);
+    for (const userId of userIds) {
+      expect((await api.get(`/data?userId=${userId}&key=n`)).body.data.value, userId).to.equal(1);
+    }
   });
 });

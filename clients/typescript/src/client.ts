@@ -17,7 +17,7 @@ import {
 } from './checks.js';
 import type { Operation } from './errors.js';
 import { Leaderboard, type LeaderboardOptions } from './leaderboard.js';
-import { retryAfterSeconds, Transport, type Answer } from './transport.js';
+import { retryAfterSeconds, Transport, type Answer, type Request } from './transport.js';
 import type {
   AcquiredSession,
   AcquireOptions,
@@ -208,9 +208,11 @@ export class PlayerDataClient {
   /**
    * Many players in one request (at most 100): each player's ops are atomic, and players succeed
    * or fail independently. Throws only when the request as a whole fails (invalid, 429, ...).
-   * Players are written in order; once the workspace's byte budget is spent part way, the rest
-   * fail with status 429 (`retryAfterSeconds` set), unwritten: send those again after it, or
-   * repeat the call with the same `idempotencyKey`.
+   * Players are written in order on each Redis node; once the workspace's byte budget is spent
+   * part way, the rest on that node fail with status 429 (`retryAfterSeconds` set), unwritten:
+   * send those again after it, or repeat the call with the same `idempotencyKey`. Players whose
+   * Redis node failed (503 STORAGE_UNAVAILABLE or OUTCOME_UNKNOWN) are retried as `retry` allows,
+   * by sending the request again with its key: only they are written, the others replayed.
    */
   async batchPlayers(players: readonly PlayerBatch[], options: WriteOptions = {}): Promise<PlayerBatchOutcome[]> {
     const op: Operation = 'batchPlayers';
@@ -225,17 +227,14 @@ export class PlayerDataClient {
         ackMessages: checkAcks(op, p.ackMessages, `players[${i}].ackMessages`),
       })),
     };
-    const answer = await this.write(op, '/data/batch', body, options);
-    const outcomes = succeeded(op, answer)['data'].players as Body[];
-    // A player refused unwritten past the workspace's byte budget (429) carries the answer's Retry-After.
-    const retryAfter = retryAfterSeconds(answer);
-    return outcomes.map((entry): PlayerBatchOutcome => {
+    const outcomes = await this.manyPlayers(op, '/data/batch', body, options);
+    return outcomes.map(({ entry, attempts, retryAfter }): PlayerBatchOutcome => {
       const userId = String(entry['userId']);
       if (entry['success'] === true) {
         return withMessages({ userId, success: true, version: versionOf(entry), results: (entry['results'] as Body[]).map(opResult) }, entry);
       }
       const status = Number(entry['status']);
-      return { userId, success: false, error: errorOf(op, status, entry, answer.attempts, status === 429 ? retryAfter : undefined) };
+      return { userId, success: false, error: errorOf(op, status, entry, attempts, status === 429 ? retryAfter : undefined) };
     });
   }
 
@@ -259,6 +258,7 @@ export class PlayerDataClient {
    * the request as a whole fails (invalid, 429, ...). A player refused alone past the workspace's
    * byte budget (its load, or its turn) fails with status 429 and `retryAfterSeconds`: ask again
    * for it after that (a refused load holds its session: the same owner acquires it again).
+   * Players whose Redis node failed (503) are retried as `retry` allows, the others replayed.
    */
   acquireSessions(
     userIds: readonly UserId[],
@@ -274,14 +274,12 @@ export class PlayerDataClient {
     const op: Operation = 'acquireSessions';
     if (!Array.isArray(userIds)) throw new TypeError(`PlayerData.${op}: userIds must be an array, got ${String(userIds)}`);
     const body = { players: userIds.map((id) => userIdText(op, id)), ...this.acquireFields(op, owner, options) };
-    const answer = await this.write(op, '/sessions/acquire', body, options);
-    const outcomes = succeeded(op, answer)['data'].players as Body[];
-    const retryAfter = retryAfterSeconds(answer);
-    return outcomes.map((entry) => {
+    const outcomes = await this.manyPlayers(op, '/sessions/acquire', body, options);
+    return outcomes.map(({ entry, attempts, retryAfter }) => {
       const userId = String(entry['userId']);
       if (entry['success'] === true) return { ...acquiredOf(entry, versionOf(entry), options.load), success: true as const };
       const status = Number(entry['status']);
-      return { userId, success: false as const, error: errorOf(op, status, entry, answer.attempts, status === 429 ? retryAfter : undefined) };
+      return { userId, success: false as const, error: errorOf(op, status, entry, attempts, status === 429 ? retryAfter : undefined) };
     });
   }
 
@@ -453,8 +451,48 @@ export class PlayerDataClient {
 
   /** One write: the body serialized once and one Idempotency-Key, both reused by every retry. */
   private write(operation: Operation, path: string, body: object, options: WriteOptions): Promise<Answer> {
+    return this.transport.send(this.writeRequest(operation, path, body, options));
+  }
+
+  private writeRequest(operation: Operation, path: string, body: object, options: WriteOptions): Request {
     const idempotencyKey =
       options.idempotencyKey === undefined ? randomUUID() : checkPrintable(operation, options.idempotencyKey, 'idempotencyKey');
-    return this.transport.send({ operation, method: 'POST', path, body: JSON.stringify(body), idempotencyKey, signal: options.signal });
+    return { operation, method: 'POST', path, body: JSON.stringify(body), idempotencyKey, signal: options.signal };
+  }
+
+  /**
+   * A many-player write (a batch, an acquire): each player's answer, and the attempts and
+   * Retry-After of the answer it came from. Players that failed alone and may succeed later (a
+   * 5xx: their Redis node failed; a 429 the retry settings wait for) are sent again with the
+   * whole request and its Idempotency-Key (Transport.sendAgain): the service writes only them
+   * and replays the others, whose first answers are kept here.
+   */
+  private async manyPlayers(
+    operation: Operation,
+    path: string,
+    body: object,
+    options: WriteOptions,
+  ): Promise<Array<{ entry: Body; attempts: number; retryAfter: number | undefined }>> {
+    const request = this.writeRequest(operation, path, body, options);
+    let answer = await this.transport.send(request);
+    const outcomes = (succeeded(operation, answer)['data'].players as Body[]).map((entry) => ({
+      entry,
+      attempts: answer.attempts,
+      retryAfter: retryAfterSeconds(answer),
+    }));
+    const failing = () => outcomes.filter(({ entry }) => entry['success'] !== true && (Number(entry['status']) >= 500 || Number(entry['status']) === 429));
+    for (let left = failing(); left.length > 0; left = failing()) {
+      // A 5xx player is always worth another try; 429s only when the settings wait for their Retry-After.
+      const status = left.some(({ entry }) => Number(entry['status']) >= 500) ? 503 : 429;
+      const again = await this.transport.sendAgain(request, answer, { status });
+      if (again === undefined || again.status !== 200 || again.body?.['success'] !== true) break;
+      answer = again;
+      const players = again.body['data'].players as Body[];
+      for (const [i, outcome] of outcomes.entries()) {
+        if (!left.includes(outcome)) continue;
+        outcomes[i] = { entry: players[i]!, attempts: again.attempts, retryAfter: retryAfterSeconds(again) };
+      }
+    }
+    return outcomes;
   }
 }

@@ -92,9 +92,9 @@ export class Transport {
    * The final answer of the call (success or not), after the retries its failures allow.
    * Rejects with PlayerDataError only when no answer arrived (network, timeout, abort).
    */
-  async send(request: Request): Promise<Answer> {
+  async send(request: Request, firstAttempt = 1): Promise<Answer> {
     const { attempts: maxAttempts, baseDelayMs, maxDelayMs, maxRateLimitWaitMs } = this.config.retry;
-    for (let attempt = 1; ; attempt += 1) {
+    for (let attempt = firstAttempt; ; attempt += 1) {
       if (request.signal?.aborted) throw abortedError(request, attempt - 1);
       let answer: Answer;
       try {
@@ -124,6 +124,23 @@ export class Transport {
       if (answer.status < 500 && !inProgress) return answer;
       await this.pause(request, attempt, backoff(attempt, baseDelayMs, maxDelayMs));
     }
+  }
+
+  /**
+   * A many-player request answered 200 with some players failed alone (`retrying`: a 5xx each,
+   * their Redis node failing over; or a 429 whose Retry-After the settings wait for): the same
+   * request sent again (same body, same Idempotency-Key, so the service replays the players
+   * already done and writes only those), after the longer of the backoff and the answer's
+   * Retry-After; undefined once the retry settings' attempts are spent.
+   */
+  async sendAgain(request: Request, answer: Answer, retrying: { readonly status: number }): Promise<Answer | undefined> {
+    const { attempts: maxAttempts, baseDelayMs, maxDelayMs, maxRateLimitWaitMs } = this.config.retry;
+    if (answer.attempts >= maxAttempts) return undefined;
+    const seconds = retryAfterSeconds(answer) ?? 0;
+    if (retrying.status === 429 && seconds * 1000 > maxRateLimitWaitMs) return undefined;
+    const ms = retrying.status === 429 ? seconds * 1000 + Math.random() * baseDelayMs : Math.min(maxDelayMs, Math.max(seconds * 1000, backoff(answer.attempts, baseDelayMs, maxDelayMs)));
+    await this.pause(request, answer.attempts, ms);
+    return this.send(request, answer.attempts + 1);
   }
 
   private async pause(request: Request, attempt: number, ms: number): Promise<void> {
