@@ -107,7 +107,8 @@ export async function adminWrite(ctx: AdminContext, workspaceId: string, userId:
   );
   // Counted at once: an operator's writes are few, and the CLI has no flush of its own.
   if (reply.reply.applied) {
-    await addToStorageTotals(ctx.redis, workspaceId, { bytes: storedBytesOf(reply.reply.storage), players: reply.reply.storage.players });
+    const storage = reply.reply.storage;
+    await addToStorageTotals(ctx.redis, workspaceId, { bytes: storedBytesOf(storage), history: storage.historyBytes, players: storage.players });
     await recordPlayerWrites(ctx.redis, workspaceId, [userId, String(indexNote(ctx.nowMs(), reply.reply.storage.players))]);
   }
   return appliedOrThrow(reply, {

@@ -220,12 +220,14 @@ async function checkNoneExist(ctx: AdminContext, workspaceId: string, path: stri
 async function writePlayers(ctx: AdminContext, workspaceId: string, source: AsyncIterable<Buffer | string>, mode: ImportMode, options: ImportOptions, summary: ImportSummary, erased: ErasedFilter) {
   const limits = { maxKeysPerPlayer: ctx.limits.maxKeysPerPlayer, maxPlayerBytes: ctx.limits.maxPlayerBytes };
   let pendingBytes = 0;
+  let pendingHistory = 0;
   let pendingPlayers = 0;
   let written = 0;
   const flushTotals = async () => {
-    if (pendingBytes === 0 && pendingPlayers === 0) return;
-    const [bytes, count] = [pendingBytes, pendingPlayers];
+    if (pendingBytes === 0 && pendingPlayers === 0 && pendingHistory === 0) return;
+    const [bytes, history, count] = [pendingBytes, pendingHistory, pendingPlayers];
     pendingBytes = 0;
+    pendingHistory = 0;
     pendingPlayers = 0;
     await addToStorageTotals(ctx.redis, workspaceId, { bytes, players: count });
   };
@@ -236,6 +238,7 @@ async function writePlayers(ctx: AdminContext, workspaceId: string, source: Asyn
     const reply = await importPlayer(ctx.redis, workspaceId, player.userId, player.version, player.fields, mode, limits);
     if (reply.applied) {
       pendingBytes += storedBytesOf(reply.storage);
+      pendingHistory += reply.storage.historyBytes;
       pendingPlayers += reply.storage.players;
       summary[reply.status]++;
     } else {

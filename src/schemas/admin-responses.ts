@@ -45,13 +45,17 @@ export const keyViewList = { type: 'array', items: keyView } as const;
 
 export const storageView = {
   type: 'object',
-  required: ['bytes', 'players', 'boardBytes', 'keptBytes', 'messageBytes', 'quotaBytes'],
+  required: ['bytes', 'players', 'historyBytes', 'boardBytes', 'keptBytes', 'messageBytes', 'quotaBytes'],
   additionalProperties: false,
   description:
     "Bytes the workspace stores (players' data and history, leaderboard entries, answers kept for Idempotency-Keys, waiting messages) and players with data, as the instances last added them up (within STORAGE_FLUSH_MS), and the plan's quota.",
   properties: {
-    bytes: { type: 'integer', description: 'Everything counted toward the quota: the players\' bytes, boardBytes and keptBytes.' },
+    bytes: { type: 'integer', description: 'Everything counted: the players\' data and history, boardBytes, keptBytes and messageBytes. The quota weighs bytes less historyBytes.' },
     players: { type: 'integer' },
+    historyBytes: {
+      type: 'integer',
+      description: "The part of bytes that is players' history (restore points): not weighed by the quota, kept within HISTORY_QUOTA_SHARE of it (docs/history.md).",
+    },
     boardBytes: { type: 'integer', description: 'Leaderboard entries (docs/leaderboards.md).' },
     keptBytes: { type: 'integer', description: 'Answers kept for Idempotency-Keys that may still be alive (docs/safe-saves.md).' },
     messageBytes: { type: 'integer', description: 'Messages waiting for players (docs/safe-saves.md, "Messages to players").' },

@@ -147,11 +147,11 @@ describe('a write whose outcome is unknown (OUTCOME_UNKNOWN)', function () {
     const deadline = Date.now() + 20_000;
     const playersCounted = async () => {
       const totals = await readStorageTotals(direct, ws.workspaceId);
-      return { bytes: totals.bytes - totals.keptBytes - totals.boardBytes - totals.messageBytes, players: totals.players };
+      return { bytes: totals.bytes - totals.keptBytes - totals.boardBytes - totals.messageBytes, historyBytes: totals.historyBytes, players: totals.players };
     };
     let totals = await playersCounted();
     let held = await sumPlayerSizes(direct, ws.workspaceId);
-    while (Date.now() < deadline && (totals.bytes !== held.bytes || totals.players !== held.players)) {
+    while (Date.now() < deadline && (totals.bytes !== held.bytes || totals.historyBytes !== held.historyBytes || totals.players !== held.players)) {
       await sleep(250);
       totals = await playersCounted();
       held = await sumPlayerSizes(direct, ws.workspaceId);
