@@ -214,6 +214,18 @@ describe('Luau PlayerData.ProfileStore (in Luau VMs, against the service)', () =
     expect((await a.run('return PROFILES[11].Data.Cash'))[0]).to.equal(71);
     expect(platformDataStores.reads('PlayerStore', '11'), 'read once').to.equal(1);
     expect((await player('11')).migratedFrom, 'the marker stays with the player').to.be.an('object');
+
+    // Still held by a server of the old version (ProfileStore's lock, updated just now): the join
+    // fails and writes nothing; once the old server released it, the rejoin moves the final save.
+    const held = { Data: { Cash: 1 }, MetaData: { ActiveSession: [1, 'old-job', 'x'], LastUpdate: Math.floor(Date.now() / 1000) } };
+    platformDataStores.seed('PlayerStore', '13', held);
+    await a.run('game:GetService("Players").__join(13) task.wait(1)');
+    expect((await a.run('return KICKED[#KICKED]'))[0]).to.equal('13: Profile load fail - Please rejoin');
+    expect(await player('13')).to.equal(undefined);
+    platformDataStores.seed('PlayerStore', '13', { Data: { Cash: 2 }, MetaData: { ActiveSession: null, LastUpdate: held.MetaData.LastUpdate } });
+    await a.run('game:GetService("Players").__join(13) task.wait(1)');
+    expect((await a.run('return PROFILES[13].Data.Cash'))[0]).to.equal(2);
+    expect((await player('13')).Cash).to.equal(2);
   });
 
   it('the Mock keeps its profiles in memory with no HTTP at all (PlayerData.init never called), apart from the real ones', async () => {
