@@ -130,7 +130,7 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'luau-join-refused-alone-raises',
     bug: 'the Luau session layer raises RATE_LIMITED for a join refused alone in a many-player acquire instead of asking again',
     file: 'clients/luau/src/init.luau',
-    find: 'if code == "RATE_LIMITED" or code == "STORAGE_UNAVAILABLE" then',
+    find: 'if code == "RATE_LIMITED" or code == "STORAGE_UNAVAILABLE" or code == "OUTCOME_UNKNOWN" then',
     replace: 'if false then',
     tests: ['test/clients/luau-sessions.test.ts'],
   },
