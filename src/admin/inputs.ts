@@ -2,12 +2,12 @@
 // API, so both give the same 400 for the same mistake.
 import { normalizeUserId } from '../domain/ids.js';
 import { PLANS, type KeyScope, type Plan } from '../domain/types.js';
+import { hasControlCharacter } from '../domain/value.js';
 import { badRequest } from '../errors.js';
-import { KEY_MAX_LENGTH } from '../schemas/data.js';
+import { isDataKey, KEY_MAX_LENGTH } from '../schemas/data.js';
 
 export const NAME_MAX = 100;
 export const LABEL_MAX = 100;
-const CONTROL = /[\u0000-\u001f\u007f]/;
 /** Ten years: longer than any sensible expiry or grace, short of Date overflow. */
 const DURATION_MAX_MS = 10 * 365 * 86_400_000;
 const UNIT_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
@@ -26,7 +26,7 @@ export function parseScope(raw: string): KeyScope {
 
 export function parseName(raw: string): string {
   const name = raw.trim();
-  if (name.length === 0 || name.length > NAME_MAX || CONTROL.test(name)) {
+  if (name.length === 0 || name.length > NAME_MAX || hasControlCharacter(name)) {
     throw badRequest(`Workspace name must be 1-${NAME_MAX} characters without control characters`);
   }
   return name;
@@ -36,7 +36,7 @@ export function parseLabel(raw: string | undefined): string | undefined {
   if (raw === undefined) return undefined;
   const label = raw.trim();
   if (label.length === 0) return undefined;
-  if (label.length > LABEL_MAX || CONTROL.test(label)) {
+  if (label.length > LABEL_MAX || hasControlCharacter(label)) {
     throw badRequest(`Key label must be at most ${LABEL_MAX} characters without control characters`);
   }
   return label;
@@ -92,7 +92,7 @@ export function parseUserId(raw: string | number): string {
 }
 
 export function parseDataKey(raw: string): string {
-  if (raw.length === 0 || raw.length > KEY_MAX_LENGTH || CONTROL.test(raw)) {
+  if (!isDataKey(raw)) {
     throw badRequest(`Key must be 1-${KEY_MAX_LENGTH} characters without control characters`);
   }
   return raw;

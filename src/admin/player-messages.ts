@@ -4,6 +4,7 @@
 // messages themselves never go into the audit trail. What a send or a delete changes is added
 // to the workspace's storage totals at once.
 import { isoTime } from '../domain/entry.js';
+import { checkMessage } from '../domain/value.js';
 import { AppError, badRequest, ErrorCode } from '../errors.js';
 import { refusal } from '../saves/outcomes.js';
 import type { Config } from '../config.js';
@@ -69,6 +70,8 @@ export class MessageOperations {
     await this.ctx.requireWorkspace(workspaceId);
     const userId = parseUserId(rawUserId);
     if (message === undefined) throw badRequest('Missing field "message"');
+    const problem = checkMessage(message, this.ctx.maxValueDepth);
+    if (problem) throw badRequest(`Invalid message: ${problem}`);
     const ttl = ttlSeconds ?? this.limits.defaultTtlSeconds;
     if (!Number.isInteger(ttl) || ttl < 60 || ttl > this.limits.maxTtlSeconds) {
       throw badRequest(`The message's wait must be whole seconds, 60-${this.limits.maxTtlSeconds} (MESSAGE_MAX_TTL_SECONDS)`);

@@ -1,6 +1,7 @@
 // JSON Schemas of the public data endpoints' inputs. Compiled once by http/validate.ts; the
 // OpenAPI document is generated from these same objects.
 import { USER_ID_PATTERN_SOURCE } from '../domain/ids.js';
+import { CONTROL_CHARACTERS, hasControlCharacter } from '../domain/value.js';
 
 export const KEY_MAX_LENGTH = 128;
 
@@ -13,14 +14,15 @@ export const KEY_MAX_LENGTH = 128;
  */
 export const MAX_IMPORTED_VERSION = 2 ** 52;
 
-const KEY_CONTROL = /[\u0000-\u001f\u007f]/;
+/** A name without control characters (C0, DEL and C1: domain/value.ts), as a JSON Schema pattern. */
+const NO_CONTROL_PATTERN = `^[^${CONTROL_CHARACTERS}]*$`;
 
 /**
- * keySchema's test, for keys that do not come through ajv (an import's lines): 1-128
- * characters counted as ajv counts them (a surrogate pair is one), none a control character.
+ * keySchema's test, for keys that do not come through ajv (an import's lines, the admin side):
+ * 1-128 characters counted as ajv counts them (a surrogate pair is one), none a control character.
  */
 export function isDataKey(key: string): boolean {
-  if (key === '' || KEY_CONTROL.test(key)) return false;
+  if (key === '' || hasControlCharacter(key)) return false;
   let length = 0;
   for (const _ of key) if (++length > KEY_MAX_LENGTH) return false;
   return true;
@@ -64,7 +66,7 @@ export const keySchema = {
   type: 'string',
   minLength: 1,
   maxLength: KEY_MAX_LENGTH,
-  pattern: '^[^\\u0000-\\u001f\\u007f]*$',
+  pattern: NO_CONTROL_PATTERN,
 } as const;
 
 export const valueSchema = {
@@ -178,7 +180,7 @@ const ownerSchema = {
   type: 'string',
   minLength: 1,
   maxLength: 128,
-  pattern: '^[^\\u0000-\\u001f\\u007f]*$',
+  pattern: NO_CONTROL_PATTERN,
   description: "The game server's id (e.g. the platform's JobId): 1-128 characters, no control characters.",
 } as const;
 

@@ -7,6 +7,7 @@ import type { Middleware } from 'koa';
 import { parse as parseQuery } from 'node:querystring';
 import type { Config } from '../../config.js';
 import { isoTime } from '../../domain/entry.js';
+import { checkMessage } from '../../domain/value.js';
 import { badRequest } from '../../errors.js';
 import type { PlayerMessages } from '../../saves/player-messages.js';
 import { messagesQuery, sendMessageBody } from '../../schemas/data.js';
@@ -42,6 +43,8 @@ export function messageRoutes(router: Router<AppState>, { guard, recheck, messag
   router.post('/messages', chain(guard, requireWriteScope, body, async (ctx) => {
     const input = validateSend('body', ctx.request.body);
     if (input.message === undefined) throw badRequest('Missing field "message" in body');
+    const problem = checkMessage(input.message, config.limits.maxValueDepth);
+    if (problem) throw badRequest(`Invalid field "message" in body: ${problem}`);
     if (input.ttlSeconds !== undefined && input.ttlSeconds > config.messages.maxTtlSeconds) {
       throw badRequest(`Invalid field "ttlSeconds" in body: at most ${config.messages.maxTtlSeconds} (MESSAGE_MAX_TTL_SECONDS)`);
     }
