@@ -32,15 +32,16 @@ Players.PlayerRemoving:Connect(function(player)
     sessionData[player.UserId] = nil
   end
 end)
--- The shop: one purchase is one UpdateAsync, cancelled (nil) when the player cannot pay.
+-- The shop: one purchase is one UpdateAsync, cancelled (nil) when the player cannot pay; it keeps
+-- the key's user ids by returning them, as the platform's reference says to.
 function BUY(userId, item, price)
-  return playerStore:UpdateAsync(tostring(userId), function(old)
+  return playerStore:UpdateAsync(tostring(userId), function(old, keyInfo)
     if old == nil or old.coins < price then
       return nil
     end
     old.coins -= price
     table.insert(old.items, item)
-    return old
+    return old, keyInfo:GetUserIds()
   end)
 end
 function COINS(userId)
@@ -91,6 +92,14 @@ describe('Luau PlayerData.DataStoreService (in Luau VMs, against the service)', 
     expect(userIds, 'UpdateAsync kept the user ids SetAsync gave').to.equal('7');
     expect(created as number).to.be.above(0).and.at.most(updated as number);
     expect(after?.data['PlayerSave#info'].u).to.deep.equal([7]);
+    // A transform that does not return them clears them, as on the platform.
+    const [cleared] = await a.run(`${REQUIRE}
+      local store = DataStoreService:GetDataStore("PlayerSave")
+      store:UpdateAsync("7", function(old) return old end)
+      local _, info = store:GetAsync("7")
+      return #info:GetUserIds()`);
+    expect(cleared).to.equal(0);
+    expect((await player('7'))?.data['PlayerSave#info']).to.not.have.property('u');
   });
 
   it('two servers racing UpdateAsync and IncrementAsync on one key never lose an update', async () => {
