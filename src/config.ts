@@ -87,6 +87,11 @@ export interface Config {
     /** How often each instance adds its usage counts (requests, 429s per day) to Redis. */
     readonly usageFlushMs: number;
   };
+    /**
+     * How long an instance answers a workspace from its last share of the window while the
+     * window's Redis master does not answer (store/workspaces/rate-limiter.ts); 0: not at all.
+     */
+    readonly failoverMs: number;
   readonly redis: {
     readonly commandTimeoutMs: number;
     readonly connectTimeoutMs: number;
@@ -454,6 +459,7 @@ export function loadConfig(env: Env = process.env): Config {
       },
       leaseAhead: int(env, 'RATE_LIMIT_LEASE_AHEAD', 32, 0, 1_000_000),
       usageFlushMs: int(env, 'USAGE_FLUSH_MS', 5000, 100, 600_000),
+      failoverMs: int(env, 'RATE_LIMIT_FAILOVER_MS', 30_000, 0, 600_000),
     },
     redis: {
       commandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 1000, 50, 60_000),

@@ -46,7 +46,7 @@ describe('a master of the cluster killed: readiness, the limiter, the logs', fun
         HOST: '127.0.0.1',
         ADMIN_PORT: '0',
         LOG_LEVEL: 'warn',
-        RATE_LIMIT_PRO: '400',
+        RATE_LIMIT_PRO: '100',
         RATE_LIMIT_WINDOW_MS: '60000',
         RATE_LIMIT_LEASE_AHEAD: '0',
         RATE_LIMIT_FAILOVER_MS: failoverMs,
@@ -65,13 +65,21 @@ describe('a master of the cluster killed: readiness, the limiter, the logs', fun
     await cluster?.stop();
   });
 
+  /** What the failover of the first test left for the others to check. */
+  const failover = {
+    killedAt: 0,
+    probes: [] as Array<{ instance: number; res: ApiResponse }>,
+    reads: [] as Array<{ instance: number; at: number; res: ApiResponse; limiterOnly: boolean }>,
+  };
+
   it('keeps /readyz at 200 on every instance while one master fails over, saying which master does not answer', async () => {
     const ready = await Promise.all(services.map((s) => call({ baseUrl: s.opsUrl }, 'GET', '/readyz')));
     for (const res of ready) expect(res.body).to.deep.include({ success: true, status: 'ready' });
     expect(ready[0]!.body.redis).to.deep.equal({ masters: 3, answering: 3, notAnswering: [] });
 
     // A workspace whose window is on a master that no subscription is on (a lost subscription
-    // bypasses the key cache, and the key's record would then be read from the failed master).
+    // bypasses the key cache, and the workspace's record would then be read from the failed
+    // master), read through a player on another master.
     const subscribed = await subscribedNodes(cluster);
     const masters = await cluster.masters();
     const victimPort = masters.find((p) => !subscribed.includes(p))!;
@@ -81,35 +89,37 @@ describe('a master of the cluster killed: readiness, the limiter, the logs', fun
     while ((await cluster.masterOf(keys.rateLimit(ws.workspaceId))) !== victimPort) {
       ws = await ops.createWorkspace({ name: 'failover', plan: 'pro' });
     }
-    failover.ws = ws;
-    failover.victimPort = victimPort;
+    let user = 0;
+    while ((await cluster.masterOf(keys.player(ws.workspaceId, `u${user}`))) === victimPort) user++;
+    const read = `/data?userId=u${user}&key=coins`;
+    expect((await call(services[0]!, 'POST', '/data/set', { key: ws.apiKey, body: { userId: `u${user}`, key: 'coins', value: 1 } })).status).to.equal(200);
 
-    // Each instance takes a share of the window: 20 requests each, one at a time.
-    for (let i = 0; i < 40; i++) {
-      const res = await call(services[i % 2]!, 'GET', '/ping', { key: ws.apiKey });
-      expect(res.status).to.equal(200);
-    }
+    // Each instance takes its share of the window: 20 requests each, one at a time.
+    for (let i = 0; i < 40; i++) expect((await call(services[i % 2]!, 'GET', read, { key: ws.apiKey })).status).to.equal(200);
 
     const victim = cluster.nodes.find((n) => n.port === victimPort)!;
     failover.killedAt = Date.now();
     await victim.redis.kill();
 
-    // Probes and the workspace's requests, side by side, until the failover is over.
-    const probes: ApiResponse[] = [];
-    const pings: Array<{ instance: number; at: number; res: ApiResponse }> = [];
+    // Probes and the workspace's reads, side by side, until the failover is over.
     let done = false;
     const probing = (async () => {
       while (!done) {
-        probes.push(...(await Promise.all(services.map((s) => call({ baseUrl: s.opsUrl }, 'GET', '/readyz')))));
+        const answers = await Promise.all(services.map((s) => call({ baseUrl: s.opsUrl }, 'GET', '/readyz')));
+        answers.forEach((res, instance) => failover.probes.push({ instance, res }));
         await new Promise((r) => setTimeout(r, 50));
       }
     })();
-    const pinging = Array.from({ length: 8 }, (_, worker) =>
+    // Most workers send a read the route refuses 400 (no userId) once the limiter has let it
+    // through: its status is the limiter's verdict alone (400 let through, 429 refused, 503
+    // failed), whatever the players' masters do. Two send real reads of a player on another master.
+    const reading = Array.from({ length: 8 }, (_, worker) =>
       (async () => {
         while (!done) {
           const instance = worker % 2;
-          const res = await call(services[instance]!, 'GET', '/ping', { key: ws.apiKey });
-          pings.push({ instance, at: Date.now(), res });
+          const limiterOnly = worker < 6;
+          const res = await call(services[instance]!, 'GET', limiterOnly ? '/data?key=coins' : read, { key: ws.apiKey });
+          failover.reads.push({ instance, at: Date.now(), res, limiterOnly });
           if (res.status !== 200) await new Promise((r) => setTimeout(r, 20));
         }
       })(),
@@ -121,29 +131,69 @@ describe('a master of the cluster killed: readiness, the limiter, the logs', fun
         () => true,
         () => false,
       );
-      const last = probes.slice(-2);
-      if (served && last.length === 2 && last.every((p) => p.body.status === 'ready') && Date.now() - failover.killedAt > 3000) break;
+      const last = failover.probes.slice(-2);
+      if (served && last.length === 2 && last.every((p) => p.res.body.status === 'ready') && Date.now() - failover.killedAt > 3000) break;
       expect(Date.now(), 'the failover was not over in 30 s').to.be.below(deadline);
       await new Promise((r) => setTimeout(r, 100));
     }
     await new Promise((r) => setTimeout(r, 500));
     done = true;
     await probing;
-    await Promise.all(pinging);
-    failover.pings = pings;
+    await Promise.all(reading);
 
-    expect(probes.filter((p) => p.status !== 200).map((p) => p.body)).to.deep.equal([]);
-    const degraded = probes.filter((p) => p.body.status === 'degraded');
+    expect(failover.probes.filter((p) => p.res.status !== 200).map((p) => p.res.body)).to.deep.equal([]);
+    const degraded = failover.probes.filter((p) => p.res.body.status === 'degraded');
     expect(degraded.length, 'probes that saw the failed master').to.be.greaterThan(0);
-    for (const p of degraded) expect(p.body.redis.notAnswering).to.deep.equal([`127.0.0.1:${victimPort}`]);
+    for (const p of degraded) expect(p.res.body.redis.notAnswering).to.deep.equal([`127.0.0.1:${victimPort}`]);
+    // Both instances saw it.
+    expect(new Set(degraded.map((p) => p.instance)).size).to.equal(2);
   });
 
-  const failover: {
-    ws?: { workspaceId: string; apiKey: string };
-    victimPort?: number;
-    killedAt: number;
-    pings: Array<{ instance: number; at: number; res: ApiResponse }>;
-  } = { killedAt: 0, pings: [] };
+  it("keeps the workspace's requests flowing within each instance's last share: 200, then 429 with Retry-After; 503 past the bound", async () => {
+    /** The limiter's verdicts on one instance: let through, refused, failed. */
+    const verdicts = (instance: number) =>
+      failover.reads
+        .filter((r) => r.instance === instance)
+        .map((r) => (r.res.status === 429 ? 'refused' : r.res.status >= 500 ? (r.limiterOnly ? 'failed' : 'read failed') : 'through'));
+    if (process.env['FAILOVER_TRACE']) {
+      for (const r of failover.reads.filter((r) => r.res.status >= 500)) {
+        process.stdout.write(`${r.instance} ${r.limiterOnly ? 'limiter' : 'read'} +${r.at - failover.killedAt} ${JSON.stringify(r.res.body)}\n`);
+      }
+    }
+    for (const r of failover.reads) {
+      if (r.limiterOnly && r.res.status < 500) expect([400, 429]).to.include(r.res.status);
+      if (!r.limiterOnly && r.res.status < 500) expect([200, 429]).to.include(r.res.status);
+    }
+    const a = verdicts(0);
+    const b = verdicts(1);
+    if (process.env['FAILOVER_TRACE']) {
+      const runs = (v: string[]) => v.reduce<string[]>((out, x, i) => (i > 0 && v[i - 1] === x ? (out[out.length - 1] = `${x}x${Number(out.at(-1)!.split('x')[1]) + 1}`, out) : [...out, `${x}x1`]), []);
+      process.stdout.write(`A ${runs(a).join(' ')}\nB ${runs(b).join(' ')}\n`);
+    }
+    // The instance with the 30 s bound: never failed, and neither a stop nor unlimited.
+    expect(a.filter((v) => v === 'failed')).to.deep.equal([]);
+    const aThrough = a.filter((v) => v === 'through').length;
+    // Its share: 21 of the window's count of 40 at its last lease, so 53 of 100, 21 used: 32 left.
+    // Before +2 s (cluster-node-timeout) no replica can have taken over: that is the fallback alone.
+    const early = failover.reads.filter((r) => r.instance === 0 && r.at < failover.killedAt + 2000);
+    const earlyThrough = early.filter((r) => r.res.status === 200 || r.res.status === 400).length;
+    expect(earlyThrough, 'let through by the 30 s instance before +2 s').to.be.within(1, 53 - 21);
+    expect(early.filter((r) => r.res.status === 429).length, '429s of the 30 s instance before +2 s').to.be.greaterThan(0);
+    for (const r of failover.reads.filter((r) => r.res.status === 429)) {
+      expect(r.res.body.code).to.equal('RATE_LIMITED');
+      expect(Number(r.res.headers.get('retry-after'))).to.be.within(1, 60);
+    }
+    // Both together: about the limit, never more than their shares of it (B's: 20 of 41).
+    const through = aThrough + b.filter((v) => v === 'through').length;
+    expect(41 + through).to.be.at.most(Math.ceil((100 * 21) / 40) + Math.ceil((100 * 20) / 41));
+    // The instance with the 1 s bound: let through and refused first, then 503 STORAGE_UNAVAILABLE.
+    const firstFailed = b.indexOf('failed');
+    expect(firstFailed, 'a 503 of the 1 s instance').to.be.greaterThan(0);
+    expect(b.slice(0, firstFailed)).to.include('through');
+    const first503 = failover.reads.find((r) => r.instance === 1 && r.limiterOnly && r.res.status === 503)!;
+    expect(first503.res.body.code).to.equal('STORAGE_UNAVAILABLE');
+    expect(first503.at - failover.killedAt).to.be.at.least(1000);
+  });
 
   it('answers 503 on /readyz once no master answers', async () => {
     const masters = await cluster.masters();

@@ -23,8 +23,20 @@
 //
 // After a plan change (the workspace cache is invalidated, so the new plan arrives with the
 // next request) the limit differs, and the lease taken under the old limit is dropped.
+//
+// While the window's master does not answer (a cluster failover: about cluster-node-timeout
+// plus a second or two), a lease call fails with an "unavailable" error. Rather than refuse the
+// workspace's requests (whose players mostly live on other masters), each instance then decides
+// alone, from its last share of the window: the part of the window's count it had been granted
+// at its last lease. Per window it answers that share of the limit (what it had answered in the
+// window in progress counts), then 429 with Retry-After; it asks Redis again at most every
+// FALLBACK_RETRY_MS without anyone waiting, and what it answered meanwhile is charged to the
+// window by the first lease that works. For RATE_LIMIT_FAILOVER_MS at most: past it, 503 until
+// Redis answers (docs/reliability.md#the-rate-limiter-during-a-failover). An instance with no
+// share (no lease of that workspace lately) answers 503 at once, as does every instance with
+// RATE_LIMIT_FAILOVER_MS=0.
 import { keys } from '../keys.js';
-import type { RedisClient } from '../redis/redis.js';
+import { isUnavailableError, type RedisClient } from '../redis/redis.js';
 import { UsageCounter } from './usage-counter.js';
 
 export { usageDay, USAGE_RETENTION_DAYS } from './usage-counter.js';
@@ -41,6 +53,24 @@ export interface RateLimitResult {
 const HALVE_AFTER_IDLE_WINDOWS = 3;
 /** A workspace idle this many windows is forgotten (what it took ahead has halved to nothing). */
 const FORGET_AFTER_WINDOWS = 18;
+/** While falling back, Redis is asked again (one lease, nobody waiting for it) at most this often. */
+const FALLBACK_RETRY_MS = 250;
+
+/** A workspace decided in process while its window's master does not answer. */
+interface Fallback {
+  /** When the first lease call failed: the bound counts from here. */
+  readonly since: number;
+  /** The last lease call's error, thrown past the bound. */
+  error: unknown;
+  /** When the last lease call was sent. */
+  lastTry: number;
+  /** Requests per window: the instance's share of the limit. */
+  readonly budget: number;
+  /** End of the window being counted in process. */
+  until: number;
+  /** Requests this instance may still answer in it. */
+  left: number;
+}
 
 /** One workspace's window as this instance knows it. */
 interface Window {
@@ -56,6 +86,14 @@ interface Window {
   /** Requests waiting for the lease under way. */
   waiting: number;
   leasing: Promise<void> | undefined;
+  /** Requests granted to this instance in this window. */
+  mine: number;
+  /** This instance's part of the window's count at its last lease (0..1); undefined before any. */
+  share: number | undefined;
+  /** Set while the window's master does not answer. */
+  fallback: Fallback | undefined;
+  /** Requests answered in process during a fallback, to charge to the window at the next lease. */
+  debt: number;
 }
 
 export interface RateLimiterOptions {
@@ -64,6 +102,8 @@ export interface RateLimiterOptions {
   readonly leaseAhead: number;
   /** How often usage counts are written and idle windows forgotten. */
   readonly usageFlushMs: number;
+  /** How long a workspace is decided from this instance's last share while its window's master does not answer; 0: not at all. */
+  readonly failoverMs: number;
   readonly clock?: () => number;
 }
 
@@ -75,6 +115,7 @@ export class RateLimiter {
   private readonly windowArg: string;
   private readonly leaseAhead: number;
   private readonly usageFlushMs: number;
+  private readonly failoverMs: number;
   private readonly clock: () => number;
 
   constructor(
@@ -85,6 +126,7 @@ export class RateLimiter {
     this.windowArg = String(options.windowMs);
     this.leaseAhead = Math.max(0, options.leaseAhead);
     this.usageFlushMs = options.usageFlushMs;
+    this.failoverMs = options.failoverMs;
     this.clock = options.clock ?? Date.now;
     this.usage = new UsageCounter(redis);
   }
@@ -96,14 +138,15 @@ export class RateLimiter {
    */
   hit(workspaceId: string, limit: number, nowMs: number): RateLimitResult | Promise<RateLimitResult> {
     let w = this.windows.get(workspaceId);
-    if (w === undefined || w.limit !== limit || (w.until <= nowMs && w.leasing === undefined)) {
+    if (w === undefined || w.limit !== limit || (w.until <= nowMs && w.leasing === undefined && w.fallback === undefined)) {
       // A workspace busy in the last windows is likely busy in this one: it keeps what it took
       // ahead, halved for every few whole windows it was idle.
       const idleWindows = w?.limit === limit ? Math.floor((nowMs - w.until) / this.windowMs) : 0;
       const extra = w?.limit === limit ? w.extra >> Math.min(31, Math.floor(idleWindows / HALVE_AFTER_IDLE_WINDOWS)) : 0;
-      w = { limit, until: 0, tokens: 0, count: 0, extra, waiting: 0, leasing: undefined };
+      w = { limit, until: 0, tokens: 0, count: 0, extra, waiting: 0, leasing: undefined, mine: 0, share: w?.share, fallback: undefined, debt: 0 };
       this.windows.set(workspaceId, w);
     }
+    if (w.fallback !== undefined) return this.fromShare(workspaceId, w, w.fallback, nowMs);
     if (w.until > nowMs) {
       if (w.tokens > 0) {
         w.tokens--;
@@ -134,19 +177,72 @@ export class RateLimiter {
 
   private async lease(workspaceId: string, w: Window): Promise<void> {
     const sentAt = this.clock();
-    const need = w.waiting;
+    // What was answered in process during a fallback is charged now, besides what waits.
+    const debt = w.debt;
+    const need = Math.max(1, w.waiting + debt);
     const extra = Math.min(w.extra, this.leaseAhead);
-    const [granted, count, ttl] = await this.redis.rateLimit(
-      keys.rateLimit(workspaceId),
-      String(w.limit),
-      this.windowArg,
-      String(need),
-      String(extra),
-    );
+    let reply: [granted: number, count: number, ttl: number];
+    try {
+      reply = await this.redis.rateLimit(keys.rateLimit(workspaceId), String(w.limit), this.windowArg, String(need), String(extra));
+    } catch (err) {
+      if (!this.fallBack(w, err, sentAt)) throw err;
+      return;
+    }
+    const [granted, count, ttl] = reply;
+    w.debt -= debt;
+    w.fallback = undefined;
+    // A new window in Redis (count is only what this call added) starts this instance's part again.
+    w.mine = (count === granted ? 0 : w.mine) + granted;
+    if (count > 0) w.share = Math.min(1, w.mine / count);
     w.until = sentAt + ttl;
     w.count = count;
-    w.tokens = granted;
+    w.tokens = Math.max(0, granted - debt);
     if (granted > 0) w.extra = Math.min(this.leaseAhead, Math.max(1, w.extra * 2));
+  }
+
+  /**
+   * After a lease call failed with `err`: starts (or goes on with) deciding in process, and says
+   * whether it does. Not for a bug (only for Redis being unavailable), nor without a share.
+   */
+  private fallBack(w: Window, err: unknown, sentAt: number): boolean {
+    if (w.fallback !== undefined) {
+      w.fallback.error = err;
+      return true;
+    }
+    if (this.failoverMs === 0 || w.share === undefined || !isUnavailableError(err)) return false;
+    const budget = Math.ceil(w.limit * w.share);
+    const now = this.clock();
+    // In the window in progress, what this instance already answered counts; leased requests in
+    // hand are its own in any case.
+    const inWindow = w.until > now;
+    const used = inWindow ? w.mine - w.tokens : 0;
+    const left = Math.max(w.tokens, budget - used);
+    w.tokens = 0;
+    w.fallback = { since: now, error: err, lastTry: sentAt, budget, until: inWindow ? w.until : now + this.windowMs, left };
+    return true;
+  }
+
+  /** The verdict while the window's master does not answer; see the header. */
+  private fromShare(workspaceId: string, w: Window, f: Fallback, nowMs: number): RateLimitResult | Promise<RateLimitResult> {
+    if (w.leasing === undefined && nowMs - f.lastTry >= FALLBACK_RETRY_MS) {
+      f.lastTry = nowMs;
+      w.leasing = this.lease(workspaceId, w)
+        .catch(() => {})
+        .finally(() => {
+          w.leasing = undefined;
+        });
+    }
+    if (nowMs - f.since > this.failoverMs) return Promise.reject(f.error);
+    if (f.until <= nowMs) {
+      f.until = nowMs + this.windowMs;
+      f.left = f.budget;
+    }
+    const limited = f.left <= 0;
+    this.usage.count(workspaceId, nowMs, limited);
+    if (limited) return { allowed: false, limit: w.limit, remaining: 0, resetMs: f.until - nowMs };
+    f.left--;
+    w.debt++;
+    return { allowed: true, limit: w.limit, remaining: f.left, resetMs: f.until - nowMs };
   }
 
   /** Starts the timer that writes usage counts and forgets idle windows. */
@@ -158,7 +254,7 @@ export class RateLimiter {
     // Idle for this many windows, a workspace would take nothing ahead any more: forget it.
     const stale = this.clock() - FORGET_AFTER_WINDOWS * this.windowMs;
     for (const [workspaceId, w] of this.windows) {
-      if (w.until <= stale && w.leasing === undefined) this.windows.delete(workspaceId);
+      if (w.until <= stale && w.leasing === undefined && w.fallback === undefined) this.windows.delete(workspaceId);
     }
     await this.usage.flush();
   }

@@ -1,6 +1,11 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import type { Redis } from 'ioredis';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startLocalRedis, type LocalRedis } from '../../../src/dev/local-redis.js';
+import { connectRedis, createRedis, isUnavailableError, type RedisClient } from '../../../src/store/redis/redis.js';
 import { keys } from '../../../src/store/keys.js';
 import { RateLimiter, type RateLimitResult } from '../../../src/store/workspaces/rate-limiter.js';
 import { usageDay } from '../../../src/store/workspaces/usage-counter.js';
@@ -23,7 +28,7 @@ describe('RateLimiter', () => {
   });
   after(() => redis.disconnect());
 
-  const limiter = (leaseAhead = 32, windowMs = 10_000) => new RateLimiter(redis, { windowMs, leaseAhead, usageFlushMs: 1000 });
+  const limiter = (leaseAhead = 32, windowMs = 10_000) => new RateLimiter(redis, { windowMs, leaseAhead, usageFlushMs: 1000, failoverMs: 30_000 });
 
   it('answers from a lease in hand synchronously, with the remaining count of the whole window', async () => {
     const l = limiter();
@@ -108,5 +113,103 @@ describe('RateLimiter', () => {
       ),
       { numRuns: 60 },
     );
+  });
+});
+
+describe('RateLimiter while the window\'s Redis does not answer (RATE_LIMIT_FAILOVER_MS)', () => {
+  let dataDir: string;
+  let local: LocalRedis;
+  let redis: RedisClient;
+
+  before(async function () {
+    this.timeout(20_000);
+    // A private Redis: the test stops it (SIGSTOP), which the shared test Redis must never be.
+    dataDir = mkdtempSync(join(tmpdir(), 'pds-limiter-'));
+    local = await startLocalRedis({ dataDir });
+    redis = createRedis({ url: local.url, commandTimeoutMs: 200, connectTimeoutMs: 1000 });
+    redis.on('error', () => {});
+    await connectRedis(redis, 2000);
+  });
+  after(async () => {
+    local?.process.kill('SIGCONT');
+    redis?.disconnect();
+    await local?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  const LIMIT = 30;
+  const WINDOW = 60_000;
+  const BOUND = 120_000;
+
+  /** `n` verdicts at once; a rejected one becomes its error. */
+  const hits = (l: RateLimiter, ws: string, n: number, at: number) =>
+    Promise.all(Array.from({ length: n }, () => Promise.resolve(l.hit(ws, LIMIT, at)).catch((err: unknown) => err as Error)));
+  const verdicts = (results: Array<RateLimitResult | Error>) => ({
+    allowed: results.filter((r) => !(r instanceof Error) && r.allowed).length,
+    refused: results.filter((r) => !(r instanceof Error) && !r.allowed).length,
+    failed: results.filter((r) => r instanceof Error).length,
+  });
+
+  it('answers from its last share of the window (200 up to it, then 429 until the window ends) for the bound, then fails; Redis back, the window is charged', async function () {
+    this.timeout(20_000);
+    let t = Date.now();
+    const l = new RateLimiter(redis, { windowMs: WINDOW, leaseAhead: 0, usageFlushMs: 60_000, failoverMs: BOUND, clock: () => t });
+    const ws = randomId('ws');
+    const start = t;
+    // This instance alone: its share is the whole window. 10 of 30 used.
+    expect(verdicts(await hits(l, ws, 10, t))).to.deep.equal({ allowed: 10, refused: 0, failed: 0 });
+
+    local.process.kill('SIGSTOP');
+    try {
+      t += 1;
+      const during = await hits(l, ws, 25, t);
+      expect(verdicts(during)).to.deep.equal({ allowed: 20, refused: 5, failed: 0 });
+      const refused = during.find((r) => !(r instanceof Error) && !r.allowed) as RateLimitResult;
+      expect(refused.resetMs).to.be.within(1, WINDOW);
+      // Decided in process now, without waiting for Redis.
+      expect(l.hit(ws, LIMIT, t)).to.not.be.instanceOf(Promise);
+
+      // The next window, still without Redis: the share again, no more.
+      t = start + WINDOW + 10;
+      expect(verdicts(await hits(l, ws, 35, t))).to.deep.equal({ allowed: 30, refused: 5, failed: 0 });
+
+      // Past the bound: the error of Redis, which the API answers 503 STORAGE_UNAVAILABLE.
+      t = start + WINDOW + BOUND + 100;
+      const past = await hits(l, ws, 3, t);
+      expect(verdicts(past)).to.deep.equal({ allowed: 0, refused: 0, failed: 3 });
+      expect(isUnavailableError(past[0])).to.equal(true);
+    } finally {
+      local.process.kill('SIGCONT');
+    }
+
+    // Redis answers again: the next lease asked now and then charges what was answered without it.
+    let back: RateLimitResult | undefined;
+    for (let i = 0; i < 50 && back === undefined; i++) {
+      t += 300;
+      const verdict = await Promise.resolve(l.hit(ws, LIMIT, t)).catch(() => undefined);
+      if (verdict) back = verdict;
+      else await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(back, 'no verdict from Redis again').to.not.equal(undefined);
+    // 10 before, then 20 of the first window and 30 of the next answered in process: the window
+    // in Redis holds the limit, so the workspace is refused until it resets.
+    expect(Number(await redis.get(keys.rateLimit(ws)))).to.equal(LIMIT);
+    expect(await l.hit(ws, LIMIT, t)).to.include({ allowed: false, remaining: 0 });
+  });
+
+  it('without a share (no lease of the workspace yet) or with RATE_LIMIT_FAILOVER_MS=0, fails at once', async function () {
+    this.timeout(10_000);
+    const t = Date.now();
+    const none = new RateLimiter(redis, { windowMs: WINDOW, leaseAhead: 0, usageFlushMs: 60_000, failoverMs: BOUND });
+    const off = new RateLimiter(redis, { windowMs: WINDOW, leaseAhead: 0, usageFlushMs: 60_000, failoverMs: 0 });
+    const ws = randomId('ws');
+    expect(verdicts(await hits(off, ws, 5, t))).to.deep.equal({ allowed: 5, refused: 0, failed: 0 });
+    local.process.kill('SIGSTOP');
+    try {
+      expect(verdicts(await hits(none, ws, 3, t))).to.deep.equal({ allowed: 0, refused: 0, failed: 3 });
+      expect(verdicts(await hits(off, ws, 3, t))).to.deep.equal({ allowed: 0, refused: 0, failed: 3 });
+    } finally {
+      local.process.kill('SIGCONT');
+    }
   });
 });
