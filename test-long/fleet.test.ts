@@ -221,6 +221,8 @@ describe('a fleet: three instances behind HAProxy on a 3+3 Redis Cluster, with a
     if (logDir) {
       instances.forEach((i, n) => writeFileSync(join(logDir, `instance-${n}.log`), i.logs.join('\n')));
       writeFileSync(join(logDir, 'haproxy.log'), haproxy.logs.join('\n'));
+      const failed = counted.filter((o) => !o.ok).map((o) => ({ ...o, sentAt: o.sentAt - killedAt, at: o.at - killedAt, victim: onVictim.has(o.user) }));
+      writeFileSync(join(logDir, 'failed.jsonl'), failed.map((o) => JSON.stringify(o)).join('\n'));
     }
 
     expect(ledger.outcomes.length, 'the game servers did not run').to.be.greaterThan(10_000);
