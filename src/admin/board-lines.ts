@@ -3,7 +3,7 @@
 // of one period, best first: `{"board","period","id","entries":[["<userId>",<score>],...]}`.
 // The import loads a board's lines in order, so tied players keep their order. Existing boards
 // follow the import's mode as players do: skip keeps them, overwrite empties and replaces them,
-// fail writes nothing when one exists.
+// fail writes nothing when one exists. An erased player's entries are left out in every mode.
 import { normalizeUserId } from '../domain/ids.js';
 import { isBoardName } from '../domain/leaderboard.js';
 import { isPeriod, periodOfId, periodAt, type Period, type PeriodWindow } from '../domain/periods.js';
@@ -13,6 +13,7 @@ import { canonicalPeriods } from '../store/boards/board-registry.js';
 import { readBoardPeriods, TRANSFER_CHUNK, writeBoardEntries } from '../store/boards/board-transfer.js';
 import { addToStorageTotals } from '../store/workspaces/storage-usage.js';
 import type { AdminContext } from './context.js';
+import type { ErasedFilter } from './erased-players.js';
 import { LineError } from './player-lines.js';
 
 /** Entries one line may carry (the export writes TRANSFER_CHUNK). */
@@ -89,6 +90,8 @@ export interface BoardImportCounts {
   replaced: number;
   skipped: number;
   entries: number;
+  /** Entries not loaded because their player was erased (a tombstone in the workspace; docs/erasure.md). */
+  erased: number;
 }
 
 export interface LineProblem {
@@ -107,6 +110,8 @@ export class BoardImport {
     private readonly workspaceId: string,
     private readonly mode: 'skip' | 'overwrite',
     readonly counts: BoardImportCounts,
+    /** Erased players: their entries are not loaded, as their player lines are not. */
+    private readonly erased: ErasedFilter,
   ) {}
 
   /** Mode fail's first pass: a board that exists is a conflict. */
@@ -141,9 +146,12 @@ export class BoardImport {
     }
     if (this.passed.has(line.board)) return undefined;
     if (!this.loading.has(line.board)) return { code: ErrorCode.INVALID_REQUEST, error: `board ${line.board}: entries before the board's config line` };
+    const erased = await this.erased.among(line.entries.map(([userId]) => userId));
+    const entries = erased.size === 0 ? line.entries : line.entries.filter(([userId]) => !erased.has(userId));
+    this.counts.erased += line.entries.length - entries.length;
     let problem: LineProblem | undefined;
-    for (let i = 0; i < line.entries.length && !problem; i += TRANSFER_CHUNK) {
-      const chunk = line.entries.slice(i, i + TRANSFER_CHUNK);
+    for (let i = 0; i < entries.length && !problem; i += TRANSFER_CHUNK) {
+      const chunk = entries.slice(i, i + TRANSFER_CHUNK);
       const written = await writeBoardEntries(ctx.redis, workspaceId, line.board, line.window, chunk, ctx.boards.limits.maxEntries, nowMs);
       this.counts.entries += written.written;
       await this.count(written.entriesDelta);

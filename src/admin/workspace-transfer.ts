@@ -189,7 +189,7 @@ async function* players(
 }
 
 function newSummary(workspaceId: string, mode: ImportModeOption): ImportSummary {
-  const boards = { imported: 0, replaced: 0, skipped: 0, entries: 0 };
+  const boards = { imported: 0, replaced: 0, skipped: 0, entries: 0, erased: 0 };
   return { workspaceId, mode, complete: true, lines: 0, imported: 0, replaced: 0, unchanged: 0, skipped: 0, failed: 0, erased: 0, boards, errors: [], bytes: 0, ms: 0 };
 }
 
@@ -254,7 +254,7 @@ async function writePlayers(ctx: AdminContext, workspaceId: string, source: Asyn
     if (reply.applied && (reply.status === 'imported' || reply.status === 'replaced')) written++;
     if (written % TOTALS_EVERY === 0 && written > 0) await flushTotals();
   };
-  const boards = new BoardImport(ctx, workspaceId, mode === 'overwrite' ? 'overwrite' : 'skip', summary.boards);
+  const boards = new BoardImport(ctx, workspaceId, mode === 'overwrite' ? 'overwrite' : 'skip', summary.boards, erased);
   try {
     for await (const item of players(ctx, source, summary, 'write', options.onProgress)) {
       if (fatal !== undefined) break;

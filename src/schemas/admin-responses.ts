@@ -156,10 +156,10 @@ export const importSummary = {
     erased: { ...count, description: 'Players not imported because they were erased after the export (a tombstone in the workspace; docs/erasure.md).' },
     boards: {
       type: 'object',
-      required: ['imported', 'replaced', 'skipped', 'entries'],
+      required: ['imported', 'replaced', 'skipped', 'entries', 'erased'],
       additionalProperties: false,
-      description: 'Leaderboards: loaded as new, replaced (overwrite), kept as they were (skip), and the entries loaded.',
-      properties: { imported: count, replaced: count, skipped: count, entries: count },
+      description: 'Leaderboards: loaded as new, replaced (overwrite), kept as they were (skip), the entries loaded, and the entries not loaded because their player was erased.',
+      properties: { imported: count, replaced: count, skipped: count, entries: count, erased: count },
     },
     errors: {
       type: 'array',

@@ -170,7 +170,7 @@ describe('leaderboards for operators', () => {
 
       const target = (await newWorkspace(t.redis)).workspaceId;
       const summary = await ops.importWorkspace(target, { stream: Readable.from([Buffer.from(text)]) });
-      expect(summary.boards).to.deep.equal({ imported: 1, replaced: 0, skipped: 0, entries: 5 });
+      expect(summary.boards).to.deep.equal({ imported: 1, replaced: 0, skipped: 0, entries: 5, erased: 0 });
       expect(summary.failed).to.equal(0);
       const page = await ops.leaderboards.page(target, 'coins');
       expect(page.entries.map((e) => [e.userId, e.score])).to.deep.equal([['z', 9], ['y', 5.5], ['x', 5], ['w', 5]]);
@@ -188,13 +188,13 @@ describe('leaderboards for operators', () => {
       const text = await exportText(ops, id);
       const { id: target } = await withBoard([['c', 7]]);
       const skipped = await ops.importWorkspace(target, { stream: Readable.from([Buffer.from(text)]) }, { mode: 'skip' });
-      expect(skipped.boards).to.deep.equal({ imported: 0, replaced: 0, skipped: 1, entries: 0 });
+      expect(skipped.boards).to.deep.equal({ imported: 0, replaced: 0, skipped: 1, entries: 0, erased: 0 });
       expect((await ops.leaderboards.page(target, 'coins')).entries.map((e) => e.userId)).to.deep.equal(['c']);
       const failed = await ops.importWorkspace(target, { stream: Readable.from([Buffer.from(text)]) }, { mode: 'fail' });
       expect(failed.complete).to.equal(false);
       expect(failed.errors.map((e) => e.code)).to.deep.equal(['CONFLICT']);
       const replaced = await ops.importWorkspace(target, { stream: Readable.from([Buffer.from(text)]) }, { mode: 'overwrite' });
-      expect(replaced.boards).to.deep.equal({ imported: 0, replaced: 1, skipped: 0, entries: 2 });
+      expect(replaced.boards).to.deep.equal({ imported: 0, replaced: 1, skipped: 0, entries: 2, erased: 0 });
       expect((await ops.leaderboards.page(target, 'coins')).entries.map((e) => e.userId)).to.deep.equal(['b', 'a']);
     });
 
@@ -210,7 +210,7 @@ describe('leaderboards for operators', () => {
       ];
       const summary = await ops.importWorkspace(target, { stream: Readable.from([Buffer.from(lines.join('\n'))]) });
       expect(summary.errors.map((e) => e.line)).to.deep.equal([2, 3, 4, 5]);
-      expect(summary.boards).to.deep.equal({ imported: 1, replaced: 0, skipped: 0, entries: 1 });
+      expect(summary.boards).to.deep.equal({ imported: 1, replaced: 0, skipped: 0, entries: 1, erased: 0 });
       expect((await ops.leaderboards.page(target, 'ok')).entries.map((e) => e.userId)).to.deep.equal(['c']);
     });
   });

@@ -131,7 +131,7 @@ describe('leaderboards on a Redis Cluster (3 masters + 3 replicas)', function ()
     expect(exported.stats).to.include({ boards: 6, boardEntries: 6 });
     const target = await ops.createWorkspace({ name: 'target', plan: 'pro' });
     const summary = await ops.importWorkspace(target.workspaceId, { stream: Readable.from([Buffer.from(text)]) });
-    expect(summary.boards).to.deep.equal({ imported: 6, replaced: 0, skipped: 0, entries: 6 });
+    expect(summary.boards).to.deep.equal({ imported: 6, replaced: 0, skipped: 0, entries: 6, erased: 0 });
     for (const board of boards) {
       expect((await ops.leaderboards.page(target.workspaceId, board)).entries).to.deep.equal([{ rank: 1, userId: 'keep', score: 4 }]);
     }

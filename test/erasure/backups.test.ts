@@ -55,6 +55,37 @@ describe('backups taken before an erasure', function () {
     expect(read.body.data).to.deep.equal({ coins: erased + 2 });
   });
 
+  it('leaves the erased player off the leaderboards it imports, followed boards included, in skip (board deleted) and overwrite modes', async () => {
+    const ws = await ops().createWorkspace({ name: 'backup-erase-boards', plan: 'pro' });
+    const erased = freshUserId();
+    const kept = erased + 1;
+    const board = (name: string, userId: number, score: number) =>
+      call(h.service, 'POST', `/leaderboards/${name}/set`, { key: ws.apiKey, body: { userId, score } });
+    await ops().leaderboards.follow(ws.workspaceId, 'levels', 'level');
+    for (const [userId, score] of [[erased, 900], [kept, 100]] as const) {
+      expect((await board('wins', userId, score)).status).to.equal(200);
+      expect((await call(h.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId, key: 'level', value: score } })).status).to.equal(200);
+    }
+    const entriesOf = async (name: string) => (await ops().leaderboards.page(ws.workspaceId, name)).entries.map((e) => e.userId);
+    expect(await entriesOf('levels')).to.deep.equal([String(erased), String(kept)]);
+    const text = await exportText(ops(), ws.workspaceId);
+    await ops().erasures.run((await ops().erasures.request({ userId: erased, workspaceId: ws.workspaceId })).jobId);
+    expect(await entriesOf('wins')).to.deep.equal([String(kept)]);
+
+    // Skip: the boards deleted since the export are loaded again, without the erased player.
+    await ops().leaderboards.delete(ws.workspaceId, 'wins');
+    await ops().leaderboards.delete(ws.workspaceId, 'levels');
+    const skipped = await ops().importWorkspace(ws.workspaceId, { stream: Readable.from([text]) }, { mode: 'skip' });
+    expect(skipped.erased).to.equal(1);
+    expect(skipped.boards).to.deep.include({ imported: 2, entries: 2, erased: 2 });
+    for (const name of ['wins', 'levels']) expect(await entriesOf(name), name).to.deep.equal([String(kept)]);
+    // Overwrite: the existing boards are replaced, still without the erased player.
+    const overwritten = await ops().importWorkspace(ws.workspaceId, { stream: Readable.from([text]) }, { mode: 'overwrite' });
+    expect(overwritten.boards).to.deep.include({ replaced: 2, entries: 2, erased: 2 });
+    for (const name of ['wins', 'levels']) expect(await entriesOf(name), name).to.deep.equal([String(kept)]);
+    expect(await keysOfPlayer(h.redis, ws.workspaceId, erased)).to.deep.equal([]);
+  });
+
   it('over the admin API, the summary says how many were erased', async () => {
     const { ws, erased, text } = await erasedAfterExport();
     const res = await fetchRecorded(
