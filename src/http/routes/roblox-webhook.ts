@@ -45,7 +45,7 @@ export function robloxWebhookRouter(prefix: string, deps: WebhookDeps): Router<A
     // Taken before the body is read, so that requests sent together cannot all pass it.
     const wait = deps.budget.take(caller, now);
     if (wait !== undefined) {
-      throw new AppError(ErrorCode.RATE_LIMITED, `Too many requests with a bad webhook signature from this address: retry in ${wait} s`, {
+      throw new AppError(ErrorCode.RATE_LIMITED, `Too many webhook requests from this address without a valid signature (refused, or still being read): retry in ${wait} s`, {
         headers: { 'Retry-After': String(wait) },
       });
     }
