@@ -101,6 +101,7 @@ export class HistorySweep {
 
   /** One workspace's round (its lease held). */
   async sweepWorkspace(workspaceId: string, plan: Plan): Promise<{ players: number; droppedBytes: number }> {
+    await this.list.seed(workspaceId);
     const now = this.clock();
     const oldestKept = now - this.config.history.maxAgeMs;
     let players = 0;
@@ -126,14 +127,15 @@ export class HistorySweep {
     }
 
     // 2. The rolling walk over the players within retention.
-    let walk = Math.max(await this.list.place(workspaceId, 'walk'), oldestKept);
+    const walkedTo = await this.list.place(workspaceId, 'walk');
+    const walk = Math.max(walkedTo, oldestKept);
     const walked = await this.list.between(workspaceId, walk, now, WALK_PER_ROUND);
     if (walked.length > 0) {
       const done = await sweep(walked, false);
       await this.list.unlist(workspaceId, walked.filter((_, i) => done[i]!.left === 0));
     }
-    walk = walked.length < WALK_PER_ROUND ? -Infinity : walked[walked.length - 1]!.ms;
-    await this.list.setPlace(workspaceId, 'walk', walk);
+    const next = walked.length < WALK_PER_ROUND ? -Infinity : walked[walked.length - 1]!.ms;
+    if (next !== walkedTo) await this.list.setPlace(workspaceId, 'walk', next);
 
     // 3. Over the bound: the longest idle players keep only their newest point.
     const bound = this.boundOf(plan);

@@ -11,7 +11,8 @@ import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
 import { defineScripts } from '../../src/store/redis/scripts.js';
-import { readStorageTotals } from '../../src/store/workspaces/storage-usage.js';
+import { readStorageTotals, StorageUsage } from '../../src/store/workspaces/storage-usage.js';
+import { HistorySweep } from '../../src/saves/history-sweep.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { client, testConfig, testRedis } from '../support/service.js';
 
@@ -134,6 +135,26 @@ describe('history: retention and the history bound', function () {
       redis = testRedis();
     });
     after(() => redis.disconnect());
+    it('lists the players of a workspace written before the history list, once, and sweeps them', async () => {
+      const config = testConfig(RETENTION_ENV);
+      const ops = new AdminOperations(redis, { actor: 'test', config });
+      const { workspaceId: ws } = await ops.createWorkspace({ name: 'before the list', plan: 'free' });
+      for (const user of ['a', 'b']) await ops.setPlayerValue(ws, user, 'coins', 1);
+      // As a release before this one left it: no history list.
+      await redis.del(keys.workspaceHistory(ws));
+      const before = await held(redis, ws, ['a', 'b']);
+      expect(before.history).to.be.above(0);
+      const usage = new StorageUsage(redis, 1000);
+      const sweep = new HistorySweep(redis, usage, config, undefined, () => Date.now() + 60_000);
+      expect(await sweep.sweepWorkspace(ws, 'free')).to.deep.equal({ players: 2, droppedBytes: before.history });
+      await usage.flush();
+      expect(await held(redis, ws, ['a', 'b'])).to.deep.include({ history: 0, historyKeys: 0, marks: 0 });
+      expect((await readStorageTotals(redis, ws)).historyBytes).to.equal(0);
+      expect(await redis.zcard(keys.workspaceHistory(ws))).to.equal(0);
+      // Seeded once: a second round finds nothing to list or drop.
+      expect(await sweep.sweepWorkspace(ws, 'free')).to.deep.equal({ players: 0, droppedBytes: 0 });
+    });
+
     scenarios(() => ({
       redis: () => redis,
       start: async (env) => {

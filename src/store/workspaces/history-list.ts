@@ -51,6 +51,16 @@ export class HistoryList {
     await this.redis.indexPlayers(keys.workspace(workspaceId), keys.workspaceHistory(workspaceId), ...pairs);
   }
 
+  /**
+   * Once per workspace: lists the players of the players list (keys.workspacePlayers), for a
+   * workspace written before the history list existed. Same slot, so one ZUNIONSTORE.
+   */
+  async seed(workspaceId: string): Promise<void> {
+    if ((await this.redis.hsetnx(keys.historySweep(workspaceId), 'seeded', '1')) === 0) return;
+    const list = keys.workspaceHistory(workspaceId);
+    await this.redis.call('ZUNIONSTORE', list, '2', list, keys.workspacePlayers(workspaceId), 'AGGREGATE', 'MAX');
+  }
+
   async place(workspaceId: string, which: SweepPlace): Promise<number> {
     const value = await this.redis.hget(keys.historySweep(workspaceId), which);
     return value === null ? -Infinity : Number(value);
