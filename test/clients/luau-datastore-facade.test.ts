@@ -253,6 +253,7 @@ describe('Luau PlayerData.DataStoreService (in Luau VMs, against the service)', 
       local ok, err = pcall(function() DataStoreService:GetDataStore("S"):ListKeysAsync() end)
       return require(game:GetService("ServerStorage").PlayerData).errorCode(err)`);
     expect(code).to.equal('NOT_SUPPORTED');
+    expect(await luauError(a, 'DataStoreService:GetDataStore("S", nil, { AllScopes = true })')).to.match(/^PlayerData\.DataStoreService\.GetDataStore: NOT_SUPPORTED: /);
     expect(await player('k'), 'nothing was written').to.equal(undefined);
   });
 });

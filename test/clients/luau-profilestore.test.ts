@@ -135,7 +135,10 @@ describe('Luau PlayerData.ProfileStore (in Luau VMs, against the service)', () =
     await b.run('game:GetService("Players").__join(9) task.wait(1)');
     expect((await b.run('return PROFILES[9] == nil'))[0]).to.equal(true);
     expect(acquiresOf(b)).to.have.length.at.least(1);
-    expect(await messages('9'), 'the hand-over request waits for the holder').to.have.length(1);
+    const [request] = (await messages('9')) as Array<{ message: Record<string, { owner: string; holder: string }> }>;
+    expect(request, 'the hand-over request waits for the holder').to.not.equal(undefined);
+    const [jobA, jobB] = [(await a.run('return game.JobId'))[0], (await b.run('return game.JobId'))[0]];
+    expect(request!.message['PlayerData.ProfileStore.EndSession']).to.deep.equal({ owner: jobB, holder: jobA });
     // A changes the profile while it is still active, then its auto-save brings the request.
     await a.run('PROFILES[9].Data.Cash += 5 task.wait(31) task.wait(1)');
     expect((await a.run('return table.concat(LAST_SAVES, ","), table.concat(ENDED, ","), table.concat(KICKED, ",")'))).to.deep.equal([
@@ -151,6 +154,12 @@ describe('Luau PlayerData.ProfileStore (in Luau VMs, against the service)', () =
     expect(await messages('9')).to.have.length(0);
     await b.run('PROFILES[9].Data.Cash += 1 task.wait(31)');
     expect((await player('9')).Cash).to.equal(16);
+    // A request meant for another holder (left from an earlier hand-over) is dropped, not obeyed.
+    const stale = { 'PlayerData.ProfileStore.EndSession': { owner: 'server-c', holder: 'server-gone' } };
+    await call(t.service, 'POST', '/messages', { key: servers.ws.apiKey, body: { userId: 9, message: stale } });
+    await b.run('task.wait(31) task.wait(31)');
+    expect((await b.run('return PROFILES[9]:IsActive()'))[0]).to.equal(true);
+    expect(await messages('9'), 'and acknowledged').to.have.length(0);
   });
 
   it('Steal = true takes the profile at once: the old holder ends without OnLastSave, its unsaved change fenced off', async () => {
