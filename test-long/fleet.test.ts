@@ -211,6 +211,8 @@ describe('a fleet: three instances behind HAProxy on a 3+3 Redis Cluster, with a
       commandsSpreadPercent: Number((100 * commandsSpread).toFixed(1)),
       logLinesWarnError: logs.map((l) => [l.warn, l.error]),
       worstLogBurst: logs.map((l) => l.worst),
+      // No answer, or HAProxy's own 502/503/504 (no JSON body): failures of the balancer or of an instance lost.
+      balancerFailures: counted.filter((o) => o.status === 0 || (o.status >= 500 && o.code === undefined)).length,
       drainExit: drained.code,
       drainMs,
       replacementReadyAfterDrainMs: replacedAt - drainedAt - drainMs,
@@ -232,6 +234,7 @@ describe('a fleet: three instances behind HAProxy on a 3+3 Redis Cluster, with a
     expect(ledger.loadMismatches, 'joins that loaded fewer saves than acknowledged, or more').to.deep.equal([]);
     expect(ledger.doubleHeld, 'players held by two servers').to.deep.equal([]);
     expect(drained.code, 'the drained instance exited').to.equal(0);
+    expect(figures.balancerFailures, 'attempts that got no answer or the balancer\'s own error').to.equal(0);
     expect(probeBack, 'writes to the failed slots back after the kill (ms)').to.be.below(5000);
     expect(figures.healthyFailedPercent, 'operations on players of healthy masters that failed (%)').to.be.below(0.1);
     expect(figures.commandsSpreadPercent, 'commands per master, largest distance from the mean (%)').to.be.at.most(15);
