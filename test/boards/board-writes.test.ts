@@ -90,7 +90,7 @@ describe('board writes whose outcome is unknown (OUTCOME_UNKNOWN)', function () 
   it('with Redis paused (DEBUG SLEEP) during a burst, no write that was applied answers STORAGE_UNAVAILABLE', async () => {
     const blocker = new Redis(redis.url);
     try {
-      const sleeping = blocker.call('DEBUG', 'SLEEP', '1');
+      const sleeping = blocker.call('DEBUG', 'SLEEP', '2');
       await new Promise((r) => setTimeout(r, 50));
       const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => api.post('/leaderboards/wins/increment', { userId: `burst${i}`, amount: 1 })));
       await sleeping;
