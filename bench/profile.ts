@@ -99,7 +99,9 @@ async function main(): Promise<void> {
     print(SCENARIO, service.result, service.summary);
     if (WITH_REFERENCE && reference) {
       const args = ['--import', 'tsx', join(ROOT, 'bench/references', reference.file)];
-      const ref = await profiled('reference', args, { REDIS_URL: bench.server.url }, '/', reference.scenario);
+      const workspacesFile = join(outDir, 'reference-workspaces.json');
+      writeFileSync(workspacesFile, JSON.stringify(Object.fromEntries(seeded.apiKeys.map((k, i) => [k, seeded.workspaceIds[i]!]))));
+      const ref = await profiled('reference', args, { REDIS_URL: bench.server.url, REFERENCE_WORKSPACES_FILE: workspacesFile }, '/', reference.scenario);
       out['reference'] = { file: reference.file, ...ref };
       print(`reference ${reference.file}`, ref.result, ref.summary);
     }

@@ -1,7 +1,9 @@
 // `npm run bench`: starts a private Redis (AOF everysec), the production build of the service
 // as `npm start` runs it (one process, WORKERS=2, and one with auto-pipelining off) and the
 // reference servers; seeds many workspaces; then runs every target in interleaved rounds with
-// the same load settings and reports medians, ratios to the references, Redis commands and
+// the same load settings and the same load generator (wrk in a process of its own when
+// installed, lib/wrk.ts; the references read the same rotating players as the service,
+// references/listen.ts) and reports medians, ratios to the references, Redis commands and
 // CPU per request, and Redis memory per stored entry.
 //
 // Options (`npm run bench -- --help`; each also an environment variable, all optional): BENCH_ROUNDS (5), BENCH_DURATION seconds at
@@ -22,7 +24,7 @@ import { Redis } from 'ioredis';
 import { startLocalRedis, type LocalRedis } from '../src/dev/local-redis.js';
 import { defineScripts, preloadScripts } from '../src/store/redis/scripts.js';
 import { runMain, startBenchRedis } from './lib/bench-redis.js';
-import { runLoad, type LoadSettings, type RunResult } from './lib/load.js';
+import { runLoad, useWrk, type LoadSettings, type RunResult } from './lib/load.js';
 import { measureMemory, type MemoryResult } from './lib/memory.js';
 import { spawnTarget, type Target } from './lib/processes.js';
 import { compareEnv, compareFlags, startFlags } from './lib/start-command.js';
@@ -96,6 +98,8 @@ async function copyOfRedis(source: LocalRedis, dataDir: string): Promise<{ serve
   return { server, client };
 }
 
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
 function log(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
 }
@@ -119,6 +123,8 @@ async function main(): Promise<void> {
   try {
     log(`redis ${redisServer.url} (AOF everysec); seeding ${WORKSPACES} workspaces`);
     const seeded = await seed(redis, WORKSPACES);
+    const workspacesFile = join(dataDir, 'reference-workspaces.json');
+    writeFileSync(workspacesFile, JSON.stringify(Object.fromEntries(seeded.apiKeys.map((k, i) => [k, seeded.workspaceIds[i]!]))));
 
     const spawnService = async (name: string, extra: Record<string, string> = {}) =>
       spawnTarget({
@@ -131,7 +137,7 @@ async function main(): Promise<void> {
       spawnTarget({
         name,
         args: ['--import', 'tsx', join(ROOT, 'bench/references', file)],
-        env: { REDIS_URL: redisServer.url },
+        env: { REDIS_URL: redisServer.url, REFERENCE_WORKSPACES_FILE: workspacesFile },
         readyPath: '/',
       });
 
@@ -232,8 +238,10 @@ async function main(): Promise<void> {
     const light = new Map<string, RunResult[]>();
     const ceilings = new Map<string, number[]>();
     const canRedisBenchmark = await redisBenchmarkAvailable();
+    const loadPerRound: number[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      log(`round ${round}/${ROUNDS}`);
+      loadPerRound.push(round2(loadavg()[0]!));
+      log(`round ${round}/${ROUNDS} (load average ${loadPerRound.at(-1)})`);
       for (const job of jobs) {
         const h = await runLoad(job.target, job.scenario, seeded, HEAVY, job.redis ?? redis);
         const l = await runLoad(job.target, job.scenario, seeded, LIGHT, job.redis ?? redis);
@@ -302,10 +310,12 @@ async function main(): Promise<void> {
         redis: (await redis.info('server')).match(/redis_version:(\S+)/)?.[1],
         loadAverageAtStart: round(loadAtStart),
         loadAverageAtEnd: loadavg().map((n) => round(n)),
+        /** The 1-minute load average as each round started: the figures of a busy round are the noisy ones. */
+        loadAverageByRound: loadPerRound,
         /** Other work was competing for the cores: figures are noisy, ratios less so. */
         busy: loadAtStart > cpus().length * 0.5,
       },
-      settings: { rounds: ROUNDS, heavy: HEAVY, light: LIGHT, workspaces: WORKSPACES, only: ONLY },
+      settings: { rounds: ROUNDS, heavy: HEAVY, light: LIGHT, workspaces: WORKSPACES, only: ONLY, loadGenerator: (await useWrk()) ? 'wrk' : 'autocannon' },
       results: rows.map((row) => ({
         ...row,
         ratios: ratios(row, rows),

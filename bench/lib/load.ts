@@ -1,4 +1,4 @@
-// Runs one autocannon pass against one target and returns what the report needs: throughput,
+// Runs one load pass (wrk, else autocannon) against one target and returns what the report needs: throughput,
 // latency, status codes, and the CPU time that the target and Redis spent per request. A pass
 // starts when Redis rewrites no AOF and ends when the rewrite it started (if any) has ended: the
 // set scenario's writes start rewrites that would otherwise run through the next scenario's
@@ -9,6 +9,7 @@ import type { Target } from './processes.js';
 import { delta, persistenceIdle, snapshot } from './redis-stats.js';
 import type { Scenario } from './scenarios.js';
 import type { Seeded } from './seed.js';
+import { runWrk, wrkAvailable } from './wrk.js';
 
 export interface LoadSettings {
   readonly connections: number;
@@ -50,6 +51,7 @@ export async function runLoad(
   const cpuBefore = target.cpuSeconds();
   const syscallsBefore = target.syscalls();
   const redisBefore = await snapshot(redis);
+  if (await useWrk()) return wrkPass(target, scenario, seeded, settings, redis, cpuBefore, syscallsBefore, redisBefore);
   // autocannon's own histogram keeps whole milliseconds and only 2xx answers: record every
   // answer's latency here, to the microsecond, 429s included.
   const latencies: number[] = [];
@@ -88,6 +90,62 @@ export async function runLoad(
       ...(result.errors > 0 ? [['errors', result.errors] as const] : []),
       ...(result.timeouts > 0 ? [['timeouts', result.timeouts] as const] : []),
     ]),
+    cpuMicrosPerRequest: (cpu * 1e6) / requests,
+    syscallReadsPerRequest: (syscallsAfter.reads - syscallsBefore.reads) / requests,
+    syscallWritesPerRequest: (syscallsAfter.writes - syscallsBefore.writes) / requests,
+    redisCommandsPerRequest: d.commands / requests,
+    redisScriptsPerRequest: d.scripts / requests,
+    redisMicrosPerRequest: (d.cpuSeconds * 1e6) / requests,
+    aofRewrites: d.aofRewrites,
+    redisCommands: Object.fromEntries(Object.entries(d.byCommand).map(([k, v]) => [k, round(v / requests, 3)])),
+  };
+}
+
+/**
+ * The load generator: wrk in a process of its own when installed (bench/lib/wrk.ts says why),
+ * autocannon in this process otherwise or with BENCH_LOADGEN=autocannon.
+ */
+export async function useWrk(): Promise<boolean> {
+  const chosen = process.env['BENCH_LOADGEN'];
+  if (chosen === 'autocannon') return false;
+  const has = await wrkAvailable();
+  if (chosen === 'wrk' && !has) throw new Error('BENCH_LOADGEN=wrk but wrk is not installed (apt-get install wrk)');
+  return has;
+}
+
+async function wrkPass(
+  target: Target,
+  scenario: Scenario,
+  seeded: Seeded,
+  settings: LoadSettings,
+  redis: Redis,
+  cpuBefore: number,
+  syscallsBefore: { reads: number; writes: number },
+  redisBefore: Awaited<ReturnType<typeof snapshot>>,
+): Promise<RunResult> {
+  const w = await runWrk(target.url, scenario.requests(seeded), settings.connections, settings.durationSeconds);
+  const cpu = target.cpuSeconds() - cpuBefore;
+  const syscallsAfter = target.syscalls();
+  await persistenceIdle(redis);
+  const redisAfter = await snapshot(redis);
+  const requests = Math.max(1, w.requests);
+  // wrk counts answers of 400 and more: the expected ones when the scenario expects a refusal.
+  const wrongStatus = scenario.expectStatus >= 400 ? w.requests - w.non2xx : w.non2xx;
+  const d = delta(redisBefore, redisAfter);
+  return {
+    requestsPerSecond: w.requests / w.durationSeconds,
+    requests: w.requests,
+    p50: w.p50,
+    p99: w.p99,
+    max: w.max,
+    unexpected: wrongStatus + w.socketErrors + w.timeouts,
+    unexpectedByStatus: Object.fromEntries(
+      [
+        [scenario.expectStatus >= 400 ? 'below 400' : '400 or more', wrongStatus] as const,
+        ['errors', w.socketErrors] as const,
+        ['timeouts', w.timeouts] as const,
+      ].filter(([, n]) => n > 0),
+    ),
     cpuMicrosPerRequest: (cpu * 1e6) / requests,
     syscallReadsPerRequest: (syscallsAfter.reads - syscallsBefore.reads) / requests,
     syscallWritesPerRequest: (syscallsAfter.writes - syscallsBefore.writes) / requests,

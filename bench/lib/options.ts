@@ -36,6 +36,7 @@ export function benchOptions(argv: readonly string[] = process.argv): void {
     .option('--compare <checkout>', "another built checkout whose service runs every scenario too, on a copy of the data [BENCH_COMPARE]")
     .option('--compare-flags <flags>', 'node flags for the compare build only, space-separated [BENCH_COMPARE_FLAGS]')
     .option('--compare-env <settings>', 'settings for the compare build only, NAME=value space-separated [BENCH_COMPARE_ENV]')
+    .option('--loadgen <tool>', 'wrk (a process of its own; the default when installed) or autocannon (in the bench\'s process) [BENCH_LOADGEN]')
     .option('--no-build', 'use dist/ as it is instead of running npm run build first');
   program.parse([...argv]);
   const opts = program.opts<Record<string, string | boolean | undefined>>();
@@ -47,6 +48,7 @@ export function benchOptions(argv: readonly string[] = process.argv): void {
   if (typeof opts['only'] === 'string') process.env['BENCH_ONLY'] = opts['only'];
   if (typeof opts['compare'] === 'string') process.env['BENCH_COMPARE'] = opts['compare'];
   if (typeof opts['compareFlags'] === 'string') process.env['BENCH_COMPARE_FLAGS'] = opts['compareFlags'];
+  if (typeof opts['loadgen'] === 'string') process.env['BENCH_LOADGEN'] = opts['loadgen'];
   if (typeof opts['compareEnv'] === 'string') process.env['BENCH_COMPARE_ENV'] = opts['compareEnv'];
   if (opts['build'] !== false) {
     const built = spawnSync('npm', ['run', 'build', '--silent'], { stdio: 'inherit' });
