@@ -91,9 +91,17 @@ describe('Luau PlayerData.ProfileStore (in Luau VMs, against the service)', () =
     expect((await a.run('return table.concat(LAST_SAVES, ",")'))[0]).to.equal('1:Manual');
     expect((await a.run('return table.concat(ENDED, ",")'))[0]).to.equal('1');
 
+    // Starting a profile this server already has raises, as ProfileStore does.
+    const [twice] = await a.run('game:GetService("Players").__join(1) task.wait(1) local ok, err = pcall(STORE.StartSessionAsync, STORE, "1") return err');
+    expect(twice).to.match(/\[ProfileStore\]: Profile \(STORE:PlayerStore; KEY:1\) is already loaded in this session$/);
+    // Leaving and joining again at once: the rejoin waits for the final save, and loads it.
+    await a.run('PROFILES[1].Data.Cash = 60 game:GetService("Players").__leave(1) game:GetService("Players").__join(1) task.wait(1)');
+    expect((await a.run('return PROFILES[1].Data.Cash'))[0]).to.equal(60);
+    await a.run('game:GetService("Players").__leave(1) task.wait(1)');
+
     // Joining again loads what was saved; the server closing saves and releases everyone at once.
     await a.run('game:GetService("Players").__join(1) game:GetService("Players").__join(2) task.wait(1)');
-    expect((await a.run('return PROFILES[1].Data.Cash, PROFILES[1].SessionLoadCount'))).to.deep.equal([60, 2]);
+    expect((await a.run('return PROFILES[1].Data.Cash, PROFILES[1].SessionLoadCount'))).to.deep.equal([60, 4]);
     const before = a.requests.length;
     await a.run('PROFILES[1].Data.Cash = 61 PROFILES[2].Data.Cash = 7 game.__close()');
     const closing = batchesOf(a, before);
@@ -101,7 +109,7 @@ describe('Luau PlayerData.ProfileStore (in Luau VMs, against the service)', () =
     expect(bodyOf(closing[0]!).players.map((p: { release: boolean }) => p.release)).to.deep.equal([true, true]);
     expect((await player('1')).Cash).to.equal(61);
     expect((await player('2')).Cash).to.equal(7);
-    expect((await a.run('return table.concat(LAST_SAVES, ",")'))[0]).to.match(/^1:Manual,(1:Shutdown,2:Shutdown|2:Shutdown,1:Shutdown)$/);
+    expect((await a.run('return table.concat(LAST_SAVES, ",")'))[0]).to.match(/^1:Manual,1:Manual,1:Manual,(1:Shutdown,2:Shutdown|2:Shutdown,1:Shutdown)$/);
     expect((await a.run('return PS.IsClosing'))[0]).to.equal(true);
   });
 
