@@ -5,10 +5,10 @@
 // version and the limits in the same atomic step; this module turns its replies into values.
 import type { Config } from '../../config.js';
 import { decodeEntry, type StoredEntry } from '../../domain/entry.js';
-import { AppError, ErrorCode, outcomeUnknown } from '../../errors.js';
+import { AppError, ErrorCode } from '../../errors.js';
 import { bulkReadGate } from './bulk-reads.js';
 import { keys } from '../keys.js';
-import { mayHaveRun, nodeOf, type RedisClient } from '../redis/redis.js';
+import { changing, nodeOf, type RedisClient } from '../redis/redis.js';
 import { keptRecordBytes } from '../workspaces/idempotency-claims.js';
 import {
   decodeReadReply,
@@ -258,13 +258,8 @@ export class PlayerDataStore {
    * (a timeout, a connection dropped after sending) is OUTCOME_UNKNOWN, never the "nothing
    * happened" of STORAGE_UNAVAILABLE.
    */
-  private async sent<T>(command: () => Promise<T>): Promise<T> {
-    const ready = this.redis.status === 'ready';
-    try {
-      return await command();
-    } catch (err) {
-      throw mayHaveRun(err, ready) ? outcomeUnknown(err) : err;
-    }
+  private sent<T>(command: () => Promise<T>): Promise<T> {
+    return changing(this.redis, command);
   }
 
   /** Acquires, renews or releases the player's session (lua/player-session.lua). */

@@ -1,9 +1,8 @@
 // A player's waiting messages (lua/send-message.lua, lua/includes/inbox.lua): left by a server,
 // the admin API or the CLI for a player who may be on another server or offline, kept in the
 // player's own slot until a save acknowledges them (lua/write-player.lua) or they expire.
-import { outcomeUnknown } from '../../errors.js';
 import { keys } from '../keys.js';
-import { mayHaveRun, type RedisClient } from '../redis/redis.js';
+import { changing, type RedisClient } from '../redis/redis.js';
 import { keptRecordBytes } from '../workspaces/idempotency-claims.js';
 import { decodeSendMessageReply, sendMessageArgs, type Replayable, type SendMessageReply, type WriteContext } from './script-protocol.js';
 
@@ -38,18 +37,14 @@ export class PlayerMessagesStore {
     message: { readonly json: string; readonly ttlMs: number; readonly maxWaiting: number },
     idempotency?: WriteContext['idempotency'],
   ): Promise<Replayable<SendMessageReply> & { readonly keptBytes: number }> {
-    const ready = this.redis.status === 'ready';
     const record = keys.playerIdempotency(workspaceId, userId, idempotency?.keyHash ?? '-');
-    let raw;
-    try {
-      raw = await this.redis.sendMessage(
+    const raw = await changing(this.redis, () =>
+      this.redis.sendMessage(
         keys.playerInbox(workspaceId, userId),
         record,
         ...sendMessageArgs(message.json, message.ttlMs, message.maxWaiting, idempotency, this.idempotencyTtlSeconds),
-      );
-    } catch (err) {
-      throw mayHaveRun(err, ready) ? outcomeUnknown(err) : err;
-    }
+      ),
+    );
     const decoded = decodeSendMessageReply(raw);
     const keptBytes = idempotency && !decoded.replayed ? keptRecordBytes(record, idempotency.fingerprint.length + 1 + JSON.stringify(decoded.raw).length) : 0;
     return { ...decoded, keptBytes };
