@@ -94,8 +94,10 @@ describe('Luau PlayerData.ProfileStore (in Luau VMs, against the service)', () =
     // Starting a profile this server already has raises, as ProfileStore does.
     const [twice] = await a.run('game:GetService("Players").__join(1) task.wait(1) local ok, err = pcall(STORE.StartSessionAsync, STORE, "1") return err');
     expect(twice).to.match(/\[ProfileStore\]: Profile \(STORE:PlayerStore; KEY:1\) is already loaded in this session$/);
-    // Leaving and joining again at once: the rejoin waits for the final save, and loads it.
-    await a.run('PROFILES[1].Data.Cash = 60 game:GetService("Players").__leave(1) game:GetService("Players").__join(1) task.wait(1)');
+    // Leaving and joining again at once, the final save still under way (its first try fails and
+    // waits its backoff): the rejoin waits for that save, and loads it.
+    a.faults.push('connect-fail');
+    await a.run('PROFILES[1].Data.Cash = 60 game:GetService("Players").__leave(1) game:GetService("Players").__join(1) task.wait(5)');
     expect((await a.run('return PROFILES[1].Data.Cash'))[0]).to.equal(60);
     await a.run('game:GetService("Players").__leave(1) task.wait(1)');
 
