@@ -129,12 +129,15 @@ export class PlayerWrites {
 
   /** One player's write: its outcome, or its refusal thrown (as the first answer, when replayed). */
   one(origin: WriteOrigin, request: PlayerWriteRequest): Promise<Applied> {
-    const verdict = this.quota.verdict(origin.workspaceId, origin.plan, adds(request.write), origin.nowMs);
-    return withClaim(this.claims, origin, verdict, async (claim) => {
-      const reply = await this.inTurn(origin, request.userId, () => this.apply(origin, request, claim));
-      if (claim) this.quota.recordKept(origin.workspaceId, reply.keptBytes, origin.nowMs + claim.ttlSeconds * 1000);
-      return appliedOrThrow(reply, this.context(request));
-    });
+    // What the write may add is held against the quota until it is counted (StorageQuota.holding).
+    const verdict = this.quota.verdict(origin.workspaceId, origin.plan, adds(request.write), origin.nowMs, [request.write]);
+    return this.quota.holding(origin.workspaceId, verdict, () =>
+      withClaim(this.claims, origin, verdict, async (claim) => {
+        const reply = await this.inTurn(origin, request.userId, () => this.apply(origin, request, claim));
+        if (claim) this.quota.recordKept(origin.workspaceId, reply.keptBytes, origin.nowMs + claim.ttlSeconds * 1000);
+        return appliedOrThrow(reply, this.context(request));
+      }),
+    );
   }
 
   /**
@@ -149,13 +152,16 @@ export class PlayerWrites {
    */
   many(origin: WriteOrigin, requests: readonly PlayerWriteRequest[]): Promise<Array<Applied | AppError>> {
     // One verdict for the request: the quota is the workspace's, the same for every player.
-    const verdict = this.quota.verdict(origin.workspaceId, origin.plan, requests.some((r) => adds(r.write)), origin.nowMs);
-    return withClaim(this.claims, origin, verdict, async (claim) => {
-      const replies = await this.keptAsOne(origin, claim, requests.map((r) => r.userId), decodeWriteReply, () =>
-        this.perNode(origin, requests, (request) => this.apply(origin, request, claim)),
-      );
-      return replies.map((reply, i) => (reply instanceof AppError ? reply : this.outcomeOf(reply, requests[i]!)));
-    });
+    const writes = requests.map((r) => r.write);
+    const verdict = this.quota.verdict(origin.workspaceId, origin.plan, writes.some(adds), origin.nowMs, writes);
+    return this.quota.holding(origin.workspaceId, verdict, () =>
+      withClaim(this.claims, origin, verdict, async (claim) => {
+        const replies = await this.keptAsOne(origin, claim, requests.map((r) => r.userId), decodeWriteReply, () =>
+          this.perNode(origin, requests, (request) => this.apply(origin, request, claim)),
+        );
+        return replies.map((reply, i) => (reply instanceof AppError ? reply : this.outcomeOf(reply, requests[i]!)));
+      }),
+    );
   }
 
   /** A session call, under the request's idempotency key. */

@@ -20,9 +20,26 @@ export interface KeepVerdict {
   readonly keepSeconds: number;
   /** At or over the quota (what passes: deletes, releases, reads). */
   readonly over: boolean;
+  /** Bytes this request holds against the quota until its writes are counted (holding). */
+  readonly held?: number;
+}
+
+/** The most a write can add: each set's key and value, and its entry's `[updated_at,]` (16 B). */
+export function mostAddedBytes(writes: readonly PlayerWrite[]): number {
+  let bytes = 0;
+  for (const write of writes) if (!write.deleteAll) for (const op of write.ops) if (op.op !== 'delete') bytes += op.key.length + 16 + (op.op === 'set' ? op.valueJson.length : 24);
+  return bytes;
 }
 
 export class StorageQuota {
+  /**
+   * Per workspace, the bytes of writes that passed the quota and are not counted yet (their
+   * scripts still running): one instance's concurrent writes see each other, so it stops at the
+   * write that crosses the quota (60 concurrent sets of 60 KB against 300,000 B were all taken
+   * when each saw only what was counted).
+   */
+  private readonly inFlight = new Map<string, number>();
+
   constructor(
     private readonly usage: StorageUsage,
     private readonly quotaBytes: Config['storage']['quotaBytes'],
@@ -36,10 +53,34 @@ export class StorageQuota {
    * each answer IDEMPOTENCY_TTL_OVER_QUOTA_SECONDS rather than a day, so what it can still make
    * Redis keep is bounded by its request rate times that (docs/safe-saves.md).
    */
-  verdict(workspaceId: string, plan: Plan, adding: boolean, nowMs: number): KeepVerdict | Promise<KeepVerdict> {
+  verdict(workspaceId: string, plan: Plan, adding: boolean, nowMs: number, writes: readonly PlayerWrite[] = []): KeepVerdict | Promise<KeepVerdict> {
     const totals = this.usage.current(workspaceId, nowMs);
-    if (totals instanceof Promise) return totals.then((t) => this.keepFor(plan, t, adding));
-    return this.keepFor(plan, totals, adding);
+    const take = (t: StorageTotals) => {
+      const verdict = this.keepFor(plan, t, adding, this.inFlight.get(workspaceId) ?? 0);
+      const held = adding ? mostAddedBytes(writes) : 0;
+      if (held === 0) return verdict;
+      this.inFlight.set(workspaceId, (this.inFlight.get(workspaceId) ?? 0) + held);
+      return { ...verdict, held };
+    };
+    return totals instanceof Promise ? totals.then(take) : take(totals);
+  }
+
+  /**
+   * Runs `work` (which records what its writes stored) holding the verdict's bytes against the
+   * quota, and lets them go once it is done: the check and the hold are one synchronous step, so
+   * two writes of one instance never both pass on the same room.
+   */
+  async holding<T>(workspaceId: string, verdict: KeepVerdict | Promise<KeepVerdict>, work: () => Promise<T>): Promise<T> {
+    const { held } = await verdict;
+    try {
+      return await work();
+    } finally {
+      if (held) {
+        const left = (this.inFlight.get(workspaceId) ?? 0) - held;
+        if (left > 0) this.inFlight.set(workspaceId, left);
+        else this.inFlight.delete(workspaceId);
+      }
+    }
   }
 
   /** Bytes of messages waiting until `expiresAtMs` (negative: acknowledged or removed). */
@@ -52,9 +93,9 @@ export class StorageQuota {
     this.usage.recordKept(workspaceId, bytes, expiresAtMs);
   }
 
-  private keepFor(plan: Plan, totals: StorageTotals, adding: boolean): KeepVerdict {
-    if (quotaBytesOf(totals) < this.quotaBytes[plan]) return { keepSeconds: this.keep.seconds, over: false };
-    if (adding) this.judge(plan, totals);
+  private keepFor(plan: Plan, totals: StorageTotals, adding: boolean, inFlight = 0): KeepVerdict {
+    if (quotaBytesOf(totals) + inFlight < this.quotaBytes[plan]) return { keepSeconds: this.keep.seconds, over: false };
+    if (adding) this.judge(plan, totals, inFlight);
     return { keepSeconds: Math.min(this.keep.seconds, this.keep.overQuotaSeconds), over: true };
   }
 
@@ -88,9 +129,9 @@ export class StorageQuota {
     this.usage.scheduleRecount(workspaceId, nowMs);
   }
 
-  private judge(plan: Plan, totals: StorageTotals): void {
+  private judge(plan: Plan, totals: StorageTotals, inFlight = 0): void {
     const quota = this.quotaBytes[plan];
-    const counted = quotaBytesOf(totals);
+    const counted = quotaBytesOf(totals) + inFlight;
     if (counted >= quota) {
       throw new AppError(
         ErrorCode.STORAGE_QUOTA_EXCEEDED,

@@ -136,7 +136,27 @@ describe('safe saves: storage quota per workspace', () => {
     for (const api of apis) expect((await api.post('/data/set', { userId: 'late', key: 'k', value: 1 })).status).to.equal(403);
   });
 
-  it('counts history too: what a delete removed stays counted until its history ages out', async () => {
+  it('stops one instance\'s concurrent writes at the one that crosses the quota (60 sets of 60 KB at once against 300,000 B)', async () => {
+    const quota = 300_000;
+    const service = await startTestService({ ...ENV, STORAGE_QUOTA_FREE_BYTES: String(quota), RATE_LIMIT_FREE: '100000', STORAGE_FLUSH_MS: '5000' });
+    try {
+      const ws = await newWorkspace(redis, 'free');
+      const api = client(service, ws.apiKey);
+      const value = 'x'.repeat(60_000);
+      const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => api.post('/data/set', { userId: `c${i}`, key: 'save', value })));
+      const statuses = answers.map((a) => a.status);
+      expect(statuses.filter((s) => s !== 200 && s !== 403), 'only taken or refused by the quota').to.deep.equal([]);
+      const users = Array.from({ length: 60 }, (_, i) => `c${i}`);
+      const held = await heldBytes(ws.workspaceId, users);
+      // Each write sees the ones in flight before it: the total passes the quota by one body at most.
+      expect(held).to.be.at.least(quota - 60_100).and.below(quota + 60_100);
+      expect(statuses.filter((s) => s === 200).length).to.equal(Math.ceil(quota / 60_020));
+    } finally {
+      await service.close();
+    }
+  });
+
+  it('counts history apart: what a delete removed stays in the totals as history until it ages out', async () => {
     const clock = testClock();
     const withHistory = await startTestService({ ...ENV, HISTORY_MAX_VERSIONS: '50' }, { clock: clock.now });
     try {
@@ -150,7 +170,7 @@ describe('safe saves: storage quota per workspace', () => {
       const [b, h] = await redis.hmget(keys.player(ws.workspaceId, 'h'), '\0b', '\0h');
       expect(Number(b)).to.equal(0);
       expect(Number(h)).to.be.above(500);
-      expect((await testOps(redis).showWorkspace(ws.workspaceId)).storage).to.include({ bytes: Number(h), players: 0 });
+      expect((await testOps(redis).showWorkspace(ws.workspaceId)).storage).to.include({ bytes: Number(h), historyBytes: Number(h), players: 0 });
     } finally {
       await withHistory.close();
     }
