@@ -15,6 +15,17 @@ export function hasControlCharacter(text: string): boolean {
   return CONTROL.test(text);
 }
 
+const CONTROL_ALL = new RegExp(`[${CONTROL_CHARACTERS}]`, 'g');
+
+/**
+ * `text` with each control character written out as `\uXXXX`: for what a caller sent that is
+ * kept and shown to operators (a banned request's user agent), where a C1 character such as
+ * U+009B (CSI) printed by the CLI would be read by some terminals as the start of a command.
+ */
+export function escapeControlCharacters(text: string): string {
+  return text.replace(CONTROL_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** Why `value` (a player value: not null) cannot be stored, or undefined. */
 export function checkValue(value: unknown, maxDepth: number): string | undefined {
   if (value === null || value === undefined) return 'value must not be null';

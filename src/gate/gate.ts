@@ -17,6 +17,7 @@ import type { Logger } from '../logger.js';
 import type { BanStore } from '../store/installation/bans.js';
 import type { EventSubscriber } from '../store/redis/events.js';
 import { banNetwork, banSubject, CidrList } from '../domain/address.js';
+import { escapeControlCharacters } from '../domain/value.js';
 import { BanList } from './ban-list.js';
 import { failedChecks, isEditorRequest, notBannable, PLATFORM_ID_HEADER } from './checks.js';
 import { callerKey, proxyTrustOf, resolveClientAddress, type ClientAddress, type ProxyTrust } from './client-address.js';
@@ -62,6 +63,15 @@ export interface GateRequest {
   readonly headers: IncomingHttpHeaders;
   /** When the request arrived (ms): the key lookups' clock. */
   readonly startedAt: number;
+}
+
+/**
+ * Text a violator sent, as its evidence keeps it: control characters written out (a header value
+ * may hold U+0080-U+00FF, bytes Node reads as latin1, and the CLI prints evidence to a terminal),
+ * then cut to EVIDENCE_VALUE_MAX.
+ */
+function shown(text: string): string {
+  return escapeControlCharacters(text.slice(0, EVIDENCE_VALUE_MAX)).slice(0, EVIDENCE_VALUE_MAX);
 }
 
 /** A header's value as one string ('' when absent), as Koa's ctx.get gives the ones read here. */
@@ -317,7 +327,7 @@ export class Gate {
     const headers: Record<string, string> = {};
     for (const name of EVIDENCE_HEADERS) {
       const value = header(request, name);
-      if (value) headers[name] = value.slice(0, EVIDENCE_VALUE_MAX);
+      if (value) headers[name] = shown(value);
     }
     const allNames = Object.keys(request.headers);
     let cut = 0;
@@ -331,9 +341,9 @@ export class Gate {
       });
     return {
       method: request.method,
-      path: redactApiKeys(request.path).slice(0, EVIDENCE_VALUE_MAX),
-      userAgent: header(request, 'user-agent').slice(0, EVIDENCE_VALUE_MAX) || undefined,
-      robloxId: header(request, PLATFORM_ID_HEADER).slice(0, EVIDENCE_VALUE_MAX) || undefined,
+      path: shown(redactApiKeys(request.path)),
+      userAgent: shown(header(request, 'user-agent')) || undefined,
+      robloxId: shown(header(request, PLATFORM_ID_HEADER)) || undefined,
       headerNames,
       headerCount: allNames.length > headerNames.length ? allNames.length : undefined,
       headerNamesCut: cut > 0 ? cut : undefined,

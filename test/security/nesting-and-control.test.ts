@@ -13,8 +13,10 @@ import type { Redis } from 'ioredis';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
 import { ALL_ROUTES } from '../../src/openapi/document.js';
 import type { RunningService } from '../../src/server.js';
+import { keys } from '../../src/store/keys.js';
 import { ADMIN_TOKEN, adminCall, testOps } from '../support/admin.js';
 import { ERASURE_ENV, platformSignature } from '../support/erasure.js';
+import { freshIPv4, via } from '../support/gate.js';
 import { call, fetchRecorded, newWorkspace, useService, type ApiResponse } from '../support/service.js';
 
 const MAX_DEPTH = 32; // MAX_VALUE_DEPTH's default
@@ -222,6 +224,31 @@ describe('nesting and control characters on every input (issue 38, items 9 and 1
       const summary = await ops.importWorkspace(ws.workspaceId, { stream: Readable.from([Buffer.from(line)]) });
       expect(JSON.stringify(summary)).to.match(/without control characters/);
     });
+  });
+});
+
+describe('control characters a violator sends, as the gate keeps them (issue 38, the walk)', function () {
+  this.timeout(30_000);
+  const h: { service: RunningService; redis: Redis } = useService({ GATE_MODE: 'enforce', TRUST_PROXY_HOPS: '1', GATE_BAN_MAX_PER_MINUTE: '1000' });
+
+  it('writes out C1 control characters of a header value (bytes 0x80-0x9F, read as latin1) in a ban\'s evidence, which the CLI prints', async () => {
+    const address = freshIPv4();
+    // U+009B is CSI to a terminal that takes C1 controls: "CSI 2 J" clears the screen.
+    const userAgent = 'curl/8\u009b2J\u0085x';
+    const status = await new Promise<number>((resolve, reject) => {
+      const url = new URL(`${h.service.baseUrl}/ping`);
+      const req = request({ host: url.hostname, port: url.port, path: url.pathname, headers: via(address, { 'user-agent': userAgent }) }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode!));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+    expect(status).to.equal(403);
+    const record = JSON.parse((await h.redis.hget(keys.bans(), address))!) as { evidence: { userAgent: string; headers: Record<string, string> } };
+    expect(record.evidence.userAgent).to.equal('curl/8\\u009b2J\\u0085x');
+    expect(JSON.stringify(record)).to.not.match(/[\u0080-\u009f]/);
+    await testOps(h.redis).bans.removeBan(address);
   });
 });
 
