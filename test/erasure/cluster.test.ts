@@ -1,7 +1,8 @@
 // Erasure on a Redis Cluster (3 masters, 1 replica each): the webhook's job finds the player's
 // keys by its slot's own key list and erases them all, an erasure in every workspace reaches
 // players in other slots, the job's records (one slot) and tombstones work, an import of an
-// export taken before the erasure skips the player, and no node ever answers CROSSSLOT.
+// export taken before the erasure skips the player, no node ever answers CROSSSLOT, and the
+// erasure's checklist walked over every master finds nothing of the player.
 import { expect } from 'chai';
 import { Cluster } from 'ioredis';
 import { loadConfig } from '../../src/config.js';
@@ -11,6 +12,7 @@ import { keys } from '../../src/store/keys.js';
 import { scanMatching } from '../../src/store/redis/scan.js';
 import { crossSlotErrors, startCluster, type TestCluster } from '../support/cluster.js';
 import { ERASURE_ENV, erasureNotification, freshGameId, freshUserId, postWebhook } from '../support/erasure.js';
+import { putEverywhereEraseAndWalk } from '../support/erasure-walk.js';
 import { call, fetchRecorded } from '../support/service.js';
 
 const ADMIN_TOKEN = 'cluster-erasure-admin-token-0123';
@@ -95,6 +97,14 @@ describe('erasure on a Redis Cluster (3 masters + 3 replicas)', function () {
     await waitDone(every.body.data.jobId);
     expect(await tagged(b!.workspaceId, userId)).to.deep.equal([]);
     expect((await tagged(b!.workspaceId, userId + 1)).length).to.be.greaterThan(0);
+    expect(await crossSlotErrors(cluster)).to.equal(crossSlotBefore);
+  });
+
+  it('leaves no key on any master holding the player\'s user id or data, after putting it everywhere (test/support/erasure-walk.ts)', async () => {
+    const crossSlotBefore = await crossSlotErrors(cluster);
+    const walk = await putEverywhereEraseAndWalk(service, redis, ADMIN_TOKEN);
+    expect(walk.before.map((f) => f.what)).to.include.members(['userId', 'data', 'message', 'score', 'level']);
+    expect(walk.after, JSON.stringify(walk.after)).to.deep.equal([]);
     expect(await crossSlotErrors(cluster)).to.equal(crossSlotBefore);
   });
 });

@@ -205,9 +205,9 @@ export class PlayerIndexStore {
     });
   }
 
-  /** Takes the player off the list (erasure). */
+  /** Takes the player off the list, and off the history's list beside it (erasure: its history is gone). */
   async forget(workspaceId: string, userId: string): Promise<void> {
-    await this.redis.zrem(keys.workspacePlayers(workspaceId), userId);
+    await Promise.all([this.redis.zrem(keys.workspacePlayers(workspaceId), userId), this.redis.zrem(keys.workspaceHistory(workspaceId), userId)]);
   }
 
   /** Whether the player's hash exists (it may predate the list). */
