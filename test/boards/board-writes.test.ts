@@ -15,7 +15,8 @@ import { startRedisProxy, type RedisProxy } from '../support/redis-proxy.js';
 import { client, newWorkspace, startTestService } from '../support/service.js';
 import type { RunningService } from '../../src/server.js';
 
-const TIMEOUT_MS = 200;
+// Long enough that, on a loaded machine, the commands before the script (the key's claim) are answered in time.
+const TIMEOUT_MS = 500;
 const withKey = (key: string) => ({ headers: { 'idempotency-key': key } });
 
 describe('board writes whose outcome is unknown (OUTCOME_UNKNOWN)', function () {
