@@ -11,6 +11,7 @@ import { Cluster, Redis } from 'ioredis';
 import { AdminOperations } from '../../src/admin/operations.js';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
 import { loadConfig } from '../../src/config.js';
+import { hashApiKey } from '../../src/domain/api-key.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
@@ -59,16 +60,19 @@ describe('one master stops answering: a many-player request fails only its playe
     service = await startService(config, createLogger(config));
     admin = new Cluster([{ host: '127.0.0.1', port: cluster.nodes[0]!.port }]);
     admin.on('error', () => {});
-    // The stopped master holds neither a subscription nor the workspace's own keys (its window,
-    // totals): only some of its players.
+    // The stopped master holds neither a subscription, nor the workspace's own keys (its window,
+    // totals), nor its API key's record (read again whenever the key cache is): only players.
     const subscribed = await subscribedNodes(cluster);
     const masters = await cluster.masters();
     const port = masters.find((p) => !subscribed.includes(p));
     expect(port, 'a master with no subscription').to.not.equal(undefined);
     victim = cluster.nodes.find((n) => n.port === port)!;
     const ops = new AdminOperations(admin);
+    const onVictim = async (key: string) => (await cluster.masterOf(key)) === port;
     ws = await ops.createWorkspace({ name: 'isolation', plan: 'pro' });
-    while ((await cluster.masterOf(keys.workspace(ws.workspaceId))) === port) ws = await ops.createWorkspace({ name: 'isolation', plan: 'pro' });
+    while ((await onVictim(keys.workspace(ws.workspaceId))) || (await onVictim(keys.apiKey(hashApiKey(ws.apiKey))))) {
+      ws = await ops.createWorkspace({ name: 'isolation', plan: 'pro' });
+    }
     api = client(service, ws.apiKey);
     expect((await api.post('/data/set', { userId: 'warm', key: 'k', value: 1 })).status).to.equal(200);
   });
