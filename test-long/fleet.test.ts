@@ -7,6 +7,7 @@
 // save is lost or applied twice, no player is held twice, writes to the failed slots are back
 // within 5 s, commands per master within ±15% of their mean, and at most one log line of a kind
 // per second per instance. All traffic is on 127.0.0.1; the run is bounded (60 s of load).
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -162,16 +163,20 @@ describe('a fleet: three instances behind HAProxy on a 3+3 Redis Cluster, with a
     // What Redis holds against what the game servers were told.
     let lost = 0;
     let twice = 0;
+    const wrong: { user: string; saves: number; acked: number; unknown: number }[] = [];
     for (const user of users) {
       const state = ledger.players.get(user)!;
       const stored = await admin.hget(keys.player(ws.workspaceId, user), 'saves');
       const saves = stored === null ? 0 : Number(decodeEntry(stored)!.valueJson);
       if (saves < state.acked) lost += state.acked - saves;
       if (saves > state.acked + state.unknown) twice += saves - state.acked - state.unknown;
+      if (saves < state.acked || saves > state.acked + state.unknown) wrong.push({ user, saves, acked: state.acked, unknown: state.unknown });
     }
     const acknowledged = [...ledger.players.values()].reduce((sum, p) => sum + p.acked, 0);
 
     const counted = ledger.outcomes.filter((o) => o.kind !== 'contest');
+    const claimOnVictim = (key: string) =>
+      owners[calculateSlot(keys.idempotencyClaim(ws.workspaceId, createHash('sha256').update(key).digest('base64url')))] === victimPort;
     const healthy = counted.filter((o) => !onVictim.has(o.user));
     const healthyFailed = healthy.filter((o) => !o.ok);
     const byCode = (list: typeof counted) =>
@@ -195,6 +200,9 @@ describe('a fleet: three instances behind HAProxy on a 3+3 Redis Cluster, with a
       healthyFailedPercent: Number(((100 * healthyFailed.length) / healthy.length).toFixed(3)),
       healthyFailedByCode: byCode(healthyFailed),
       healthyFailedWithTheirWholeRequest: healthyFailed.filter((o) => o.whole).length,
+      // A request's Idempotency-Key is claimed first, in a slot of its own (keys.idempotencyClaim).
+      healthyFailedWholeWithClaimOnVictim: healthyFailed.filter((o) => o.whole && claimOnVictim(o.key)).length,
+      requestsWithClaimOnVictimPercent: Number(((100 * new Set(counted.filter((o) => claimOnVictim(o.key)).map((o) => o.key)).size) / new Set(counted.map((o) => o.key)).size).toFixed(1)),
       healthyFailedAfterKillMs: healthyFailed.length ? [healthyFailed[0]!.at - killedAt, healthyFailed.at(-1)!.at - killedAt] : [],
       victimFailedByCode: byCode(counted.filter((o) => !o.ok && onVictim.has(o.user))),
       acknowledgedSaves: acknowledged,
@@ -225,6 +233,8 @@ describe('a fleet: three instances behind HAProxy on a 3+3 Redis Cluster, with a
       writeFileSync(join(logDir, 'haproxy.log'), haproxy.logs.join('\n'));
       const failed = counted.filter((o) => !o.ok).map((o) => ({ ...o, sentAt: o.sentAt - killedAt, at: o.at - killedAt, victim: onVictim.has(o.user) }));
       writeFileSync(join(logDir, 'failed.jsonl'), failed.map((o) => JSON.stringify(o)).join('\n'));
+      const history = (user: string) => ledger.outcomes.filter((o) => o.user === user).map((o) => ({ ...o, sentAt: o.sentAt - killedAt, at: o.at - killedAt }));
+      writeFileSync(join(logDir, 'wrong-players.json'), JSON.stringify([...wrong, ...ledger.loadMismatches].map((w) => ({ ...w, history: history(w.user) })), null, 1));
     }
 
     expect(ledger.outcomes.length, 'the game servers did not run').to.be.greaterThan(10_000);

@@ -22,6 +22,9 @@ export interface PlayerOutcome {
   readonly code: string | undefined;
   /** The whole request failed (not this player alone in a 200). */
   readonly whole: boolean;
+  /** The attempt's Idempotency-Key, and whether its answer was a replay. */
+  readonly key: string;
+  readonly replayed: boolean;
 }
 
 export interface SessionRecord {
@@ -71,8 +74,15 @@ function mayBeApplied(status: number, code: string | undefined): boolean {
   return code === 'OUTCOME_UNKNOWN';
 }
 
-function playerEntries(attempt: Attempt): Map<string, { ok: boolean; status: number; code: string | undefined; entry: Record<string, any> }> {
-  const out = new Map<string, { ok: boolean; status: number; code: string | undefined; entry: Record<string, any> }>();
+interface PlayerAnswer {
+  readonly ok: boolean;
+  readonly status: number;
+  readonly code: string | undefined;
+  readonly entry: Record<string, any>;
+}
+
+function playerEntries(attempt: Attempt): Map<string, PlayerAnswer> {
+  const out = new Map<string, PlayerAnswer>();
   const players = attempt.status === 200 ? (attempt.body?.['data']?.['players'] as Record<string, any>[] | undefined) : undefined;
   for (const entry of players ?? []) {
     out.set(String(entry['userId']), { ok: entry['success'] === true, status: entry['success'] === true ? 200 : Number(entry['status']), code: entry['code'], entry });
@@ -113,36 +123,37 @@ class GameServer {
   }
 
   /**
-   * One many-player write with the documented retries: the same request and key again while a
-   * player failed retryably (the players written replay their answers); once the answer is a
-   * replay, players refused unwritten are sent again alone with a new key.
+   * One many-player write with the documented retries: the same request with the same key again
+   * while a player failed retryably (the service writes only those, and replays the others from
+   * their records). Never a new key: a player refused 429 before its turn in a retry is unwritten
+   * by that attempt, yet an earlier attempt may have written it.
    */
-  private async many(kind: OpKind, path: string, users: string[], body: (users: string[]) => unknown): Promise<Map<string, { ok: boolean; status: number; code: string | undefined; entry: Record<string, any> }>> {
-    const final = new Map<string, { ok: boolean; status: number; code: string | undefined; entry: Record<string, any> }>();
-    let pending = users;
-    const deadline = Date.now() + 15_000;
-    for (let round = 0; pending.length > 0 && round < 4; round++) {
-      const failedRetryably = (a: Attempt) =>
-        !a.replayed && [...playerEntries(a).values()].some((p) => !p.ok && (p.status >= 500 || p.status === 429 || p.code === 'IDEMPOTENCY_IN_PROGRESS'));
-      const result: CallResult = await call(this.options.baseUrl, this.options.apiKey, path, body(pending), newKey(kind), { maxAttempts: 8, deadline }, failedRetryably);
-      for (const attempt of result.attempts) {
-        const entries = playerEntries(attempt);
-        for (const user of pending) {
-          const p = entries.get(user);
-          const code = p?.code ?? (typeof attempt.body?.['code'] === 'string' ? attempt.body['code'] : undefined);
-          this.ledger.outcomes.push({ user, kind, sentAt: attempt.sentAt, at: attempt.at, ok: p?.ok ?? false, status: p?.status ?? attempt.status, code, whole: p === undefined });
-        }
+  private async many(kind: OpKind, path: string, users: string[], body: (users: string[]) => unknown): Promise<Map<string, PlayerAnswer>> {
+    const failedRetryably = (a: Attempt) =>
+      !a.replayed && [...playerEntries(a).values()].some((p) => !p.ok && (p.status >= 500 || p.status === 429 || p.code === 'IDEMPOTENCY_IN_PROGRESS'));
+    const key = newKey(kind);
+    const result: CallResult = await call(this.options.baseUrl, this.options.apiKey, path, body(users), key, { maxAttempts: 12, deadline: Date.now() + 15_000 }, failedRetryably);
+    // Per player, over every attempt: its first success is its answer; an attempt that may have
+    // written it makes it unknown unless one succeeded.
+    const succeeded = new Map<string, PlayerAnswer>();
+    const maybeWritten = new Set<string>();
+    for (const attempt of result.attempts) {
+      const entries = playerEntries(attempt);
+      for (const user of users) {
+        const p = entries.get(user);
+        const code = p?.code ?? (typeof attempt.body?.['code'] === 'string' ? attempt.body['code'] : undefined);
+        const status = p?.status ?? attempt.status;
+        this.ledger.outcomes.push({ user, kind, sentAt: attempt.sentAt, at: attempt.at, ok: p?.ok ?? false, status, code, whole: p === undefined, key, replayed: attempt.replayed });
+        if (p?.ok && !succeeded.has(user)) succeeded.set(user, p);
+        if (!p?.ok && mayBeApplied(status, code)) maybeWritten.add(user);
       }
-      const last = playerEntries(result.last);
-      const again: string[] = [];
-      for (const user of pending) {
-        const p = last.get(user) ?? { ok: false, status: result.last.status, code: result.last.body?.['code'] as string | undefined, entry: {} };
-        final.set(user, p);
-        // Refused before anything was written: safe to send alone under a new key.
-        if (!p.ok && (p.status === 429 || p.code === 'STORAGE_UNAVAILABLE' || (p.status === 503 && p.code === undefined))) again.push(user);
-      }
-      if (Date.now() > deadline) break;
-      pending = again;
+    }
+    const last = playerEntries(result.last);
+    const final = new Map<string, PlayerAnswer>();
+    for (const user of users) {
+      const unknown: PlayerAnswer = { ok: false, status: 503, code: 'OUTCOME_UNKNOWN', entry: {} };
+      const lastAnswer = last.get(user) ?? { ok: false, status: result.last.status, code: result.last.body?.['code'] as string | undefined, entry: {} };
+      final.set(user, succeeded.get(user) ?? (maybeWritten.has(user) ? unknown : lastAnswer));
     }
     return final;
   }
