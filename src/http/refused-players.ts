@@ -1,6 +1,7 @@
 // The answer of a many-player request (a batch, an acquire of many) whose players were refused
-// alone, before anything was done for them (past the byte budget, the workspace's turn not had):
-// the longest of their Retry-After on the whole answer, for a client that sends them again.
+// or failed alone (past the byte budget, the workspace's writes queued past their turn, their
+// Redis node failing): the longest of their Retry-After on the whole answer, for a client that
+// sends them again.
 import type { Context } from 'koa';
 import { AppError } from '../errors.js';
 
