@@ -27,6 +27,8 @@ export interface AdminContext {
   readonly follow: FollowedWrites;
   readonly maxValueDepth: number;
   readonly limits: Config['limits'];
+  /** Each plan's storage quota: an operator's restore is held to it (admin/player-history.ts). */
+  readonly storageQuota: Config['storage']['quotaBytes'];
   /** The digest secret and retention of erasures (an import checks its tombstones). */
   readonly erasure: Config['erasure'];
   /** Who acts, for the audit trail and the players' history. */

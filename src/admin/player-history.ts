@@ -3,6 +3,7 @@
 // version (nothing is rewritten in place, so a restore can itself be undone). The history is
 // what lua/write-player.lua keeps beside every write; store/players/player-history.ts rebuilds from it.
 import { isoTime } from '../domain/entry.js';
+import type { Plan } from '../domain/types.js';
 import { AppError, ErrorCode } from '../errors.js';
 import {
   decoded,
@@ -15,7 +16,9 @@ import {
   type PlayerHistory,
   type VersionData,
 } from '../saves/player-versions.js';
+import { quotaBytesOf } from '../saves/storage-quota.js';
 import type { Op } from '../store/players/script-protocol.js';
+import { readStorageTotals } from '../store/workspaces/storage-usage.js';
 import type { AdminContext } from './context.js';
 import { parsePositiveInt, parseUserId, parseVersion } from './inputs.js';
 import { adminWrite } from './player-support.js';
@@ -74,6 +77,34 @@ export async function playerAtVersion(
   return { workspaceId, userId, version, currentVersion, data };
 }
 
+/**
+ * Refuses a restore that would take the workspace's data past its plan's quota (403
+ * STORAGE_QUOTA_EXCEEDED, nothing written): an operator's restore is held to the quota as a
+ * game's save is, by what it adds (the keys it sets, less what they and the keys it deletes
+ * hold now). A restore that adds nothing always passes. Read from Redis's totals, as the admin
+ * side keeps no count of its own.
+ */
+async function withinQuota(ctx: AdminContext, workspaceId: string, plan: Plan, current: ReadonlyMap<string, Buffer>, ops: readonly Op[]): Promise<void> {
+  let adds = 0;
+  for (const op of ops) {
+    if (op.op === 'set') adds += op.key.length + ENTRY_FRAME_BYTES + op.valueJson.length;
+    const now = current.get(op.key);
+    if (now !== undefined) adds -= op.key.length + now.length;
+  }
+  if (adds <= 0) return;
+  const quota = ctx.storageQuota[plan];
+  const stored = quotaBytesOf(await readStorageTotals(ctx.redis, workspaceId));
+  if (stored + adds > quota) {
+    throw new AppError(
+      ErrorCode.STORAGE_QUOTA_EXCEEDED,
+      `Restoring would add ${adds} bytes to the ${stored} the workspace stores, past the ${plan} plan's quota of ${quota}: delete data, or move to a larger plan`,
+    );
+  }
+}
+
+/** A stored entry's `[updated_at_ms,` and `]` around its JSON (13-digit ms). */
+const ENTRY_FRAME_BYTES = 16;
+
 /** The ops that turn `current` into `wanted`: only what differs, so the restore's own history entry stays small. */
 function restoreOps(current: ReadonlyMap<string, Buffer>, wanted: ReadonlyMap<string, Buffer>): { ops: Op[]; set: number; deleted: number } {
   const ops: Op[] = [];
@@ -122,12 +153,13 @@ export async function restorePlayer(
   rawVersion: string | number,
   options: { force?: boolean | undefined } = {},
 ): Promise<RestoredPlayer> {
-  await ctx.requireWorkspace(workspaceId);
+  const { plan } = await ctx.requireWorkspace(workspaceId);
   const userId = parseUserId(rawUserId);
   const version = parseVersion(rawVersion);
   const force = options.force === true;
   let loaded = await load(ctx.players, workspaceId, userId);
-  rebuilt(loaded, version); // 404 before a session is ended for nothing
+  // 404, or 403 past the quota, before a session is ended for nothing.
+  await withinQuota(ctx, workspaceId, plan, loaded.data, restoreOps(loaded.data, rebuilt(loaded, version)).ops);
 
   let endedSession: RestoredPlayer['endedSession'] = null;
   const { session } = await ctx.players.sessionOf(workspaceId, userId);
@@ -139,6 +171,7 @@ export async function restorePlayer(
 
   for (let attempt = 1; ; attempt++) {
     const { ops, set, deleted } = restoreOps(loaded.data, rebuilt(loaded, version));
+    if (attempt > 1) await withinQuota(ctx, workspaceId, plan, loaded.data, ops);
     try {
       const applied =
         ops.length === 0

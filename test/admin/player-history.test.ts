@@ -5,7 +5,7 @@
 // what is not retained.
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
-import type { CreatedWorkspace } from '../../src/admin/operations.js';
+import { AdminOperations, type CreatedWorkspace } from '../../src/admin/operations.js';
 import { AppError } from '../../src/errors.js';
 import { ADMIN_TOKEN, adminCall, testOps } from '../support/admin.js';
 import { client, newWorkspace, testClock, testConfig, testRedis, useService } from '../support/service.js';
@@ -298,5 +298,34 @@ describe('player history and restore (AdminOperations)', () => {
     const last = await ops.restorePlayer(workspaceId, 'r', 1);
     expect(values((await ops.exportPlayer(workspaceId, 'r')).data)).to.deep.equal({ a: 1 });
     expect(last.deleted).to.equal(1);
+  });
+});
+
+describe('an operator restore and the storage quota', () => {
+  let redis: Redis;
+  before(() => {
+    redis = testRedis();
+  });
+  after(() => redis.disconnect());
+
+  it('restores within the quota, and refuses 403 STORAGE_QUOTA_EXCEEDED (nothing written, no session ended) past it', async () => {
+    let at = Date.now() - 3_600_000;
+    const config = testConfig({ STORAGE_QUOTA_FREE_BYTES: '20000', HISTORY_MAX_VERSIONS: '50' });
+    const ops = new AdminOperations(redis, { actor: 'test', config, clock: () => (at += INTERVAL_MS) });
+    const { workspaceId: ws } = await ops.createWorkspace({ name: 'restore quota', plan: 'free' });
+    await ops.setPlayerValue(ws, 'big', 'save', 'x'.repeat(15_000));
+    await ops.setPlayerValue(ws, 'big', 'save', 'small');
+    await ops.setPlayerValue(ws, 'other', 'save', 'y'.repeat(12_000));
+    await ops.players.session(ws, 'big', { action: 'acquire', sessionId: 'ses_quota_restore', owner: 'job-q', ttlMs: 60_000 });
+    // Version 1 held 15 KB: back to it, the workspace's data would pass 20,000 B.
+    const refused = await ops.restorePlayer(ws, 'big', 1, { force: true }).then(() => undefined, (err: unknown) => err);
+    expect(refused).to.be.instanceOf(AppError);
+    expect((refused as AppError).code).to.equal('STORAGE_QUOTA_EXCEEDED');
+    expect((await ops.playerHistory(ws, 'big')).version).to.equal(2);
+    expect((await ops.players.sessionOf(ws, 'big')).session?.owner, 'the session was not ended for nothing').to.equal('job-q');
+    // With room again, the same restore goes through.
+    await ops.deletePlayerData(ws, 'other');
+    const restored = await ops.restorePlayer(ws, 'big', 1, { force: true });
+    expect(restored).to.deep.include({ restoredFrom: 1, version: 3 });
   });
 });

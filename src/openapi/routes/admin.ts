@@ -189,6 +189,7 @@ const playerRoutes = [
     ok: restoredPlayer,
     errors: [404, 409, 413],
     errorText: {
+      403: "STORAGE_QUOTA_EXCEEDED: the data the restore adds would take the workspace past its plan's quota (nothing written, no session ended).",
       404: 'NOT_FOUND: no such workspace; PLAYER_NOT_FOUND: the player was never written; VERSION_NOT_RETAINED: the history no longer keeps that version.',
       409: 'SESSION_LOCKED: a game server holds the player (restore with force to end its session), or took it again between force and the write (retry); VERSION_CONFLICT: the player kept changing during three attempts; TOO_MANY_KEYS.',
       413: 'PAYLOAD_TOO_LARGE, or PLAYER_TOO_LARGE: the version restored is larger than MAX_PLAYER_BYTES allows now.',
