@@ -187,7 +187,7 @@ const playerRoutes = [
   adminRoute('post', `${PLAYER}/restore`, "Make the player's data what it was at a retained version, as a new version", {
     body: restorePlayerBody,
     ok: restoredPlayer,
-    errors: [404, 409, 413],
+    errors: [403, 404, 409, 413],
     errorText: {
       403: "STORAGE_QUOTA_EXCEEDED: the data the restore adds would take the workspace past its plan's quota (nothing written, no session ended).",
       404: 'NOT_FOUND: no such workspace; PLAYER_NOT_FOUND: the player was never written; VERSION_NOT_RETAINED: the history no longer keeps that version.',
