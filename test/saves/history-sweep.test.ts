@@ -155,6 +155,25 @@ describe('history: retention and the history bound', function () {
       expect(await sweep.sweepWorkspace(ws, 'free')).to.deep.equal({ players: 0, droppedBytes: 0 });
     });
 
+    it('counts each player once when several instances sweep the same workspace at once', async () => {
+      const config = testConfig(RETENTION_ENV);
+      const ops = new AdminOperations(redis, { actor: 'test', config });
+      const { workspaceId: ws } = await ops.createWorkspace({ name: 'two sweeps', plan: 'free' });
+      const users = Array.from({ length: 30 }, (_, i) => `s${i}`);
+      for (const user of users) await ops.setPlayerValue(ws, user, 'coins', user);
+      const before = await held(redis, ws, users);
+      const later = () => Date.now() + 60_000;
+      const usages = [new StorageUsage(redis, 1000), new StorageUsage(redis, 1000), new StorageUsage(redis, 1000)];
+      // Three instances whose leases all lapsed: each sweeps the whole workspace at the same time.
+      const rounds = await Promise.all(usages.map((usage) => new HistorySweep(redis, usage, config, undefined, later).sweepWorkspace(ws, 'free')));
+      await Promise.all(usages.map((usage) => usage.flush()));
+      expect(rounds.reduce((n, r) => n + r.droppedBytes, 0), 'bytes dropped, summed over the instances').to.equal(before.history);
+      expect(await held(redis, ws, users)).to.deep.include({ history: 0, historyKeys: 0 });
+      const totals = await readStorageTotals(redis, ws);
+      expect(totals.historyBytes).to.equal(0);
+      expect(totals.bytes).to.equal(before.data);
+    });
+
     scenarios(() => ({
       redis: () => redis,
       start: async (env) => {
