@@ -5,13 +5,13 @@
   Returns what the workspace's storage totals counted of them (write-player.lua's meta: \0n
   data keys, \0b data bytes, \0h history bytes; the waiting messages by the hour they expire
   in, as send-message.lua counted them), and the records in other slots that keep an answer
-  naming the player (store/players/kept-elsewhere.ts), for the caller to delete.
+  naming the player (the note's members, store/players/kept-elsewhere.ts), for the caller to delete.
 
   Input:
     KEYS[1] the player hash (read for its meta, then deleted; missing is fine)
     KEYS[2] the player's waiting messages (hash: id -> `<sent ms>|<expires ms>|<JSON>`, `#` the
             sequence; missing is fine)
-    KEYS[3] the player's notes of answers kept elsewhere (sorted set of key names; missing is fine)
+    KEYS[3] the player's note of answers kept elsewhere (sorted set; missing is fine)
     KEYS[4..] the other keys found with the player's tag: history, kept idempotency answers,
               and whatever else a release keeps under the tag
 
@@ -19,7 +19,7 @@
     { keysDeleted, dataBytes, historyBytes, hadData (1 when the hash held a data key),
       { hour, bytes, hour, bytes, ... } the messages' bytes (id + stored value) by the UTC hour
       (ms / 3,600,000) each expires in,
-      { key, ... } the records kept elsewhere that the notes named }
+      { member, ... } the note's members: the records kept elsewhere }
 ]]
 local P, M, X = KEYS[1], KEYS[2], KEYS[3]
 local meta = redis.call('HMGET', P, '\0v', '\0n', '\0b', '\0h')

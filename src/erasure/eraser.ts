@@ -68,7 +68,7 @@ export async function eraseUser(
     for (const [workspaceId, keyNames] of found) {
       const erased = await erasePlayerKeys(redis, workspaceId, userId, keyNames);
       // Answers naming the player kept in other slots (a many-player request's, a board write's).
-      await deleteKeptElsewhere(redis, erased.keptElsewhere);
+      await deleteKeptElsewhere(redis, workspaceId, erased.keptElsewhere);
       const messages = new Map([...erased.messages].map(([hour, bytes]) => [hour, -bytes]));
       if (erased.bytes !== 0 || erased.players !== 0 || messages.size > 0) {
         await addToStorageTotals(redis, workspaceId, { bytes: -erased.bytes, players: -erased.players, messages });

@@ -47,10 +47,10 @@ export const keys = {
   playerIdempotency: (workspaceId: string, userId: string, keyHash: string) =>
     `${PREFIX}p:{${workspaceId}:${userId}}:i:${keyHash}`,
   /**
-   * Sorted set: the names of records in other slots that keep an answer naming this player (a
-   * many-player request's whole answer in its idempotency claim, a leaderboard write's kept
-   * answer), scored by when each expires (ms); written before the record
-   * (store/players/kept-elsewhere.ts). An erasure deletes the records it names. Same slot.
+   * Sorted set: the records in other slots that keep an answer naming this player, `c:<key
+   * hash>` a many-player request's whole answer in its idempotency claim, `b:<board>:<key hash>`
+   * a leaderboard write's kept answer, scored by when each expires (ms); written before the
+   * record (store/players/kept-elsewhere.ts). An erasure deletes the records it names. Same slot.
    */
   playerKeptElsewhere: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}:k`,
   /** SCAN pattern matching every key of every player of a workspace (data, history, idempotency). */

@@ -78,7 +78,7 @@ export class LeaderboardStore {
   async write(workspaceId: string, board: string, userId: string, op: BoardOp, context: BoardWriteContext): Promise<BoardWriteReply> {
     const arg = op.op === 'set' ? String(op.score) : op.op === 'increment' ? String(op.amount) : '';
     if (context.idempotency) {
-      const record = keys.boardIdempotency(workspaceId, board, context.idempotency.keyHash);
+      const record = { board, keyHash: context.idempotency.keyHash };
       await noteKeptElsewhere(this.redis, workspaceId, [userId], record, context.nowMs + this.limits.idempotencyTtlSeconds * 1000, context.nowMs);
     }
     return this.run(workspaceId, board, userId, OP_CODE[op.op], arg, '', context);

@@ -27,7 +27,7 @@ export interface ErasedKeys {
   readonly players: number;
   /** The waiting messages' bytes by the UTC hour they expire in (storage-usage.ts counts them so). */
   readonly messages: ReadonlyMap<number, number>;
-  /** Records in other slots keeping an answer that names the player (kept-elsewhere.ts): the caller deletes them. */
+  /** The note's members: records in other slots keeping an answer that names the player (kept-elsewhere.ts), for the caller to delete. */
   readonly keptElsewhere: readonly string[];
 }
 

@@ -37,9 +37,8 @@ export async function keepClaimAnswer(
   answer: string,
   named: { readonly userIds: readonly string[]; readonly expiresAtMs: number },
 ): Promise<void> {
-  const claim = keys.idempotencyClaim(workspaceId, keyHash);
-  await noteKeptElsewhere(redis, workspaceId, named.userIds, claim, named.expiresAtMs);
-  await redis.call('SET', claim, `${fingerprint}\n${answer}`, 'XX', 'KEEPTTL');
+  await noteKeptElsewhere(redis, workspaceId, named.userIds, { claim: keyHash }, named.expiresAtMs);
+  await redis.call('SET', keys.idempotencyClaim(workspaceId, keyHash), `${fingerprint}\n${answer}`, 'XX', 'KEEPTTL');
 }
 
 /**
