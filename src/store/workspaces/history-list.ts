@@ -21,6 +21,12 @@ export interface SweptPlayer {
   readonly work: number;
 }
 
+/**
+ * The sweep's places outlive any pause of the sweep, and a hash a sweep wrote just after its
+ * workspace was deleted does not stay for ever (lost, they only start the walks over).
+ */
+const PLACE_TTL_MS = 30 * 86_400_000;
+
 /** Places the sweep keeps in a workspace's hash. */
 export type SweepPlace = 'walk' | 'shed';
 
@@ -57,6 +63,7 @@ export class HistoryList {
    */
   async seed(workspaceId: string): Promise<void> {
     if ((await this.redis.hsetnx(keys.historySweep(workspaceId), 'seeded', '1')) === 0) return;
+    await this.redis.pexpire(keys.historySweep(workspaceId), PLACE_TTL_MS);
     const list = keys.workspaceHistory(workspaceId);
     await this.redis.call('ZUNIONSTORE', list, '2', list, keys.workspacePlayers(workspaceId), 'AGGREGATE', 'MAX');
   }
@@ -67,8 +74,10 @@ export class HistoryList {
   }
 
   async setPlace(workspaceId: string, which: SweepPlace, ms: number): Promise<void> {
-    if (Number.isFinite(ms)) await this.redis.hset(keys.historySweep(workspaceId), which, String(ms));
-    else await this.redis.hdel(keys.historySweep(workspaceId), which);
+    if (Number.isFinite(ms)) {
+      await this.redis.hset(keys.historySweep(workspaceId), which, String(ms));
+      await this.redis.pexpire(keys.historySweep(workspaceId), PLACE_TTL_MS);
+    } else await this.redis.hdel(keys.historySweep(workspaceId), which);
   }
 
   /** Drops the player's points older than `oldestKeptMs` (and all but the newest when `shed`). */
