@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { AppError, ErrorCode, badRequest } from '../errors.js';
 import type { KeepVerdict } from './storage-quota.js';
 import type { RedisClient } from '../store/redis/redis.js';
+import { KEPT_NOTE_BYTES } from '../store/players/kept-elsewhere.js';
 import { claimBytes, claimIdempotencyKey, keepClaimAnswer } from '../store/workspaces/idempotency-claims.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -94,7 +95,7 @@ export class IdempotencyClaims {
     const keep = async (text: string, userIds: readonly string[]) => {
       const expiresAtMs = Date.now() + ttlSeconds * 1000;
       await keepClaimAnswer(this.redis, workspaceId, keyHash, fingerprint, text, { userIds, expiresAtMs });
-      this.onKept(workspaceId, Buffer.byteLength(text) + 1, expiresAtMs);
+      this.onKept(workspaceId, Buffer.byteLength(text) + 1 + userIds.length * KEPT_NOTE_BYTES, expiresAtMs);
     };
     return { keyHash, fingerprint, ttlSeconds, ...(answer === undefined ? {} : { answer }), keep, done };
   }

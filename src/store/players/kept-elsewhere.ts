@@ -14,6 +14,9 @@
 import { keys } from '../keys.js';
 import type { RedisClient } from '../redis/redis.js';
 
+/** About what a player's note of one record costs Redis, as measured above: counted with the answer it notes. */
+export const KEPT_NOTE_BYTES = 220;
+
 /** Slack for the clocks of several instances: a note outlives its record by this much. */
 const CLOCK_MARGIN_MS = 60_000;
 
