@@ -71,6 +71,19 @@ describe('lua/usage-add.lua', () => {
   });
   after(() => redis.disconnect());
 
+  it('counts charged requests (answered during a failover) whatever the limit, before granting, and starts a window with them', async () => {
+    const ws = randomId('ws');
+    const charge = (charged: number, need = 1) =>
+      redis.rateLimit(keys.rateLimit(ws), '10', '10000', String(need), '0', String(charged));
+    // A window that a charge opens gets its TTL.
+    expect(await charge(4)).to.deep.equal([1, 5, 10_000]);
+    expect(await redis.pttl(keys.rateLimit(ws))).to.be.within(1, 10_000);
+    // Past the limit: counted all the same, nothing granted.
+    const [granted, count] = await charge(8, 3);
+    expect([granted, count]).to.deep.equal([0, 13]);
+    expect(await redis.get(keys.rateLimit(ws))).to.equal('13');
+  });
+
   it('adds requests and 429s to the day, and keeps the day for the retention period', async () => {
     const usage = keys.usage(randomId('ws'), '20260101');
     expect(await redis.usageAdd(usage, '5', '0', '2678400')).to.equal(5);

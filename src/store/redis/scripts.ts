@@ -97,6 +97,7 @@ declare module 'ioredis' {
       windowMs: string,
       need: string,
       extra: string,
+      charged?: string,
     ): Result<[granted: number, count: number, ttl: number], Context>;
     usageAdd(usageKey: RedisKey, requests: string, limited: string, ttlSeconds: string): Result<number, Context>;
     hsetExisting(key: RedisKey, ...fieldsAndValues: string[]): Result<number, Context>;

@@ -30,13 +30,13 @@
 // alone, from its last share of the window: the part of the window's count it had been granted
 // at its last lease. Per window it answers that share of the limit (what it had answered in the
 // window in progress counts), then 429 with Retry-After; it asks Redis again at most every
-// FALLBACK_RETRY_MS without anyone waiting, and what it answered meanwhile is charged to the
-// window by the first lease that works. For RATE_LIMIT_FAILOVER_MS at most: past it, 503 until
+// FALLBACK_RETRY_MS without anyone waiting, and what it answered meanwhile is added to the
+// window's count by the first lease that works, whatever the limit. For RATE_LIMIT_FAILOVER_MS at most: past it, 503 until
 // Redis answers (docs/reliability.md#the-rate-limiter-during-a-failover). An instance with no
 // share (no lease of that workspace lately) answers 503 at once, as does every instance with
 // RATE_LIMIT_FAILOVER_MS=0.
 import { keys } from '../keys.js';
-import { isUnavailableError, type RedisClient } from '../redis/redis.js';
+import { isUnavailableError, nodeOf, type RedisClient } from '../redis/redis.js';
 import { UsageCounter } from './usage-counter.js';
 
 export { usageDay, USAGE_RETENTION_DAYS } from './usage-counter.js';
@@ -94,6 +94,8 @@ interface Window {
   fallback: Fallback | undefined;
   /** Requests answered in process during a fallback, to charge to the window at the next lease. */
   debt: number;
+  /** Charges whose call timed out, with the node it was sent to: run there late, or lost with it. */
+  unsure: Array<{ readonly node: string; readonly charged: number }>;
 }
 
 export interface RateLimiterOptions {
@@ -143,7 +145,7 @@ export class RateLimiter {
       // ahead, halved for every few whole windows it was idle.
       const idleWindows = w?.limit === limit ? Math.floor((nowMs - w.until) / this.windowMs) : 0;
       const extra = w?.limit === limit ? w.extra >> Math.min(31, Math.floor(idleWindows / HALVE_AFTER_IDLE_WINDOWS)) : 0;
-      w = { limit, until: 0, tokens: 0, count: 0, extra, waiting: 0, leasing: undefined, mine: 0, share: w?.share, fallback: undefined, debt: 0 };
+      w = { limit, until: 0, tokens: 0, count: 0, extra, waiting: 0, leasing: undefined, mine: 0, share: w?.share, fallback: undefined, debt: 0, unsure: [] };
       this.windows.set(workspaceId, w);
     }
     if (w.fallback !== undefined) return this.fromShare(workspaceId, w, w.fallback, nowMs);
@@ -177,26 +179,40 @@ export class RateLimiter {
 
   private async lease(workspaceId: string, w: Window): Promise<void> {
     const sentAt = this.clock();
-    // What was answered in process during a fallback is charged now, besides what waits.
+    // What was answered in process during a fallback is charged to the window now, whatever
+    // the limit (lua/rate-limit.lua), so every instance's fallback counts.
     const debt = w.debt;
-    const need = Math.max(1, w.waiting + debt);
+    const need = Math.max(1, w.waiting);
     const extra = Math.min(w.extra, this.leaseAhead);
+    const key = keys.rateLimit(workspaceId);
+    const node = nodeOf(this.redis, key);
     let reply: [granted: number, count: number, ttl: number];
     try {
-      reply = await this.redis.rateLimit(keys.rateLimit(workspaceId), String(w.limit), this.windowArg, String(need), String(extra));
+      reply = await this.redis.rateLimit(key, String(w.limit), this.windowArg, String(need), String(extra), String(debt));
     } catch (err) {
+      // A call that timed out may still run, charge and all, when its master gets to it (a
+      // stalled one): not charged again unless the window has moved to another master since.
+      if (debt > 0 && err instanceof Error && /Command timed out/.test(err.message)) {
+        w.debt -= debt;
+        w.unsure.push({ node, charged: debt });
+      }
       if (!this.fallBack(w, err, sentAt)) throw err;
       return;
     }
     const [granted, count, ttl] = reply;
-    w.debt -= debt;
+    // Charges that timed out on a master the window has left were lost with it.
+    const now = nodeOf(this.redis, key);
+    const lost = w.unsure.reduce((sum, u) => sum + (u.node === now ? 0 : u.charged), 0);
+    w.unsure = [];
+    // Answered during the call, and lost: charged by the next lease, unless the window is spent anyway.
+    w.debt = count >= w.limit ? 0 : w.debt - debt + lost;
     w.fallback = undefined;
     // A new window in Redis (count is only what this call added) starts this instance's part again.
-    w.mine = (count === granted ? 0 : w.mine) + granted;
+    w.mine = (count === granted + debt ? 0 : w.mine) + granted + debt;
     if (count > 0) w.share = Math.min(1, w.mine / count);
     w.until = sentAt + ttl;
     w.count = count;
-    w.tokens = Math.max(0, granted - debt);
+    w.tokens = granted;
     if (granted > 0) w.extra = Math.min(this.leaseAhead, Math.max(1, w.extra * 2));
   }
 
