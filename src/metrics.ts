@@ -88,6 +88,13 @@ export class ServiceMetrics {
     this.registry,
   );
 
+  readonly redisFailoverEvents = new Counter({
+    name: 'pds_redis_failover_events_total',
+    help: 'Redis failures an operator sees during a failover or a restart (store/redis/failover-log.ts), by kind: moved, ask, clusterdown, tryagain, redirections, connection, timeout, unavailable. Logged at warn, at most one line per kind a second.',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+
   readonly erasuresRequested = new Counter({
     name: 'pds_erasures_requested_total',
     help: 'Erasure jobs this process recorded, by source (webhook, cli, admin-api, console); a repeated notification is not counted.',

@@ -12,6 +12,7 @@ import { DEFAULT_REDIS_URL, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import { metrics } from './metrics.js';
 import { instrumentRedis } from './store/redis/instrument.js';
+import { failoverLogOf } from './store/redis/failover-log.js';
 import { ApiKeyStore } from './store/workspaces/api-keys.js';
 import { EventSubscriber } from './store/redis/events.js';
 import { KeyUsageStore } from './store/workspaces/key-usage.js';
@@ -132,11 +133,16 @@ export async function startService(config: Config, logger: Logger, options: Serv
   instrumentRedis(redis, metrics);
   if (cluster.isWorker && cluster.worker) metrics.labelWorker(String(cluster.worker.id));
   metrics.enableDefaultMetrics();
-  redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis connection error'));
-  bulk.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis bulk connection error'));
+  // A connection's errors while Redis restarts or fails over are counted and logged a line a second at most.
+  const failoverLog = failoverLogOf(logger);
+  const connectionError = (connection: string) => (err: Error) => {
+    if (!failoverLog.note(err, { connection }, 'connection error')) logger.warn({ err: err.message, connection }, 'redis connection error');
+  };
+  redis.on('error', connectionError('main'));
+  bulk.on('error', connectionError('bulk'));
   // Made once the main client is up, so that on a cluster it starts on a node known to be alive.
   const subscriberConnection = createSubscriberConnection(settings, redis);
-  subscriberConnection.on('error', (err: Error) => logger.warn({ err: err.message }, 'redis subscriber error'));
+  subscriberConnection.on('error', connectionError('subscriber'));
 
   const events = new EventSubscriber(subscriberConnection, logger);
   await events.start();

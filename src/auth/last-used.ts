@@ -5,6 +5,7 @@
 import type { Logger } from '../logger.js';
 import type { KeyUsageStore } from '../store/workspaces/key-usage.js';
 import { singleFlight } from '../store/redis/single-flight.js';
+import { failoverLogOf } from '../store/redis/failover-log.js';
 
 interface PendingUse {
   readonly workspaceId: string;
@@ -48,7 +49,9 @@ export class LastUsedRecorder {
     try {
       await this.store.record(batch);
     } catch (err) {
-      this.logger.warn({ err: (err as Error).message, keys: taken.size }, 'could not record API key last use; retrying later');
+      if (!failoverLogOf(this.logger).note(err, { keys: taken.size }, 'API key last use not recorded; retrying later')) {
+        this.logger.warn({ err: (err as Error).message, keys: taken.size }, 'could not record API key last use; retrying later');
+      }
       for (const [keyId, use] of taken) this.touch(keyId, use.workspaceId, use.at);
     }
   }

@@ -4,6 +4,7 @@ import type { Middleware } from 'koa';
 import { redactApiKeys } from '../../domain/api-key.js';
 import { AppError, ErrorCode, errorBodyOf, storageUnavailable } from '../../errors.js';
 import type { Logger } from '../../logger.js';
+import { failoverLogOf, redisFailureKind } from '../../store/redis/failover-log.js';
 import { isUnavailableError } from '../../store/redis/redis.js';
 import { sendJsonValue } from '../json.js';
 import type { AppState } from '../state.js';
@@ -64,7 +65,14 @@ export function errorHandler(logger: Logger, maxBodyBytes: number): Middleware<A
       const appError = toAppError(err, maxBodyBytes);
       if (appError.status >= 500) {
         const cause = err instanceof AppError ? (err.cause ?? err) : err;
-        logger.error({ err: cause, requestId: ctx.state.requestId, status: appError.status }, appError.message);
+        // Redis unavailable (a failover, a restart) answers 503 and needs no one: counted and
+        // logged at warn, a line a second at most (store/redis/failover-log.ts). A 500 is a bug.
+        const kind = redisFailureKind(cause) ?? (appError.status === 503 ? 'unavailable' : undefined);
+        if (kind !== undefined) {
+          failoverLogOf(logger).record(kind, cause, { requestId: ctx.state.requestId, status: appError.status, code: appError.code }, `a request answered ${appError.status}`);
+        } else {
+          logger.error({ err: cause, requestId: ctx.state.requestId, status: appError.status }, appError.message);
+        }
       }
       ctx.set(appError.headers);
       ctx.status = appError.status;

@@ -5,6 +5,7 @@ import { EventEmitter } from 'node:events';
 import type { Logger } from '../../logger.js';
 import { keys } from '../keys.js';
 import type { RedisClient } from './redis.js';
+import { failoverLogOf } from './failover-log.js';
 
 export type CacheEvent =
   | { readonly type: 'key'; readonly keyHash: string }
@@ -81,7 +82,9 @@ export class EventSubscriber extends EventEmitter<EventSubscriberEvents> {
         this.emit('reset');
       }
     } catch (err) {
-      this.logger.warn({ err }, 'cache event subscription failed; caches are bypassed until it works');
+      if (!failoverLogOf(this.logger).note(err, {}, 'cache event subscription failed; caches are bypassed until it works')) {
+        this.logger.warn({ err }, 'cache event subscription failed; caches are bypassed until it works');
+      }
     }
   }
 
