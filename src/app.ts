@@ -25,6 +25,7 @@ import { messageRoutes } from './http/routes/messages.js';
 import { versionRoutes } from './http/routes/versions.js';
 import { openApiRoutes } from './http/routes/openapi.js';
 import { pingRoutes } from './http/routes/ping.js';
+import { playerRoutes } from './http/routes/players.js';
 import { robloxWebhookRouter } from './http/routes/roblox-webhook.js';
 import { FailureBudget } from './auth/failure-budget.js';
 import type { ErasureRequests } from './erasure/requests.js';
@@ -36,6 +37,7 @@ import type { PlayerMessages } from './saves/player-messages.js';
 import type { BoardWrites } from './boards/board-writes.js';
 import type { LeaderboardStore } from './store/boards/leaderboard-store.js';
 import type { PlayerDataStore } from './store/players/player-data.js';
+import type { PlayerPages } from './store/workspaces/player-pages.js';
 import type { RateLimiter } from './store/workspaces/rate-limiter.js';
 import type { WorkspaceStore } from './store/workspaces/workspaces.js';
 
@@ -47,6 +49,8 @@ export interface AppDeps {
   readonly authenticator: Authenticator;
   readonly limiter: RateLimiter;
   readonly players: PlayerDataStore;
+  /** GET /players: pages of the workspace's players list. */
+  readonly playerPages: PlayerPages;
   /** Every write of the public API: versions, sessions, idempotency keys. */
   readonly writes: PlayerWrites;
   /** Leaderboards: reads from the store, writes through their quota and idempotency keys. */
@@ -120,6 +124,7 @@ export function buildApp(deps: AppDeps): Koa<AppState> {
   leaderboardRoutes(api, { guard, recheck, boards: deps.boards, boardWrites: deps.boardWrites, config });
   messageRoutes(api, { guard, recheck, messages: deps.messages, config });
   versionRoutes(api, guard, deps.players);
+  playerRoutes(api, guard, deps.playerPages);
 
   app.use(api.routes());
   app.use(api.allowedMethods());

@@ -17,6 +17,7 @@ import { ApiKeyStore } from './store/workspaces/api-keys.js';
 import { EventSubscriber } from './store/redis/events.js';
 import { KeyUsageStore } from './store/workspaces/key-usage.js';
 import { PlayerIndexRecorder } from './store/workspaces/player-index.js';
+import { PlayerPages } from './store/workspaces/player-pages.js';
 import { TrafficStats } from './store/installation/traffic-stats.js';
 import { PlayerDataStore, playerLimitsOf } from './store/players/player-data.js';
 import { IdempotencyClaims } from './saves/idempotency.js';
@@ -208,6 +209,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     authenticator,
     limiter,
     players,
+    playerPages: new PlayerPages(redis),
     writes,
     boards,
     boardWrites,

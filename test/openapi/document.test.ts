@@ -16,6 +16,7 @@ import type { PlayerWrites } from '../../src/saves/player-writes.js';
 import type { BoardWrites } from '../../src/boards/board-writes.js';
 import type { LeaderboardStore } from '../../src/store/boards/leaderboard-store.js';
 import type { PlayerDataStore } from '../../src/store/players/player-data.js';
+import type { PlayerPages } from '../../src/store/workspaces/player-pages.js';
 import type { RateLimiter } from '../../src/store/workspaces/rate-limiter.js';
 import { ResponseChecker } from '../support/openapi-check.js';
 import type { RecordedResponse } from '../support/response-recorder.js';
@@ -70,6 +71,7 @@ describe('OpenAPI document', () => {
       authenticator: {} as Authenticator,
       limiter: {} as RateLimiter,
       players: {} as PlayerDataStore,
+      playerPages: {} as PlayerPages,
       writes: {} as PlayerWrites,
       boards: {} as LeaderboardStore,
       boardWrites: {} as BoardWrites,

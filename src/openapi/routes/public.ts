@@ -33,6 +33,7 @@ import {
   openApiResponse,
   pingResponse,
 } from '../../schemas/responses.js';
+import { playersQuery, playersResponse } from '../../schemas/players.js';
 import { openRoute, publicRoute, type HeaderSpec, type RouteSpec } from '../route-spec.js';
 
 /** Every write takes an Idempotency-Key and says when its answer is a replay (docs/safe-saves.md). */
@@ -168,6 +169,13 @@ export const publicRoutes: readonly RouteSpec[] = [
     description: 'Up to 100 messages of 16 KiB: one read of a workspace at a time on an instance, paid to its byte budget by the answer\'s size, refused 429 while the workspace owes it.',
     query: messagesQuery,
     ok: messagesResponse,
+    errors: [400],
+  }),
+  publicRoute('get', '/players', "The workspace's players, in pages: by user id prefix, and only those holding a data key", {
+    description:
+      'Any key may list (a read). Players with data only (erased players and players whose data was deleted entirely are never listed), in no useful order; a player on the list from the first page to the last is listed. A page holds at most `limit` players and does bounded work, so it may hold fewer, even none, before `next` is null. A player shows within PLAYER_INDEX_FLUSH_MS of its first write (docs/api.md).',
+    query: playersQuery,
+    ok: playersResponse,
     errors: [400],
   }),
 ];
