@@ -8,9 +8,9 @@
 // mid-round) drops its bytes once, and the totals count them once.
 //
 // Per round and workspace:
-//   1. idle players, those last written before the retention: every point leaves (the newest
-//      included), the lists, the index and the hash's marks with them; the player leaves the
-//      history list. Only players that crossed since the last round are found.
+//   1. idle players, those last written before the retention (or within one restore interval of
+//      it): every point past it leaves (for those, the newest included), the lists, the index and
+//      the hash's marks with them; the player leaves the history list once nothing is left.
 //   2. a rolling walk of WALK_PER_ROUND players still within retention, from where the last
 //      round stopped: their points past retention leave (a write does the same for its player).
 //   3. over the bound (HISTORY_QUOTA_SHARE of the plan's quota): players are shed to their
@@ -116,9 +116,12 @@ export class HistorySweep {
       return done;
     };
 
-    // 1. Idle past the retention: all of their history leaves, and they leave the list.
+    // 1. Idle past the retention: all of their history leaves, and they leave the list. A
+    // point's age is its interval's start, up to an interval before the write that opened it:
+    // players last written within an interval of the retention may be due already.
+    const dueBy = oldestKept + this.config.history.intervalMs;
     for (let stayed = 0; players < PLAYERS_PER_ROUND; ) {
-      const batch = await this.list.between(workspaceId, -Infinity, oldestKept, PAGE, stayed);
+      const batch = await this.list.between(workspaceId, -Infinity, dueBy, PAGE, stayed);
       if (batch.length === 0) break;
       const done = await sweep(batch, false);
       await this.list.unlist(workspaceId, batch.filter((_, i) => done[i]!.left === 0));
@@ -128,7 +131,7 @@ export class HistorySweep {
 
     // 2. The rolling walk over the players within retention.
     const walkedTo = await this.list.place(workspaceId, 'walk');
-    const walk = Math.max(walkedTo, oldestKept);
+    const walk = Math.max(walkedTo, dueBy);
     const walked = await this.list.between(workspaceId, walk, now, WALK_PER_ROUND);
     if (walked.length > 0) {
       const done = await sweep(walked, false);

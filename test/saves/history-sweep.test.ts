@@ -155,6 +155,22 @@ describe('history: retention and the history bound', function () {
       expect(await sweep.sweepWorkspace(ws, 'free')).to.deep.equal({ players: 0, droppedBytes: 0 });
     });
 
+    it('takes a newest point past its retention although its player\'s last write is not (a point\'s age is its interval\'s start)', async () => {
+      const config = testConfig(RETENTION_ENV);
+      const interval = config.history.intervalMs;
+      const pointId = Math.floor((Date.now() - 7_200_000) / interval) * interval;
+      const lastWrite = pointId + 100_000;
+      const ops = new AdminOperations(redis, { actor: 'test', config, clock: () => lastWrite });
+      const { workspaceId: ws } = await ops.createWorkspace({ name: 'due by its interval', plan: 'free' });
+      await ops.setPlayerValue(ws, 'p', 'coins', 1);
+      // The rolling walk already past it: only the idle pass can find the player.
+      await redis.hset(keys.historySweep(ws), 'walk', String(Date.now()));
+      const now = pointId + config.history.maxAgeMs + 10_000;
+      const usage = new StorageUsage(redis, 1000);
+      await new HistorySweep(redis, usage, config, undefined, () => now).sweepWorkspace(ws, 'free');
+      expect(await held(redis, ws, ['p']), 'the point, 10 s past its retention, left').to.deep.include({ history: 0, historyKeys: 0 });
+    });
+
     it('counts each player once when several instances sweep the same workspace at once', async () => {
       const config = testConfig(RETENTION_ENV);
       const ops = new AdminOperations(redis, { actor: 'test', config });
