@@ -6,6 +6,7 @@
 import { html } from 'htm/preact';
 import { useMemo, useRef, useState } from 'preact/hooks';
 import { jsonProblem, pathText, tokens } from './json.js';
+import { Icon } from './icons.js';
 
 /** A ready value: one line when short, indented otherwise. */
 export function pretty(value: unknown): string {
@@ -96,7 +97,7 @@ function CopyPath(props: { path: ReadonlyArray<string | number>; onCopied: (text
       } catch {
         props.onCopied(`Path: ${text}`);
       }
-    }}>⧉</button>`;
+    }}><${Icon} name="copy" /></button>`;
 }
 
 function Leaf(props: { value: unknown }) {

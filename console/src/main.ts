@@ -16,18 +16,19 @@ import { PlayerPage } from './pages/player.js';
 import { WorkspacePage } from './pages/workspace.js';
 import { WorkspacesPage } from './pages/workspaces.js';
 import { linkClick, paths, useRoute, type Route } from './router.js';
-import { ErrorNote, html, Link, useAction } from './ui.js';
+import { ErrorNote, html, Icon, Link, useAction } from './ui.js';
+import type { IconName } from './icons.js';
 
 type Session = 'checking' | 'signed-out' | 'signed-in';
 
 /** The main navigation. A workspace's own pages have a navigation of their own (pages/workspace-nav.ts). */
-const NAV = [
-  { section: 'overview', label: 'Overview', href: paths.overview },
-  { section: 'workspaces', label: 'Workspaces', href: paths.workspaces },
-  { section: 'bans', label: 'Bans', href: paths.bans },
-  { section: 'audit', label: 'Audit', href: paths.audit },
-  { section: 'erasures', label: 'Erasures', href: paths.erasures },
-] as const;
+const NAV: ReadonlyArray<{ section: string; label: string; href: () => string; icon: IconName }> = [
+  { section: 'overview', label: 'Overview', href: paths.overview, icon: 'overview' },
+  { section: 'workspaces', label: 'Workspaces', href: paths.workspaces, icon: 'workspaces' },
+  { section: 'bans', label: 'Bans', href: paths.bans, icon: 'bans' },
+  { section: 'audit', label: 'Audit', href: paths.audit, icon: 'audit' },
+  { section: 'erasures', label: 'Erasures', href: paths.erasures, icon: 'erasures' },
+];
 
 /** Which main section each page belongs to (the one its link marks as current). */
 const SECTION_OF: Record<Route['page'], string | undefined> = {
@@ -144,16 +145,16 @@ function App() {
   return html`
     <a class="skip" href="#main">Skip to content</a>
     <header>
-      <span class="brand">Operator console</span>
+      <span class="brand"><span class="logo" aria-hidden="true">PD</span>Operator console</span>
       <nav aria-label="Main">
-        ${NAV.map((item) => html`<a key=${item.section} href=${item.href()} aria-current=${section === item.section ? 'page' : undefined} onClick=${linkClick}>${item.label}</a>`)}
+        ${NAV.map((item) => html`<a key=${item.section} href=${item.href()} aria-current=${section === item.section ? 'page' : undefined} onClick=${linkClick}><${Icon} name=${item.icon} />${item.label}</a>`)}
       </nav>
-      <button type="button" onClick=${() => {
+      <button type="button" class="secondary sign-out" onClick=${() => {
         void signOut().finally(() => {
           setEnded(true);
           setSession('signed-out');
         });
-      }}>Sign out</button>
+      }}><${Icon} name="signOut" />Sign out</button>
     </header>
     <main id="main" tabindex="-1" ref=${main}><${Page} route=${route} /></main>`;
 }

@@ -71,6 +71,30 @@ export function useRoute(): Route {
   return parseRoute(path);
 }
 
+/** The query of the URL (a page's tab), kept up to date as links and Back change it. */
+export function useSearch(): URLSearchParams {
+  const [search, setSearch] = useState(location.search);
+  useEffect(() => {
+    const update = () => setSearch(location.search);
+    listeners.add(update);
+    addEventListener('popstate', update);
+    return () => {
+      listeners.delete(update);
+      removeEventListener('popstate', update);
+    };
+  }, []);
+  return new URLSearchParams(search);
+}
+
+/** Sets one query parameter of the URL (a new history entry, so Back returns to the last tab). */
+export function setSearchParam(name: string, value: string | undefined): void {
+  const params = new URLSearchParams(location.search);
+  if (value === undefined) params.delete(name);
+  else params.set(name, value);
+  const query = params.toString();
+  navigate(`${location.pathname}${query ? `?${query}` : ''}`);
+}
+
 /** Follows a link inside the page, unless the user asked for a new tab or window. */
 export function linkClick(event: MouseEvent): void {
   const anchor = event.currentTarget as HTMLAnchorElement;

@@ -3,9 +3,10 @@ import { html } from 'htm/preact';
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
-import { linkClick } from './router.js';
+import { linkClick, setSearchParam, useSearch } from './router.js';
+import { Icon, type IconName } from './icons.js';
 
-export { html };
+export { html, Icon };
 export { JsonEditor, JsonTree, pretty } from './json-ui.js';
 
 /** Bytes for people: 512 bytes, 3.4 KiB, 1.2 GiB. */
@@ -163,4 +164,45 @@ export function TypedConfirm(props: { id: string; word: string; what: string; bu
     <input id=${props.id} value=${typed} autocomplete="off" onInput=${(e: Event) => setTyped((e.target as HTMLInputElement).value)} />
     <button type="submit" class="destructive" disabled=${typed !== props.word || props.busy}>${props.button}</button>
   </form>`;
+}
+
+export interface TabDef {
+  id: string;
+  label: string;
+  icon?: IconName;
+  /** A number shown beside the label (the keys of a player, say). */
+  count?: number;
+  render: () => unknown;
+}
+
+/**
+ * A tab bar over one panel (the WAI-ARIA tabs pattern: arrow keys, Home and End move between
+ * tabs, Tab goes into the panel). The tab is the URL's `?tab=` (or `param`), so a link opens
+ * the same tab and Back returns to the last one. Only the chosen tab's panel is rendered.
+ */
+export function Tabs(props: { label: string; tabs: TabDef[]; param?: string }) {
+  const param = props.param ?? 'tab';
+  const search = useSearch();
+  const asked = search.get(param);
+  const current = props.tabs.find((t) => t.id === asked) ?? props.tabs[0]!;
+  const bar = useRef<HTMLDivElement>(null);
+  const choose = (id: string, focus: boolean) => {
+    setSearchParam(param, id === props.tabs[0]!.id ? undefined : id);
+    if (focus) requestAnimationFrame(() => bar.current?.querySelector<HTMLButtonElement>(`#tab-${param}-${id}`)?.focus());
+  };
+  const onKey = (e: KeyboardEvent) => {
+    const i = props.tabs.indexOf(current);
+    const to = e.key === 'ArrowRight' ? (i + 1) % props.tabs.length
+      : e.key === 'ArrowLeft' ? (i - 1 + props.tabs.length) % props.tabs.length
+      : e.key === 'Home' ? 0 : e.key === 'End' ? props.tabs.length - 1 : -1;
+    if (to < 0) return;
+    e.preventDefault();
+    choose(props.tabs[to]!.id, true);
+  };
+  return html`<div class="tabs" role="tablist" aria-label=${props.label} ref=${bar} onKeyDown=${onKey}>
+      ${props.tabs.map((t) => html`<button type="button" role="tab" class="tab" key=${t.id} id=${`tab-${param}-${t.id}`}
+        aria-selected=${t === current ? 'true' : 'false'} aria-controls=${`panel-${param}`} tabindex=${t === current ? 0 : -1}
+        onClick=${() => choose(t.id, false)}>${t.icon ? html`<${Icon} name=${t.icon} />` : null}${t.label}${t.count === undefined ? null : html` <span class="tab-count">${t.count}</span>`}</button>`)}
+    </div>
+    <div role="tabpanel" id=${`panel-${param}`} aria-labelledby=${`tab-${param}-${current.id}`} tabindex="0" key=${current.id}>${current.render()}</div>`;
 }

@@ -7,7 +7,7 @@ import { BanStore } from '../../src/store/installation/bans.js';
 import { ADMIN_TOKEN, adminCall, testOps } from '../support/admin.js';
 import { call, testClock, useService } from '../support/service.js';
 import { randomSuffix } from './random-name.js';
-import { checkBothSizes, expectAccessible, signIn, useConsolePage } from './support.js';
+import { checkBothSizes, expectAccessible, openTab, signIn, useConsolePage } from './support.js';
 
 describe('operator console in a browser', function () {
   this.timeout(60_000);
@@ -61,6 +61,10 @@ describe('operator console in a browser', function () {
     await checkBothSizes(page, 'workspaces');
 
     await page.getByRole('link', { name }).first().click();
+    await page.getByLabel('Storage').waitFor();
+    expect(await page.locator('.storage').textContent()).to.match(/of [\d.]+ (KiB|MiB|GiB)/);
+    await checkBothSizes(page, 'workspace');
+    await openTab(page, 'API keys');
     await page.getByRole('heading', { name: 'API keys' }).waitFor();
     await page.getByLabel('Label').fill('support');
     await page.getByLabel('Scope').selectOption('read');
@@ -68,10 +72,18 @@ describe('operator console in a browser', function () {
     const second = await page.getByRole('textbox', { name: 'New API key' }).inputValue();
     expect((await publicCall('GET', '/ping', second)).status).to.equal(200);
     await page.getByRole('cell', { name: 'support', exact: true }).waitFor();
-    await page.getByLabel('Storage').waitFor();
-    expect(await page.locator('.storage').textContent()).to.match(/of [\d.]+ (KiB|MiB|GiB)/);
+    await checkBothSizes(page, 'workspace-keys');
+    await openTab(page, 'Usage');
     await page.locator('.chart canvas').first().waitFor();
-    await checkBothSizes(page, 'workspace');
+    // The legend shows the latest day's values, not uPlot's `--` placeholders.
+    expect(await page.locator('.u-legend').textContent()).to.not.include('--');
+    await checkBothSizes(page, 'workspace-usage');
+    await openTab(page, 'Export and import');
+    await checkBothSizes(page, 'workspace-transfer');
+    await openTab(page, 'Games');
+    await checkBothSizes(page, 'workspace-games');
+    await openTab(page, 'Settings');
+    await checkBothSizes(page, 'workspace-settings');
 
     await page.getByLabel('Name', { exact: true }).fill(`${name} renamed`);
     await page.getByRole('button', { name: 'Rename' }).click();
@@ -79,7 +91,7 @@ describe('operator console in a browser', function () {
     await page.getByLabel('Plan', { exact: true }).selectOption('free');
     await page.getByRole('button', { name: 'Change plan' }).click();
     await page.getByRole('status').filter({ hasText: 'Plan changed to free' }).waitFor();
-    const id = page.url().split('/').pop()!;
+    const id = page.url().split('?')[0]!.split('/').pop()!;
     const shown = (await adminCall(h.service, 'GET', `/workspaces/${id}`)).body.data;
     expect(shown).to.include({ name: `${name} renamed`, plan: 'free' });
 
@@ -95,7 +107,7 @@ describe('operator console in a browser', function () {
     const ops = testOps(h.redis);
     const source = await ops.createWorkspace({ name: `export-${randomSuffix()}`, plan: 'pro' });
     for (let i = 0; i < 3; i++) await publicCall('POST', '/data/set', source.apiKey, { userId: `p${i}`, key: 'coins', value: i });
-    await signedInAt(`/console/workspaces/${source.workspaceId}`);
+    await signedInAt(`/console/workspaces/${source.workspaceId}?tab=transfer`);
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download export' }).click()]);
     expect(download.suggestedFilename()).to.equal(`${source.workspaceId}.ndjson`);
     const path = await download.path();
@@ -104,7 +116,7 @@ describe('operator console in a browser', function () {
     expect(text.trimEnd().split('\n')).to.have.length(3);
 
     const target = await ops.createWorkspace({ name: `import-${randomSuffix()}`, plan: 'pro' });
-    await page.goto(url(`/console/workspaces/${target.workspaceId}`));
+    await page.goto(url(`/console/workspaces/${target.workspaceId}?tab=transfer`));
     await page.getByLabel('Export file').setInputFiles({ name: 'players.ndjson', mimeType: 'application/x-ndjson', buffer: Buffer.from(`${text}{"userId":"bad"}\n`) });
     await page.getByLabel('Existing players').selectOption('skip');
     await page.getByRole('button', { name: 'Import' }).click();
@@ -194,7 +206,7 @@ describe('operator console in a browser', function () {
   it('revokes a key, and the public API refuses it', async () => {
     const ws = await testOps(h.redis).createWorkspace({ name: `revoke-${randomSuffix()}` });
     expect((await publicCall('GET', '/ping', ws.apiKey)).status).to.equal(200);
-    await signedInAt(`/console/workspaces/${ws.workspaceId}`);
+    await signedInAt(`/console/workspaces/${ws.workspaceId}?tab=keys`);
     await page.getByRole('button', { name: /^Revoke key/ }).click();
     await page.getByRole('status').filter({ hasText: 'Revoked key' }).waitFor();
     await page.getByRole('cell', { name: 'revoked', exact: true }).waitFor();
@@ -235,7 +247,7 @@ describe('operator console in a browser', function () {
 
   it('lists the audit trail, newest first, with the console\'s actions under its own name', async () => {
     const ws = await testOps(h.redis).createWorkspace({ name: `audit-${randomSuffix()}` });
-    await signedInAt(`/console/workspaces/${ws.workspaceId}`);
+    await signedInAt(`/console/workspaces/${ws.workspaceId}?tab=settings`);
     await page.getByLabel('Name', { exact: true }).fill('audited');
     await page.getByRole('button', { name: 'Rename' }).click();
     await page.getByRole('status').filter({ hasText: 'Renamed' }).waitFor();
@@ -251,8 +263,7 @@ describe('operator console in a browser', function () {
   it('reads at a phone\'s width without the page scrolling sideways', async () => {
     const ws = await testOps(h.redis).createWorkspace({ name: `phone-${randomSuffix()}` });
     await page.setViewportSize({ width: 390, height: 844 });
-    await signedInAt(`/console/workspaces/${ws.workspaceId}`);
-    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await signedInAt(`/console/workspaces/${ws.workspaceId}?tab=usage`);
     await page.locator('.chart canvas').first().waitFor();
     const wide = await page.evaluate(() =>
       [...document.querySelectorAll('body *')]
@@ -275,7 +286,7 @@ describe('operator console in a browser', function () {
     await tabTo('admin-token');
     await page.keyboard.type(ADMIN_TOKEN);
     await page.keyboard.press('Enter');
-    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByRole('heading', { name: 'Players' }).waitFor();
     await tabTo('find-user');
     await page.keyboard.type('newcomer');
     await page.keyboard.press('Enter');

@@ -65,7 +65,7 @@ describe('operator console: erasures', function () {
     await row.getByText(`Games no workspace serves: ${mapLater}`).waitFor();
     await checkBothSizes(page, 'erasures-unmapped', () => row.waitFor());
 
-    await page.goto(`${h.service.opsUrl}/console/workspaces/${ws.workspaceId}`);
+    await page.goto(`${h.service.opsUrl}/console/workspaces/${ws.workspaceId}?tab=games`);
     await page.getByRole('heading', { name: 'Games', exact: true }).waitFor();
     await page.getByLabel('Game ids (spaces or commas between)').fill(String(mapLater));
     await page.getByRole('button', { name: 'Save games' }).click();

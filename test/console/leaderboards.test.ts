@@ -134,7 +134,7 @@ describe('operator console: leaderboards', function () {
     const ws = await withBoards();
     await page.goto(`${h.service.opsUrl}/console/workspaces/${ws.workspaceId}`);
     await signIn(page);
-    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByRole('tab', { name: 'Overview' }).waitFor();
     const focused = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.getAttribute('aria-label') || document.activeElement?.textContent?.trim() || '');
     async function tabTo(what: string): Promise<void> {
       for (let i = 0; i < 120 && (await focused()) !== what; i++) await page.keyboard.press('Tab');

@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { ADMIN_TOKEN, adminCall, testOps } from '../support/admin.js';
 import { call, useService } from '../support/service.js';
 import { randomSuffix } from './random-name.js';
-import { checkBothSizes, signIn, useConsolePage } from './support.js';
+import { checkBothSizes, openTab, signIn, useConsolePage } from './support.js';
 
 interface Waiting {
   id: string;
@@ -132,6 +132,8 @@ describe('operator console: messages to players', function () {
     const [gift] = await waiting(ws.apiKey, 'p1');
     await page.goto(url(`/console/workspaces/${ws.workspaceId}/players/p1`));
     await signIn(page);
+    await openTab(page, 'Messages');
+    expect(page.url()).to.equal(url(`/console/workspaces/${ws.workspaceId}/players/p1?tab=messages`));
     const panel = page.getByRole('region', { name: 'Messages waiting' });
     await panel.getByTestId('messages-count').filter({ hasText: '1 message waiting for player p1' }).waitFor();
     expect(await panel.getByRole('group', { name: `Message ${gift!.id}` }).textContent()).to.include('"potion"');
@@ -161,7 +163,7 @@ describe('operator console: messages to players', function () {
     const [one] = await waiting(ws.apiKey, 'kb');
     await page.goto(url(`/console/workspaces/${ws.workspaceId}`));
     await signIn(page);
-    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByRole('tab', { name: 'Overview' }).waitFor();
     const focused = () => page.evaluate(() => document.activeElement?.id || document.activeElement?.getAttribute('aria-label') || document.activeElement?.textContent?.trim() || '');
     async function tabTo(what: string): Promise<void> {
       for (let i = 0; i < 80 && (await focused()) !== what; i++) await page.keyboard.press('Tab');

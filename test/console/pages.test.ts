@@ -48,7 +48,7 @@ describe('operator console: overview, players, player editor, gate mode, audit f
     await page.getByRole('button', { name: 'Pause updates' }).click();
     await page.getByText('updates paused.').waitFor();
     await page.getByRole('region', { name: 'Busiest workspaces, last hour' }).getByRole('link', { name: busy.name }).click();
-    await page.getByRole('heading', { name: 'API keys' }).waitFor();
+    await page.getByRole('heading', { name: busy.name, level: 1 }).waitFor();
     await adminCall(h.service, 'DELETE', `/bans/${banned}`);
   });
 

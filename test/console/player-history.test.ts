@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import { ADMIN_TOKEN, testOps } from '../support/admin.js';
 import { call, testClock, useService } from '../support/service.js';
 import { randomSuffix } from './random-name.js';
-import { checkBothSizes, signIn, useConsolePage } from './support.js';
+import { checkBothSizes, openTab, signIn, useConsolePage } from './support.js';
 
 describe('operator console: player history and restore', function () {
   this.timeout(60_000);
@@ -35,6 +35,7 @@ describe('operator console: player history and restore', function () {
 
     await page.goto(`${h.service.opsUrl}/console/workspaces/${ws.workspaceId}/players/77`);
     await signIn(page);
+    await openTab(page, 'History');
     await page.getByRole('heading', { name: 'History' }).waitFor();
     const rows = page.getByRole('table', { name: 'Versions of the player, newest first' }).locator('tbody tr');
     await rows.first().filter({ hasText: '3 (current)' }).waitFor();

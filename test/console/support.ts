@@ -74,8 +74,16 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
 }
 
-export const DESKTOP = { width: 1280, height: 800 } as const;
+export const DESKTOP = { width: 1366, height: 900 } as const;
 export const PHONE = { width: 390, height: 844 } as const;
+
+/** Opens a tab of the page's tab bar (the workspace's, the player's) and waits for it to be the one shown. */
+export async function openTab(page: Page, name: string): Promise<void> {
+  // A tab's name may end in its count ("API keys 2").
+  const tab = page.getByRole('tab', { name: new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}( \\d+)?$`) });
+  await tab.click();
+  await page.locator(`[role="tab"][aria-selected="true"]`, { hasText: name }).waitFor();
+}
 
 /** Elements that stick out past the screen's right edge (none may, on a phone: tables are cards there). */
 export function widerThanScreen(page: Page): Promise<string[]> {
@@ -88,13 +96,13 @@ export function widerThanScreen(page: Page): Promise<string[]> {
 
 /**
  * A page as it stands, at both sizes: axe-core (no serious or critical violation) and a
- * screenshot `<name>-desktop.png` at 1280x800, then the same at a phone's 390x844 (`-phone`),
+ * screenshot `<name>-desktop.png` at 1366x900, then the same at a phone's 390x844 (`-phone`),
  * where nothing may stick out sideways; `ready` waits for what the page must show at each size.
  */
 export async function checkBothSizes(page: Page, name: string, ready: () => Promise<unknown> = async () => {}): Promise<void> {
   await page.setViewportSize(DESKTOP);
   await ready();
-  await expectAccessible(page, `${name} at 1280x800`);
+  await expectAccessible(page, `${name} at 1366x900`);
   await screenshot(page, `${name}-desktop`);
   await page.setViewportSize(PHONE);
   await ready();

@@ -25,8 +25,22 @@ const STEP = 50;
 const NONE: Filter = { workspace: '', action: '', actor: '', since: '', until: '' };
 const ACTIONS = ['workspace.*', 'key.*', 'player.*', 'player.view', 'player.export', 'player.set', 'player.delete', 'player.restore', 'ban.*', 'console.*'];
 
-/** A datetime-local value (the browser's, read as UTC here, as the page shows times) as ISO 8601. */
-const iso = (local: string) => (local ? `${local.length === 16 ? `${local}:00` : local}Z` : '');
+/**
+ * A time typed in UTC as ISO 8601: `2026-11-28`, `2026-11-28 14:05`, `2026-11-28T14:05:30Z`.
+ * Text, not the browser's date widget, which shows local time in the reader's locale
+ * (`mm/dd/yyyy, --:-- --`) beside a page that speaks UTC. `undefined` when it is not a time.
+ */
+export function utcIso(text: string): string | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?\s*(?:Z|UTC)?$/i.exec(text.trim());
+  if (!m) return undefined;
+  const [y, mo, d, h = '00', mi = '00', se = '00'] = m.slice(1);
+  const ms = Date.UTC(+y!, +mo! - 1, +d!, +h, +mi, +se);
+  const back = new Date(ms);
+  // 2026-02-30 or 25:00 is not a time: Date.UTC would roll it over.
+  if (back.getUTCMonth() !== +mo! - 1 || back.getUTCDate() !== +d! || back.getUTCHours() !== +h || back.getUTCMinutes() !== +mi) return undefined;
+  return back.toISOString().replace('.000Z', 'Z');
+}
+const iso = (text: string) => (text.trim() ? utcIso(text) ?? '' : '');
 
 function query(limit: number, f: Filter): string {
   const q = [`limit=${limit}`];
@@ -45,9 +59,19 @@ export function AuditPage() {
   const list = useLoad(() => adminData<AuditEntry[]>('GET', `/audit?${query(limit, applied)}`), [limit, applied]);
   const entries = list.data ?? [];
   const field = (name: keyof Filter) => (e: Event) => setForm({ ...form, [name]: (e.target as HTMLInputElement).value });
+  const bad = (text: string) => text.trim() !== '' && utcIso(text) === undefined;
+  const sinceBad = bad(form.since);
+  const untilBad = bad(form.until);
+  const timeField = (id: string, name: 'since' | 'until', label: string, wrong: boolean) => html`<div>
+    <label for=${id}>${label} (UTC)</label>
+    <input id=${id} class="mono" inputmode="numeric" placeholder="2026-11-28 14:00" size="17" autocomplete="off" value=${form[name]}
+      aria-invalid=${wrong ? 'true' : undefined} aria-describedby=${`${id}-note`} onInput=${field(name)} />
+    <span id=${`${id}-note`} class=${wrong ? 'error' : 'hint'}>${wrong ? 'Not a date: YYYY-MM-DD, then HH:MM if you like' : form[name].trim() ? utcIso(form[name])!.replace('T', ' ').replace('Z', ' UTC') : 'YYYY-MM-DD HH:MM'}</span>
+  </div>`;
   return html`<h1>Audit trail</h1>
     <form class="inline-form" aria-label="Filter the audit trail" onSubmit=${(e: Event) => {
       e.preventDefault();
+      if (sinceBad || untilBad) return;
       setLimit(STEP);
       setApplied({ ...form, workspace: form.workspace.trim(), action: form.action.trim(), actor: form.actor.trim() });
     }}>
@@ -55,9 +79,9 @@ export function AuditPage() {
       <div><label for="audit-action">Action</label><input id="audit-action" list="audit-actions" placeholder="player.*" value=${form.action} onInput=${field('action')} />
         <datalist id="audit-actions">${ACTIONS.map((a) => html`<option value=${a}></option>`)}</datalist></div>
       <div><label for="audit-actor">Actor</label><input id="audit-actor" placeholder="console, admin-api, cli:…" value=${form.actor} onInput=${field('actor')} /></div>
-      <div><label for="audit-since">From (UTC)</label><input id="audit-since" type="datetime-local" value=${form.since} onInput=${field('since')} /></div>
-      <div><label for="audit-until">To (UTC)</label><input id="audit-until" type="datetime-local" value=${form.until} onInput=${field('until')} /></div>
-      <div><button type="submit">Show</button></div>
+      ${timeField('audit-since', 'since', 'From', sinceBad)}
+      ${timeField('audit-until', 'until', 'To', untilBad)}
+      <div><button type="submit" disabled=${sinceBad || untilBad}>Show</button></div>
     </form>
     <${ErrorNote} error=${list.error} />
     <div class="table-wrap"><table class="cards">

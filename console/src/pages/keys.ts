@@ -52,7 +52,7 @@ function KeyRow(props: { view: KeyView; onChanged: (note: string, apiKey?: strin
   return html`<tr>
     <td data-label="Key"><span class="mono">${k.prefix}…</span><div class="meta mono">${k.keyId}</div></td>
     <td data-label="Label">${k.label ?? '—'}</td><td data-label="Scope">${k.scope}</td>
-    <td data-label="Status" class=${`status-${k.status}`}>${k.status}${k.dev ? ', development' : ''}</td>
+    <td data-label="Status"><span class=${`badge ${k.status === 'active' ? 'ok' : 'danger'}`}>${k.status}</span>${k.dev ? html`<span class="visually-hidden">, </span> <span class="badge accent">development</span>` : ''}</td>
     <td data-label="Created">${time(k.createdAt)}</td><td data-label="Expires">${time(k.expiresAt)}</td><td data-label="Last used">${time(k.lastUsedAt)}</td>
     <td data-label="Actions">${k.status === 'active'
       ? html`<div class="row">

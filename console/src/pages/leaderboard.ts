@@ -7,7 +7,7 @@ import { adminData, ApiError, enc } from '../api.js';
 import { paths } from '../router.js';
 import { ErrorNote, html, Link, Notice, TypedConfirm, useAction, useLoad } from '../ui.js';
 import { entriesText, type BoardSummary } from './leaderboards.js';
-import { WorkspaceNav } from './workspace-nav.js';
+import { WorkspaceHeader } from './workspace-nav.js';
 
 interface Entry {
   rank: number;
@@ -173,9 +173,8 @@ export function LeaderboardPage(props: { workspaceId: string; board: string }) {
   const p = page.data;
   // The entries shown are not yet those asked for: the pager waits for them.
   const stale = page.loading || p?.number !== number || p.order !== order;
-  return html`<p><${Link} href=${paths.leaderboards(workspaceId)}>← Leaderboards of ${workspaceId}</${Link}></p>
-    <h1>Leaderboard ${board} <span class="meta mono">${workspaceId}</span></h1>
-    <${WorkspaceNav} workspaceId=${workspaceId} current="leaderboards" />
+  return html`<${WorkspaceHeader} workspaceId=${workspaceId} current="leaderboards" title=${`Leaderboard ${board}`}
+      parent=${{ href: paths.leaderboards(workspaceId), label: 'Leaderboards' }} />
     ${s ? html`<p class="meta">Keeps ${s.periods.join(', ')}${s.follow ? `; follows the key ${s.follow.key}` : ''}; ${entriesText(s)} entries now.</p>` : null}
     ${summary.data === undefined && !summary.loading && !summary.error ? html`<p class="error">No board ${board} in this workspace.</p>` : null}
     <${ErrorNote} error=${summary.error} />

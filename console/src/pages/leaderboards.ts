@@ -3,7 +3,7 @@
 import { paths } from '../router.js';
 import { ErrorNote, html, Link, useLoad } from '../ui.js';
 import { adminData, enc } from '../api.js';
-import { WorkspaceNav } from './workspace-nav.js';
+import { WorkspaceHeader } from './workspace-nav.js';
 import type { Workspace } from './workspaces.js';
 
 export interface BoardSummary {
@@ -21,9 +21,7 @@ export function LeaderboardsPage(props: { workspaceId: string }) {
   const workspace = useLoad(() => adminData<Workspace>('GET', `/workspaces/${enc(id)}`), [id]);
   const boards = useLoad(() => adminData<BoardSummary[]>('GET', `/workspaces/${enc(id)}/leaderboards`), [id]);
   const list = boards.data ?? [];
-  return html`<p><${Link} href=${paths.workspace(id)}>← Workspace ${workspace.data?.name ?? id}</${Link}></p>
-    <h1>Leaderboards <span class="meta mono">${id}</span></h1>
-    <${WorkspaceNav} workspaceId=${id} current="leaderboards" />
+  return html`<${WorkspaceHeader} workspaceId=${id} current="leaderboards" title="Leaderboards" name=${workspace.data?.name} />
     <p class="hint">Open a board for its top page, a player's rank, and to remove an entry.</p>
     <${ErrorNote} error=${boards.error} />
     ${boards.loading && list.length === 0 ? html`<p role="status">Loading…</p>` : null}

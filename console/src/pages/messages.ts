@@ -8,7 +8,7 @@ import { useState } from 'preact/hooks';
 import { adminData, ApiError, enc } from '../api.js';
 import { navigate, paths } from '../router.js';
 import { ErrorNote, html, JsonEditor, JsonTree, Link, Notice, time, useAction, useLoad } from '../ui.js';
-import { WorkspaceNav } from './workspace-nav.js';
+import { WorkspaceHeader } from './workspace-nav.js';
 import type { Workspace } from './workspaces.js';
 
 interface Message {
@@ -132,9 +132,7 @@ export function MessagesPage(props: { workspaceId: string; userId?: string }) {
   const id = props.workspaceId;
   const workspace = useLoad(() => adminData<Workspace>('GET', `/workspaces/${enc(id)}`), [id]);
   const [text, setText] = useState(props.userId ?? '');
-  return html`<p><${Link} href=${paths.workspace(id)}>← Workspace ${workspace.data?.name ?? id}</${Link}></p>
-    <h1>Messages <span class="meta mono">${id}</span></h1>
-    <${WorkspaceNav} workspaceId=${id} current="messages" />
+  return html`<${WorkspaceHeader} workspaceId=${id} current="messages" title="Messages" name=${workspace.data?.name} />
     <p class="hint">Messages wait for a player until the game server holding the player processes them, or until they expire.</p>
     <form class="inline-form" role="search" aria-label="Find a player's messages" onSubmit=${(e: Event) => {
       e.preventDefault();

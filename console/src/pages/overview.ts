@@ -2,7 +2,8 @@
 // again every 15 seconds while the page is open and visible. Each panel is one component in
 // PANELS below; a panel with a list of its own (recent erasures) reads it when the overview does.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import uPlot from 'uplot';
+import type uPlot from 'uplot';
+import { lineChart } from '../chart.js';
 import { adminData } from '../api.js';
 import { paths } from '../router.js';
 import { ErrorNote, html, Link, Panel, size, time, useLoad } from '../ui.js';
@@ -47,25 +48,14 @@ function Chart(props: { minutes: Minute[]; series: Array<{ label: string; stroke
       props.minutes.map((m) => Date.parse(m.at) / 1000),
       ...props.series.map((s) => props.minutes.map((m) => s.pick(m))),
     ];
-    const plot = new uPlot(
-      {
-        width: Math.max(260, Math.min(el.clientWidth || 560, 900)),
-        height: 180,
-        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
-        series: [{}, ...props.series.map((s) => ({ label: s.label, stroke: s.stroke, width: 2, spanGaps: true, points: { show: true, size: 4 } }))],
-        axes: [{}, { size: 56, label: props.unit }],
-        legend: { show: true },
-      },
+    return lineChart(el, {
       data,
-      el,
-    );
-    // Follows the page's width (a phone turned, a window resized) instead of being cut off.
-    const resize = new ResizeObserver(() => plot.setSize({ width: Math.max(260, Math.min(el.clientWidth || 560, 900)), height: 180 }));
-    resize.observe(el);
-    return () => {
-      resize.disconnect();
-      plot.destroy();
-    };
+      unit: 'minute',
+      yLabel: props.unit,
+      height: 180,
+      maxWidth: 900,
+      series: props.series.map((s) => ({ label: s.label, stroke: s.stroke, format: (v: number) => `${v.toLocaleString('en', { maximumFractionDigits: 2 })} ${props.unit}` })),
+    });
   }, [props.minutes]);
   return html`<div class="chart" ref=${box} aria-hidden="true"></div>`;
 }

@@ -10,8 +10,8 @@ import { adminData, ApiError, enc } from '../api.js';
 import { navigate, paths } from '../router.js';
 import { PlayerMessages } from './messages.js';
 import { PlayerHistory } from './player-history.js';
-import { ErrorNote, html, JsonEditor, JsonTree, Link, Notice, Pager, pretty, time, TypedConfirm, useAction, useLoad, usePages } from '../ui.js';
-import { WorkspaceNav } from './workspace-nav.js';
+import { ErrorNote, html, JsonEditor, JsonTree, Notice, Pager, pretty, Tabs, time, TypedConfirm, useAction, useLoad, usePages } from '../ui.js';
+import { WorkspaceHeader } from './workspace-nav.js';
 
 interface Entry {
   value: unknown;
@@ -117,9 +117,8 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
       : null;
 
   const conflict = conflictText(action.error);
-  return html`<p><${Link} href=${paths.players(workspaceId)}>← Players of ${workspaceId}</${Link}></p>
-    <h1>Player <span class="mono">${userId}</span></h1>
-    <${WorkspaceNav} workspaceId=${workspaceId} current="players" />
+  return html`<${WorkspaceHeader} workspaceId=${workspaceId} current="players" title=${html`Player <span class="mono">${userId}</span>`}
+      parent=${{ href: paths.players(workspaceId), label: 'Players' }} />
     <${ErrorNote} error=${player.error} />
     ${loaded
       ? html`<p class="meta">
@@ -142,6 +141,8 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
         </div>
         <${Notice} text=${note} />
         ${conflict ? html`<p class="error" role="alert">${conflict}</p>` : html`<${ErrorNote} error=${action.error} />`}
+        <${Tabs} label="Player" tabs=${[
+          { id: 'data', label: 'Data', count: Object.keys(loaded.data).length, render: () => html`
         ${loaded.found
           ? html`<div class="row"><label for="key-filter">Filter keys</label>
               <input id="key-filter" type="search" value=${filter} onInput=${(e: Event) => {
@@ -186,9 +187,8 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
             }
             void write(key, value, loaded.version);
           }} />
-        </section>
-        <${PlayerMessages} workspaceId=${workspaceId} userId=${userId} title="Messages waiting" onPlayerPage=${true} />
-        ${loaded.version > 0
+        </section>` },
+          { id: 'history', label: 'History', render: () => loaded.version > 0
           ? html`<${PlayerHistory} workspaceId=${workspaceId} userId=${userId} version=${loaded.version} sessionOwner=${loaded.session?.owner}
               current=${loaded.data}
               onRestored=${() => {
@@ -198,8 +198,9 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
                 action.setError(undefined);
                 player.reload();
               }} />`
-          : null}
-        ${loaded.found
+          : html`<p>No history: this player has never been written.</p>` },
+          { id: 'messages', label: 'Messages', render: () => html`<${PlayerMessages} workspaceId=${workspaceId} userId=${userId} title="Messages waiting" onPlayerPage=${true} />` },
+          { id: 'danger', label: 'Danger zone', render: () => loaded.found
           ? html`<section aria-labelledby="del-player-h">
               <h2 id="del-player-h">Delete the player</h2>
               <${TypedConfirm} id="delete-player" word=${userId} what="delete every key of this player" button="Delete player" busy=${action.busy}
@@ -208,7 +209,8 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
                   navigate(paths.workspace(workspaceId));
                 })} />
             </section>`
-          : null}`
+          : html`<p>This player has no data to delete.</p>` },
+        ]} />`
       : player.loading
         ? html`<p role="status">Loading…</p>`
         : null}`;

@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks';
 import { adminData, enc } from '../api.js';
 import { paths } from '../router.js';
 import { ErrorNote, html, Link, size, time, useLoad } from '../ui.js';
-import { WorkspaceNav } from './workspace-nav.js';
+import { WorkspaceHeader } from './workspace-nav.js';
 import type { Workspace } from './workspaces.js';
 
 interface Row {
@@ -72,9 +72,7 @@ export function PlayersPage(props: { workspaceId: string }) {
   const data = page.data;
   // The rows shown are not yet those asked for: the pager waits for them.
   const stale = page.loading || data?.number !== number || data.query !== query;
-  return html`<p><${Link} href=${paths.workspace(id)}>← Workspace ${workspace.data?.name ?? id}</${Link}></p>
-    <h1>Players <span class="meta mono">${id}</span></h1>
-    <${WorkspaceNav} workspaceId=${id} current="players" />
+  return html`<${WorkspaceHeader} workspaceId=${id} current="players" title="Players" name=${workspace.data?.name} />
     <form class="inline-form" role="search" aria-label="Find players" onSubmit=${(e: Event) => {
       e.preventDefault();
       const t = text.trim();

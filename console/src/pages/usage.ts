@@ -1,7 +1,8 @@
 // A workspace's usage: requests and 429s per day as a chart (uPlot), the same numbers as a
 // table for screen readers and copying, and the player count.
 import { useEffect, useRef } from 'preact/hooks';
-import uPlot from 'uplot';
+import type uPlot from 'uplot';
+import { lineChart } from '../chart.js';
 import { html } from '../ui.js';
 
 const count = (n: number, noun: string) => `${n.toLocaleString('en')} ${noun}${n === 1 ? '' : 's'}`;
@@ -23,22 +24,16 @@ function Chart(props: { days: UsageReport['days'] }) {
       days.map((d) => d.requests),
       days.map((d) => d.limited),
     ];
-    const plot = new uPlot(
-      {
-        width: Math.max(280, Math.min(el.clientWidth || 640, 900)),
-        height: 220,
-        tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
-        series: [
-          {},
-          { label: 'Requests', stroke: '#0b5cad', width: 2, fill: 'rgba(11,92,173,0.08)' },
-          { label: '429s', stroke: '#a4161a', width: 2 },
-        ],
-        axes: [{}, { size: 60 }],
-      },
+    return lineChart(el, {
       data,
-      el,
-    );
-    return () => plot.destroy();
+      unit: 'day',
+      height: 220,
+      maxWidth: 1100,
+      series: [
+        { label: 'Requests', stroke: '#0b5cad', fill: 'rgba(11,92,173,0.08)' },
+        { label: '429s', stroke: '#a4161a' },
+      ],
+    });
   }, [props.days]);
   return html`<div class="chart" ref=${box} aria-hidden="true"></div>`;
 }

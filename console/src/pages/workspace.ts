@@ -4,12 +4,12 @@
 import { useState } from 'preact/hooks';
 import { adminData, enc } from '../api.js';
 import { navigate, paths } from '../router.js';
-import { ErrorNote, html, Link, Notice, size, time, TypedConfirm, useAction, useLoad } from '../ui.js';
+import { ErrorNote, html, Link, Notice, size, Tabs, time, TypedConfirm, useAction, useLoad } from '../ui.js';
 import { KeysSection, type KeyView } from './keys.js';
 import { TransferSection } from './transfer.js';
 import { GamesSection } from './games.js';
 import { UsageSection, type UsageReport } from './usage.js';
-import { WorkspaceNav } from './workspace-nav.js';
+import { WorkspaceHeader } from './workspace-nav.js';
 import type { Workspace } from './workspaces.js';
 
 interface Storage {
@@ -76,7 +76,7 @@ function FindPlayer(props: { workspaceId: string }) {
 function DeleteWorkspace(props: { workspace: Workspace }) {
   const action = useAction();
   return html`<section aria-labelledby="delete-h">
-    <h2 id="delete-h">Delete the workspace</h2>
+    <h2 id="delete-h">Danger zone: delete the workspace</h2>
     <p>Deletes its keys and every player's data. This cannot be undone.</p>
     <${TypedConfirm} id="delete-ws" word=${props.workspace.name} what="delete this workspace" button="Delete workspace" busy=${action.busy}
       onConfirm=${() => void action.run(async () => {
@@ -93,28 +93,41 @@ export function WorkspacePage(props: { workspaceId: string }) {
   const usage = useLoad(() => adminData<UsageReport>('GET', `/workspaces/${enc(id)}/usage?days=30`), [id]);
   const [note, setNote] = useState<string | undefined>();
   const w = details.data;
-  return html`<p><${Link} href=${paths.workspaces()}>← Workspaces</${Link}></p>
-    <h1>${w ? w.name : 'Workspace'} <span class="meta mono">${id}</span></h1>
-    <${WorkspaceNav} workspaceId=${id} current="workspace" />
+  const active = w?.keys.filter((k) => k.status === 'active').length;
+  return html`<${WorkspaceHeader} workspaceId=${id} current="workspace" own=${true} title=${w ? w.name : 'Workspace'} name=${w?.name} />
     <${ErrorNote} error=${details.error} />
     ${w
-      ? html`<p class="meta">Plan ${w.plan}; created ${time(w.createdAt)}.</p>
-        ${w.storage ? html`<${StorageLine} storage=${w.storage} />` : null}
-        <${Notice} text=${note} />
-        <${FindPlayer} workspaceId=${id} />
-        <${KeysSection} workspaceId=${id} keys=${w.keys} reload=${() => {
-          details.reload();
-          usage.reload();
-        }} />
-        <${UsageSection} usage=${usage.data} />
-        <${ErrorNote} error=${usage.error} />
-        <${TransferSection} workspaceId=${id} onImported=${() => details.reload()} />
-        <${GamesSection} workspaceId=${id} />
-        <${Settings} workspace=${w} onChanged=${(text: string) => {
-          setNote(text);
-          details.reload();
-        }} />
-        <${DeleteWorkspace} workspace=${w} />`
+      ? html`<${Notice} text=${note} />
+        <${Tabs} label="Workspace" tabs=${[
+          {
+            id: 'overview', label: 'Overview', render: () => html`
+              <div class="stats">
+                <div class="stat"><div class="label">Plan</div><div class="value">${w.plan}</div></div>
+                <div class="stat"><div class="label">Players with data</div><div class="value">${usage.data ? usage.data.players.toLocaleString('en') : '…'}</div></div>
+                <div class="stat"><div class="label">Requests, 30 days</div><div class="value">${usage.data ? usage.data.totals.requests.toLocaleString('en') : '…'}</div></div>
+                <div class="stat"><div class="label">API keys</div><div class="value">${w.keys.length}</div></div>
+              </div>
+              <p class="meta">Created ${time(w.createdAt)}.</p>
+              ${w.storage ? html`<${StorageLine} storage=${w.storage} />` : null}
+              <${FindPlayer} workspaceId=${id} />`,
+          },
+          {
+            id: 'keys', label: 'API keys', count: active, render: () => html`<${KeysSection} workspaceId=${id} keys=${w.keys} reload=${() => {
+              details.reload();
+              usage.reload();
+            }} />`,
+          },
+          { id: 'usage', label: 'Usage', render: () => html`<${UsageSection} usage=${usage.data} /><${ErrorNote} error=${usage.error} />` },
+          { id: 'transfer', label: 'Export and import', render: () => html`<${TransferSection} workspaceId=${id} onImported=${() => details.reload()} />` },
+          { id: 'games', label: 'Games', render: () => html`<${GamesSection} workspaceId=${id} />` },
+          {
+            id: 'settings', label: 'Settings', render: () => html`<${Settings} workspace=${w} onChanged=${(text: string) => {
+              setNote(text);
+              details.reload();
+            }} />
+            <${DeleteWorkspace} workspace=${w} />`,
+          },
+        ]} />`
       : details.loading
         ? html`<p role="status">Loading…</p>`
         : null}`;
