@@ -14,7 +14,7 @@
 // entries about the player are renamed to its digest.
 import { tombstoneDigest, userDigest } from '../domain/erasure.js';
 import type { AuditLogStore } from '../store/installation/audit-log.js';
-import { deleteKeptElsewhere } from '../store/players/kept-elsewhere.js';
+import { deleteKeptElsewhere, readKeptElsewhere } from '../store/players/kept-elsewhere.js';
 import { erasePlayerKeys, findPlayerKeys } from '../store/players/player-keys.js';
 import type { RedisClient } from '../store/redis/redis.js';
 import type { TombstoneStore } from '../store/installation/tombstones.js';
@@ -66,9 +66,13 @@ export async function eraseUser(
     const found = await findPlayerKeys(redis, workspaceIds, userId);
     let done = 0;
     for (const [workspaceId, keyNames] of found) {
+      // Answers naming the player kept in other slots (a many-player request's, a board write's):
+      // those noted now deleted first, so that an attempt cut short after the script deleted
+      // the note leaves none behind; those noted meanwhile, as the script answers them.
+      const noted = await readKeptElsewhere(redis, workspaceId, userId);
+      await deleteKeptElsewhere(redis, workspaceId, noted);
       const erased = await erasePlayerKeys(redis, workspaceId, userId, keyNames);
-      // Answers naming the player kept in other slots (a many-player request's, a board write's).
-      await deleteKeptElsewhere(redis, workspaceId, erased.keptElsewhere);
+      await deleteKeptElsewhere(redis, workspaceId, erased.keptElsewhere.filter((member) => !noted.includes(member)));
       const messages = new Map([...erased.messages].map(([hour, bytes]) => [hour, -bytes]));
       if (erased.bytes !== 0 || erased.players !== 0 || messages.size > 0) {
         await addToStorageTotals(redis, workspaceId, { bytes: -erased.bytes, players: -erased.players, messages });

@@ -65,6 +65,11 @@ export async function noteKeptElsewhere(
   );
 }
 
+/** The members of a player's note (before the erasure's script deletes it, so that an attempt cut short between the two loses none). */
+export function readKeptElsewhere(redis: RedisClient, workspaceId: string, userId: string): Promise<string[]> {
+  return redis.zrange(keys.playerKeptElsewhere(workspaceId, userId), '0', '-1');
+}
+
 /** Deletes the records a player's note named (each in a slot of its own); answers how many were there. */
 export async function deleteKeptElsewhere(redis: RedisClient, workspaceId: string, members: readonly string[]): Promise<number> {
   const records = new Set(members.map((member) => recordKey(workspaceId, member)).filter((key): key is string => key !== undefined));
