@@ -17,6 +17,8 @@ export interface RedisProxy {
    */
   holdFrom(command: RegExp): void;
   release(): void;
+  /** Delays each of Redis's replies by `ms` from now on (latency: 0 ends it), keeping their order. */
+  delay(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -24,6 +26,7 @@ export async function startRedisProxy(upstreamPort: number): Promise<RedisProxy>
   let log = '';
   let holding = false;
   let holdOn: RegExp | undefined;
+  let delayMs = 0;
   const held: Array<() => void> = [];
   const sockets = new Set<Socket>();
   const server: Server = createServer((client) => {
@@ -42,9 +45,14 @@ export async function startRedisProxy(upstreamPort: number): Promise<RedisProxy>
       }
       upstream.write(chunk);
     });
+    // When the connection's last delayed reply is due: a reply never overtakes one before it.
+    let dueAt = 0;
     upstream.on('data', (chunk) => {
-      if (holding) held.push(() => client.write(chunk));
-      else client.write(chunk);
+      if (holding) return void held.push(() => client.write(chunk));
+      const now = Date.now();
+      dueAt = Math.max(dueAt, now + delayMs);
+      if (dueAt <= now) client.write(chunk);
+      else setTimeout(() => client.write(chunk), dueAt - now);
     });
     const end = () => {
       client.destroy();
@@ -66,6 +74,9 @@ export async function startRedisProxy(upstreamPort: number): Promise<RedisProxy>
     },
     holdFrom: (command) => {
       holdOn = command;
+    },
+    delay: (ms) => {
+      delayMs = ms;
     },
     release: () => {
       holding = false;
