@@ -37,14 +37,15 @@ export interface Config {
     readonly maxVersions: number;
     /** Every point younger than this is kept; older ones are thinned to the first of each UTC hour. */
     readonly fineMs: number;
+    /** Points older than this leave Redis, the newest included (saves/history-sweep.ts for an idle player's). */
     readonly maxAgeMs: number;
     /** Most bytes kept; the newest point is kept whatever its size. */
     readonly maxBytes: number;
-  };
     /** A workspace's history bound, as a share of its plan's storage quota (docs/history.md). */
     readonly quotaShare: number;
     /** How often each instance runs the history sweep over each workspace. */
     readonly sweepMs: number;
+  };
   readonly sessions: {
     /** Lease of a session when acquire names none. */
     readonly defaultTtlSeconds: number;
@@ -86,12 +87,12 @@ export interface Config {
     readonly leaseAhead: number;
     /** How often each instance adds its usage counts (requests, 429s per day) to Redis. */
     readonly usageFlushMs: number;
-  };
     /**
      * How long an instance answers a workspace from its last share of the window while the
      * window's Redis master does not answer (store/workspaces/rate-limiter.ts); 0: not at all.
      */
     readonly failoverMs: number;
+  };
   readonly redis: {
     readonly commandTimeoutMs: number;
     readonly connectTimeoutMs: number;
@@ -227,12 +228,6 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   return n;
 }
 
-function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
-  const raw = str(env, name, fallback);
-  if (!(allowed as readonly string[]).includes(raw)) {
-    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
-  }
-  return raw as T;
 /** A decimal number such as 0.001 or 720 (no exponent, no sign). */
 function decimal(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -247,6 +242,12 @@ function decimal(env: Env, name: string, fallback: number, min: number, max: num
   return n;
 }
 
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const raw = str(env, name, fallback);
+  if (!(allowed as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${raw}"`);
+  }
+  return raw as T;
 }
 
 function bool(env: Env, name: string, fallback: boolean): boolean {
@@ -425,14 +426,14 @@ export function loadConfig(env: Env = process.env): Config {
       fineMs: int(env, 'HISTORY_FINE_HOURS', 24, 0, 24 * 366) * 3_600_000,
       maxAgeMs: Math.round(decimal(env, 'HISTORY_MAX_AGE_HOURS', 30 * 24, 0.001, 24 * 366) * 3_600_000),
       maxBytes: int(env, 'HISTORY_MAX_BYTES', 256 * 1024, 0, 512 * 1024 * 1024),
+      quotaShare: decimal(env, 'HISTORY_QUOTA_SHARE', 1, 0, 100),
+      sweepMs: int(env, 'HISTORY_SWEEP_SECONDS', 30, 1, 3600) * 1000,
     },
     sessions: {
       defaultTtlSeconds: int(env, 'SESSION_DEFAULT_TTL_SECONDS', 300, 30, 3600),
     },
     messages: {
       maxBytes: int(env, 'MESSAGE_MAX_BYTES', 16 * 1024, 64, 1024 * 1024),
-      quotaShare: decimal(env, 'HISTORY_QUOTA_SHARE', 1, 0, 100),
-      sweepMs: int(env, 'HISTORY_SWEEP_SECONDS', 30, 1, 3600) * 1000,
       maxWaiting: int(env, 'MESSAGES_MAX_WAITING', 100, 1, 10_000),
       defaultTtlSeconds: int(env, 'MESSAGE_TTL_SECONDS', 30 * 86_400, 60, 366 * 86_400),
       maxTtlSeconds: int(env, 'MESSAGE_MAX_TTL_SECONDS', 90 * 86_400, 60, 366 * 86_400),
@@ -458,8 +459,8 @@ export function loadConfig(env: Env = process.env): Config {
         pro: int(env, 'RATE_LIMIT_PRO', 300, 1, 1_000_000_000),
       },
       leaseAhead: int(env, 'RATE_LIMIT_LEASE_AHEAD', 32, 0, 1_000_000),
-      usageFlushMs: int(env, 'USAGE_FLUSH_MS', 5000, 100, 600_000),
       failoverMs: int(env, 'RATE_LIMIT_FAILOVER_MS', 30_000, 0, 600_000),
+      usageFlushMs: int(env, 'USAGE_FLUSH_MS', 5000, 100, 600_000),
     },
     redis: {
       commandTimeoutMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 1000, 50, 60_000),
