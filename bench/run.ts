@@ -290,6 +290,27 @@ async function main(): Promise<void> {
     if (Object.keys(redisCeilings).length > 0) {
       process.stdout.write(`\nredis-benchmark (req/s, ${HEAVY.connections} connections): ${JSON.stringify(redisCeilings)}\n`);
     }
+    // The A/B against the compare build (the last release, say): each scenario both ran, by medians.
+    const against = COMPARE
+      ? rows
+          .filter((r) => rows.some((c) => c.label === `${r.label} [compare]`))
+          .map((r) => {
+            const c = rows.find((x) => x.label === `${r.label} [compare]`)!;
+            return {
+              scenario: r.label,
+              requestsPerSecond: Math.round(r.heavy.requestsPerSecond),
+              compareRequestsPerSecond: Math.round(c.heavy.requestsPerSecond),
+              ratio: round(r.heavy.requestsPerSecond / c.heavy.requestsPerSecond),
+              cpuRatio: round(c.heavy.cpuMicrosPerRequest / r.heavy.cpuMicrosPerRequest),
+            };
+          })
+      : [];
+    if (against.length > 0) {
+      process.stdout.write(`\nagainst ${COMPARE} (x: ours over its req/s; cpu x: its CPU a request over ours)\n`);
+      for (const a of against) {
+        process.stdout.write(`${a.scenario.padEnd(28)} ${String(a.requestsPerSecond).padStart(8)} ${String(a.compareRequestsPerSecond).padStart(8)}  x ${a.ratio}  cpu x ${a.cpuRatio}\n`);
+      }
+    }
     const boardResults = boardSummary(rows);
     if (boardResults.length > 0 || boardMemory) process.stdout.write(`\n${boardText(boardResults, boardMemory)}\n`);
     if (memory) {
@@ -321,6 +342,7 @@ async function main(): Promise<void> {
         ratios: ratios(row, rows),
         ceiling: jobs.find((j) => j.label === row.label)?.scenario.redisCeiling,
       })),
+      compare: COMPARE ? { build: COMPARE, results: against } : undefined,
       redisBenchmark: redisCeilings,
       targets: targetRows,
       savePlayer,
