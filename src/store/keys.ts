@@ -115,18 +115,6 @@ export const keys = {
    * batch is one script call that also checks the workspace still exists.
    */
   workspacePlayers: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:players`,
-  /** SCAN pattern matching every key of the workspace's own slot (metadata, limits, usage). */
-  workspacePattern: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}*`,
-  /** Set of every workspace id (for listing). */
-  workspaceIndex: () => `${PREFIX}workspaces`,
-
-  // --- Leaderboards (docs/leaderboards.md) ---
-  // Every key of one board shares the tag {<workspaceId>:<board>}: boards spread over a cluster,
-  // and each board's script (lua/board-*.lua) touches one slot: its periods' sorted sets and
-  // member hashes, its meta and its kept answers. Board names never hold braces or colons.
-
-  /**
-   * Hash: the board's meta, read and written by its scripts in the board's own slot: `p` the
   /**
    * Sorted set: user id -> when the player was last written (ms), like workspacePlayers, but a
    * player leaves it only once its history has left Redis (saves/history-sweep.ts): a player
@@ -140,6 +128,18 @@ export const keys = {
    */
   historySweep: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:hist:sweep`,
   historySweepLease: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:hist:lease`,
+  /** SCAN pattern matching every key of the workspace's own slot (metadata, limits, usage). */
+  workspacePattern: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}*`,
+  /** Set of every workspace id (for listing). */
+  workspaceIndex: () => `${PREFIX}workspaces`,
+
+  // --- Leaderboards (docs/leaderboards.md) ---
+  // Every key of one board shares the tag {<workspaceId>:<board>}: boards spread over a cluster,
+  // and each board's script (lua/board-*.lua) touches one slot: its periods' sorted sets and
+  // member hashes, its meta and its kept answers. Board names never hold braces or colons.
+
+  /**
+   * Hash: the board's meta, read and written by its scripts in the board's own slot: `p` the
    * periods it keeps (a copy of the registry's, checked by every write), `s` the last sequence
    * number (the tie-break), `n` the entries counted into the workspace's storage total.
    */
