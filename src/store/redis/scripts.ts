@@ -139,10 +139,10 @@ declare module 'ioredis' {
     boardReset(numberOfKeys: number, ...keysThenArgs: string[]): Result<[removed: number, entriesDelta: number], Context>;
     boardImport(meta: RedisKey, scores: RedisKey, members: RedisKey, ...args: string[]): Result<[number, number, number?], Context>;
     indexPlayers(workspaceKey: RedisKey, playersKey: RedisKey, ...userIdAndMs: string[]): Result<number, Context>;
+    historySweep(player: RedisKey, fine: RedisKey, coarse: RedisKey, index: RedisKey, oldestKeptMs: string, shed: string): Result<[dropped: number, left: number, work: number], Context>;
     playerLastWrite(player: RedisKey): Result<number, Context>;
   }
 }
-    historySweep(player: RedisKey, fine: RedisKey, coarse: RedisKey, index: RedisKey, oldestKeptMs: string, shed: string): Result<[dropped: number, left: number, work: number], Context>;
 
 export function defineScripts(client: Redis | Cluster): void {
   for (const script of SCRIPTS) {
