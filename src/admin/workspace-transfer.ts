@@ -229,7 +229,7 @@ async function writePlayers(ctx: AdminContext, workspaceId: string, source: Asyn
     pendingBytes = 0;
     pendingHistory = 0;
     pendingPlayers = 0;
-    await addToStorageTotals(ctx.redis, workspaceId, { bytes, players: count });
+    await addToStorageTotals(ctx.redis, workspaceId, { bytes, history, players: count });
   };
   const inFlight = new Set<Promise<void>>();
   let fatal: unknown;
