@@ -240,17 +240,80 @@ describe('Luau PlayerData.DataStoreService (in Luau VMs, against the service)', 
     expect(platformDataStores.peek('PlayerSave', '8'), 'and never written').to.deep.equal({ coins: 40, items: ['bow'] });
   });
 
-  it('the platform limits and errors: 101/102 for keys, names up to 50, a whole number for IncrementAsync; ListKeysAsync is NOT_SUPPORTED', async () => {
+  it("ListKeysAsync pages a data store's keys through the players list: prefix on the key names, pages of pageSize, Cursor resumes; removed keys and other stores left out", async () => {
+    const { a, b } = servers;
+    await init();
+    await a.run(`${REQUIRE}
+      local save = DataStoreService:GetDataStore("Save")
+      for _, key in { "1", "2", "10", "user:1", "user:2", "Player_9", "ü" } do
+        save:SetAsync(key, { key = key })
+      end
+      save:RemoveAsync("2")
+      DataStoreService:GetDataStore("Other"):SetAsync("3", 1)
+      DataStoreService:GetDataStore("Save", "s2"):SetAsync("4", 1)`);
+    // A player the game wrote over HTTP under an id the mapping never makes: GetAsync("a.b") reads player a.2Eb.
+    await call(t.service, 'POST', '/data/set', { key: servers.ws.apiKey, body: { userId: 'a.b', key: 'Save', value: 1 } });
+    await t.service.playerIndex.flush();
+    const LIST = `${REQUIRE}
+      local name, scope, prefix, pageSize, cursor = ...
+      local pages = DataStoreService:GetDataStore(name, if scope == "" then nil else scope):ListKeysAsync(if prefix == "" then nil else prefix, pageSize, if cursor == "" then nil else cursor)
+      local keys, sizes = {}, {}
+      while true do
+        local page = pages:GetCurrentPage()
+        table.insert(sizes, #page)
+        for _, key in page do table.insert(keys, key.KeyName) end
+        if pages.IsFinished then break end
+        pages:AdvanceToNextPageAsync()
+      end
+      return table.concat(keys, "|"), table.concat(sizes, ","), pages.Cursor`;
+    const list = async (vm: typeof a, name: string, scope = '', prefix = '', pageSize = 0, cursor = '') => {
+      const [keys, sizes, after] = await vm.run(LIST, name, scope, prefix, pageSize, cursor);
+      return { keys: (keys as string).split('|').filter((k) => k !== '').sort(), sizes: (sizes as string).split(',').map(Number), after };
+    };
+    const all = await list(a, 'Save', '', '', 2);
+    expect(all.keys).to.deep.equal(['1', '10', 'Player_9', 'user:1', 'user:2', 'ü']);
+    expect(Math.max(...all.sizes)).to.equal(2);
+    expect(all.after, 'no Cursor once finished').to.equal('');
+    expect((await list(a, 'Save', '', 'user:')).keys).to.deep.equal(['user:1', 'user:2']);
+    expect((await list(a, 'Save', '', '1')).keys).to.deep.equal(['1', '10']);
+    expect((await list(a, 'Save', '', 'ü')).keys).to.deep.equal(['ü']);
+    expect((await list(a, 'Save', '', 'x'.repeat(50))).keys).to.deep.equal([]);
+    expect((await list(a, 'Save', 's2')).keys).to.deep.equal(['4']);
+    expect((await list(a, 'Other')).keys).to.deep.equal(['3']);
+    // The Cursor of a page resumes the listing after it, from another server too.
+    const [firstPage, cursor] = await a.run(`${REQUIRE}
+      local pages = DataStoreService:GetDataStore("Save"):ListKeysAsync(nil, 4)
+      local names = {}
+      for _, key in pages:GetCurrentPage() do table.insert(names, key.KeyName) end
+      return table.concat(names, "|"), pages.Cursor`);
+    expect(cursor).to.be.a('string').and.not.equal('');
+    await b.run(INIT, t.service.baseUrl, servers.ws.apiKey);
+    const rest = await list(b, 'Save', '', '', 4, cursor as string);
+    expect([...(firstPage as string).split('|'), ...rest.keys].sort()).to.deep.equal(all.keys);
+
+    // The mock store lists the same way, with no HTTP at all.
+    await b.reset();
+    await b.run('require(game:GetService("ServerStorage").PlayerData).init({ mock = true })');
+    await b.run(`${REQUIRE}
+      for _, key in { "7", "70", "8" } do DataStoreService:GetDataStore("Save"):SetAsync(key, 1) end
+      DataStoreService:GetDataStore("Save"):RemoveAsync("8")`);
+    const mocked = await list(b, 'Save', '', '7', 1);
+    expect([mocked.keys, mocked.sizes]).to.deep.equal([['7', '70'], [1, 1]]);
+    expect(b.requests, 'the mock sends nothing').to.have.length(0);
+  });
+
+  it('the platform limits and errors: 101/102 for keys, names up to 50, a whole number for IncrementAsync; RemoveVersionAsync is NOT_SUPPORTED', async () => {
     const { a } = servers;
     await init();
     expect(await luauError(a, 'DataStoreService:GetDataStore("S"):GetAsync("")')).to.equal("101: Key name can't be empty.");
     expect(await luauError(a, `DataStoreService:GetDataStore("S"):GetAsync(string.rep("k", 51))`)).to.equal('102: Key name exceeds the 50 character limit.');
     expect(await luauError(a, `DataStoreService:GetDataStore(string.rep("n", 51))`)).to.equal('DataStore name exceeds the 50 character limit.');
     expect(await luauError(a, 'DataStoreService:GetDataStore("S"):IncrementAsync("k", 1.5)')).to.equal('Argument 2 must be an integer');
-    const listKeys = await luauError(a, 'DataStoreService:GetDataStore("S"):ListKeysAsync()');
-    expect(listKeys).to.match(/^PlayerData\.DataStoreService\.ListKeysAsync: NOT_SUPPORTED: /);
+    const removeVersion = await luauError(a, 'DataStoreService:GetDataStore("S"):RemoveVersionAsync("k", "1")');
+    expect(removeVersion).to.match(/^PlayerData\.DataStoreService\.RemoveVersionAsync: NOT_SUPPORTED: /);
+    expect(await luauError(a, 'DataStoreService:GetDataStore("S"):ListKeysAsync(nil, 101)')).to.equal('PageSize must be a whole number from 1 to 100, got 101');
     const [code] = await a.run(`${REQUIRE}
-      local ok, err = pcall(function() DataStoreService:GetDataStore("S"):ListKeysAsync() end)
+      local ok, err = pcall(function() DataStoreService:GetDataStore("S"):RemoveVersionAsync("k", "1") end)
       return require(game:GetService("ServerStorage").PlayerData).errorCode(err)`);
     expect(code).to.equal('NOT_SUPPORTED');
     expect(await luauError(a, 'DataStoreService:GetDataStore("S", nil, { AllScopes = true })')).to.match(/^PlayerData\.DataStoreService\.GetDataStore: NOT_SUPPORTED: /);
