@@ -31,6 +31,7 @@ import { parseName, parsePlan, parsePositiveInt } from './inputs.js';
 import * as keyLifecycle from './key-lifecycle.js';
 import * as playerHistory from './player-history.js';
 import * as playerList from './player-list.js';
+import * as playerSearch from './player-search.js';
 import * as installationOverview from './overview.js';
 import * as playerSupport from './player-support.js';
 import * as backup from './installation-backup.js';
@@ -319,6 +320,11 @@ export class AdminOperations implements AdminContext {
   /** A page of the workspace's players, newest written first, or found by id (admin/player-list.ts). */
   listPlayers(workspaceId: string, query?: playerList.PlayerListQuery): Promise<playerList.PlayerList> {
     return playerList.listPlayers(this, workspaceId, query);
+  }
+
+  /** A user id looked up in every workspace, a bounded page of workspaces a call (admin/player-search.ts). */
+  searchPlayer(query: playerSearch.PlayerSearchQuery): Promise<playerSearch.PlayerSearch> {
+    return playerSearch.searchPlayer(this, query);
   }
 
   /** Puts every player with data on the players list, once (players written before it existed). */

@@ -40,6 +40,28 @@ export const playerList = {
   },
 } as const;
 
+export const playerSearch = {
+  type: 'object',
+  required: ['userId', 'checked', 'workspaces', 'matches', 'next'],
+  additionalProperties: false,
+  properties: {
+    userId: { type: 'string' },
+    checked: { ...count, description: 'Workspaces checked by this call.' },
+    workspaces: { ...count, description: 'Workspaces in the installation.' },
+    matches: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['workspaceId', 'name', 'lastWriteAt', 'version', 'keys', 'bytes', 'session'],
+        additionalProperties: false,
+        properties: { workspaceId: { type: 'string' }, name: { type: 'string' }, ...Object.fromEntries(Object.entries(playerListRow.properties).filter(([k]) => k !== 'userId')) },
+      },
+      description: 'The workspaces of those checked where the player has data, with its row as the players list shows it.',
+    },
+    next: { type: ['string', 'null'], description: 'Pass as `cursor` to check the next workspaces; null once every one is checked.' },
+  },
+} as const;
+
 const minute = {
   type: 'object',
   required: ['at', 'requests', 'limited', 'errors', 'p50Ms', 'p99Ms'],

@@ -163,6 +163,17 @@ export const auditQuery = {
   },
 } as const;
 
+/** GET /players/search: a user id in every workspace, a page of workspaces a call. */
+export const playerSearchQuery = {
+  type: 'object',
+  required: ['userId'],
+  properties: {
+    userId: { type: 'string', minLength: 1, maxLength: 64, description: 'The user id looked for, exactly.' },
+    limit: { type: 'string', pattern: '^[0-9]{1,3}$', description: 'Workspaces checked in this call, 1-500; default 100.' },
+    cursor: { type: 'string', maxLength: 64, description: 'The `next` of the call before.' },
+  },
+} as const;
+
 /** GET of a workspace's players: a page newest first, or a search by id (exact or prefix). */
 export const playerListQuery = {
   type: 'object',

@@ -46,6 +46,7 @@ import {
   importBody,
   importQuery,
   playerListQuery,
+  playerSearchQuery,
   playerQuery,
   restorePlayerBody,
   versionParam,
@@ -55,7 +56,7 @@ import {
   usageQuery,
 } from '../../schemas/admin.js';
 import { addBanBody, allowBody, bansQuery, keyDevBody, violationsQuery } from '../../schemas/gate-admin.js';
-import { gateState, overview, playerList } from '../../schemas/admin-console.js';
+import { gateState, overview, playerList, playerSearch } from '../../schemas/admin-console.js';
 import { adminRoute, type RouteSpec } from '../route-spec.js';
 import { adminLeaderboardRoutes } from './admin-leaderboards.js';
 
@@ -136,6 +137,14 @@ const playerRoutes = [
     description:
       'A page of at most `limit` players (default 25, at most 100) from the players list the write path keeps; pass `next` as `cursor` for the next page. ' +
       '`userId` finds one player exactly (also one written before the list existed); `prefix` searches ids by their start, in pages. docs/console.md.',
+  }),
+  adminRoute('get', '/players/search', 'A user id looked up in every workspace, in pages of workspaces', {
+    query: playerSearchQuery,
+    ok: playerSearch,
+    errors: [400],
+    description:
+      'Checks at most `limit` workspaces (default 100, at most 500), in id order, for a player with data of exactly this user id; pass `next` as `cursor` for the next workspaces. ' +
+      'Each check is one EXISTS in the workspace\'s slot. Not audited: it shows no player data. docs/console.md.',
   }),
   adminRoute('get', PLAYER, 'Read one value of a player (?key=), or export all of them', {
     query: playerQuery,

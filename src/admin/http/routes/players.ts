@@ -4,7 +4,7 @@ import type { Config } from '../../../config.js';
 import { jsonBody } from '../../../http/middleware/json-body.js';
 import type { AppState } from '../../../http/state.js';
 import { compile } from '../../../http/validate.js';
-import { adminSendMessageBody, deleteMessagesQuery, deletePlayerQuery, historyQuery, playerListQuery, playerQuery, restorePlayerBody, setPlayerBody } from '../../../schemas/admin.js';
+import { adminSendMessageBody, deleteMessagesQuery, deletePlayerQuery, historyQuery, playerListQuery, playerQuery, playerSearchQuery, restorePlayerBody, setPlayerBody } from '../../../schemas/admin.js';
 import type { AdminOperations } from '../../operations.js';
 
 const validateQuery = compile<{ key?: string; purpose?: 'export' | 'view' }>(playerQuery);
@@ -13,6 +13,7 @@ const validateDelete = compile<{ key?: string; ifVersion?: string }>(deletePlaye
 const validateHistory = compile<{ limit?: string; before?: string }>(historyQuery);
 const validateRestore = compile<{ version: number; force?: boolean }>(restorePlayerBody);
 const validateList = compile<{ limit?: string; cursor?: string; prefix?: string; userId?: string }>(playerListQuery);
+const validateSearch = compile<{ userId: string; limit?: string; cursor?: string }>(playerSearchQuery);
 const validateSendMessage = compile<{ message: unknown; ttlSeconds?: number }>(adminSendMessageBody);
 const validateDeleteMessages = compile<{ id?: string }>(deleteMessagesQuery);
 const PLAYER = '/workspaces/:id/players/:userId';
@@ -24,6 +25,12 @@ export function playerAdminRoutes(router: Router<AppState>, ops: AdminOperations
   router.get('/workspaces/:id/players', async (ctx) => {
     const query = validateList('query', ctx.query);
     ctx.body = { success: true, data: await ops.listPlayers(ctx.params['id']!, query) };
+  });
+
+  // A user id in every workspace, a bounded page of workspaces a call (admin/player-search.ts).
+  router.get('/players/search', async (ctx) => {
+    const query = validateSearch('query', ctx.query);
+    ctx.body = { success: true, data: await ops.searchPlayer(query) };
   });
 
   // Without ?key, the export: every key with its value and update time.
