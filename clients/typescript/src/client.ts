@@ -490,7 +490,12 @@ export class PlayerDataClient {
       const players = again.body['data'].players as Body[];
       for (const [i, outcome] of outcomes.entries()) {
         if (!left.includes(outcome)) continue;
-        outcomes[i] = { entry: players[i]!, attempts: again.attempts, retryAfter: retryAfterSeconds(again) };
+        const next = players[i]!;
+        // A player an attempt may have written stays unknown when this one did not reach it
+        // (refused before its turn): only its own answer, replayed, says what happened.
+        const notReached = next['success'] !== true && (Number(next['status']) === 429 || next['code'] === 'STORAGE_UNAVAILABLE');
+        if (outcome.entry['code'] === 'OUTCOME_UNKNOWN' && notReached) continue;
+        outcomes[i] = { entry: next, attempts: again.attempts, retryAfter: retryAfterSeconds(again) };
       }
     }
     return outcomes;
