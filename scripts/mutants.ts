@@ -324,6 +324,31 @@ export const MUTANTS: readonly Mutant[] = [
     replace: 'local left = limit - count + 1\n',
     tests: ['test/lua/rate-limit.test.ts', 'test/store/workspaces/rate-limiter.test.ts'],
   },
+  // Issue 40, items 2 and 5: readiness and the limiter while a master fails over.
+  {
+    id: 'limiter-fallback-unlimited',
+    bug: "while the window's master does not answer, an instance lets every request through, past its share",
+    file: 'src/store/workspaces/rate-limiter.ts',
+    find: 'const limited = f.left <= 0;',
+    replace: 'const limited = false;',
+    tests: ['test/store/workspaces/rate-limiter.test.ts'],
+  },
+  {
+    id: 'limiter-fallback-charge',
+    bug: 'what an instance let through without Redis is never charged to the window',
+    file: 'lua/rate-limit.lua',
+    find: "local charged = tonumber(ARGV[5] or '0')",
+    replace: 'local charged = 0',
+    tests: ['test/lua/rate-limit.test.ts', 'test/store/workspaces/rate-limiter.test.ts'],
+  },
+  {
+    id: 'readiness-every-master',
+    bug: '/readyz answers 503 on every instance when one master of a cluster does not answer',
+    file: 'src/ops/health.ts',
+    find: 'if (reach.answering.length === 0) {',
+    replace: 'if (reach.notAnswering.length > 0) {',
+    tests: ['test/cluster/master-failover.test.ts'],
+  },
   {
     id: 'session-never-locked',
     bug: "a second game server acquires a player another server's live session holds",
