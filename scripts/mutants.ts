@@ -470,6 +470,47 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "if #gone > 0 then redis.call('HEXISTS', M, gone[1]) end",
     tests: ['test/saves/messages.test.ts', 'test/saves/messages-exactly-once.test.ts'],
   },
+  // Issue 38, items 2-6: what an erasure must reach beyond the player's own keys.
+  {
+    id: 'erasure-kept-elsewhere',
+    bug: "an erasure leaves a many-player answer kept in its claim and a board write's kept answer: a replay hands the erased player's messages and session",
+    file: 'src/erasure/eraser.ts',
+    find: 'await deleteKeptElsewhere(redis, workspaceId, noted);',
+    replace: '',
+    tests: ['test/erasure/copies.test.ts'],
+  },
+  {
+    id: 'erasure-message-bytes',
+    bug: "an erased player's waiting messages stay in the workspace's messageBytes until they expire (up to 90 days)",
+    file: 'src/erasure/eraser.ts',
+    find: 'const messages = new Map([...erased.messages].map(([hour, bytes]) => [hour, -bytes]));',
+    replace: 'const messages = new Map<number, number>();',
+    tests: ['test/erasure/copies.test.ts'],
+  },
+  {
+    id: 'erasure-audit-user-id',
+    bug: "the audit trail keeps an erased player's raw user id in a board entry's removal (details.userId)",
+    file: 'src/erasure/eraser.ts',
+    find: '{ within: `"workspaceId":"${w}"`, from: `"userId":"${userId}"`, to: `"userId":"${byDigest}"` },',
+    replace: '',
+    tests: ['test/erasure/copies.test.ts'],
+  },
+  {
+    id: 'erasure-players-list',
+    bug: 'an erased player stays on the players list (admin API, CLI, console) with version 0',
+    file: 'src/erasure/places.ts',
+    find: 'removePlayer: (workspaceId, userId) => index.forget(workspaceId, userId),',
+    replace: 'removePlayer: async () => undefined,',
+    tests: ['test/erasure/copies.test.ts'],
+  },
+  {
+    id: 'import-board-erased',
+    bug: "an import of an export taken before an erasure puts the erased player back on the leaderboards it loads",
+    file: 'src/admin/board-lines.ts',
+    find: 'const erased = await this.erased.among(line.entries.map(([userId]) => userId));',
+    replace: 'const erased = new Set<string>();',
+    tests: ['test/erasure/backups.test.ts'],
+  },
 ];
 
 type Outcome = 'caught' | 'SURVIVED' | 'stale';
