@@ -13,6 +13,7 @@ import { LeaderboardPage } from './pages/leaderboard.js';
 import { LeaderboardsPage } from './pages/leaderboards.js';
 import { MessagesPage } from './pages/messages.js';
 import { PlayerPage } from './pages/player.js';
+import { PlayerSearchPage } from './pages/player-search.js';
 import { WorkspacePage } from './pages/workspace.js';
 import { WorkspacesPage } from './pages/workspaces.js';
 import { linkClick, paths, useRoute, type Route } from './router.js';
@@ -25,6 +26,7 @@ type Session = 'checking' | 'signed-out' | 'signed-in';
 const NAV: ReadonlyArray<{ section: string; label: string; href: () => string; icon: IconName }> = [
   { section: 'overview', label: 'Overview', href: paths.overview, icon: 'overview' },
   { section: 'workspaces', label: 'Workspaces', href: paths.workspaces, icon: 'workspaces' },
+  { section: 'search', label: 'Find a player', href: () => paths.search(), icon: 'search' },
   { section: 'bans', label: 'Bans', href: paths.bans, icon: 'bans' },
   { section: 'audit', label: 'Audit', href: paths.audit, icon: 'audit' },
   { section: 'erasures', label: 'Erasures', href: paths.erasures, icon: 'erasures' },
@@ -34,6 +36,7 @@ const NAV: ReadonlyArray<{ section: string; label: string; href: () => string; i
 const SECTION_OF: Record<Route['page'], string | undefined> = {
   overview: 'overview',
   workspaces: 'workspaces',
+  search: 'search',
   workspace: 'workspaces',
   players: 'workspaces',
   player: 'workspaces',
@@ -49,6 +52,7 @@ const SECTION_OF: Record<Route['page'], string | undefined> = {
 const TITLE: Record<Route['page'], string> = {
   overview: 'Overview',
   workspaces: 'Workspaces',
+  search: 'Find a player',
   workspace: 'Workspace',
   players: 'Players',
   player: 'Player',
@@ -94,6 +98,8 @@ function Page(props: { route: Route }) {
       return html`<${PlayersPage} key=${route.workspaceId} workspaceId=${route.workspaceId} />`;
     case 'workspaces':
       return html`<${WorkspacesPage} />`;
+    case 'search':
+      return html`<${PlayerSearchPage} />`;
     case 'workspace':
       return html`<${WorkspacePage} key=${route.workspaceId} workspaceId=${route.workspaceId} />`;
     case 'player':

@@ -5,6 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 export type Route =
   | { page: 'overview' }
   | { page: 'workspaces' }
+  | { page: 'search' }
   | { page: 'players'; workspaceId: string }
   | { page: 'workspace'; workspaceId: string }
   | { page: 'player'; workspaceId: string; userId: string }
@@ -28,6 +29,7 @@ export function parseRoute(pathname: string): Route {
     if (parts.length === 4 && parts[2] === 'messages') return { page: 'messages', workspaceId: parts[1]!, userId: parts[3]! };
     if (parts.length === 4 && parts[2] === 'leaderboards') return { page: 'leaderboard', workspaceId: parts[1]!, board: parts[3]! };
   }
+  if (parts.length === 1 && parts[0] === 'players') return { page: 'search' };
   if (parts.length === 1 && parts[0] === 'bans') return { page: 'bans' };
   if (parts.length === 1 && parts[0] === 'audit') return { page: 'audit' };
   if (parts.length === 1 && parts[0] === 'erasures') return { page: 'erasures' };
@@ -38,6 +40,7 @@ export function parseRoute(pathname: string): Route {
 export const paths = {
   overview: () => '/console/overview',
   workspaces: () => '/console/workspaces',
+  search: (userId?: string) => `/console/players${userId ? `?userId=${encodeURIComponent(userId)}` : ''}`,
   players: (id: string) => `/console/workspaces/${encodeURIComponent(id)}/players`,
   workspace: (id: string) => `/console/workspaces/${encodeURIComponent(id)}`,
   player: (id: string, userId: string) => `/console/workspaces/${encodeURIComponent(id)}/players/${encodeURIComponent(userId)}`,

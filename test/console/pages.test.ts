@@ -11,7 +11,7 @@ import { freshIPv4 } from '../support/gate.js';
 import { ADMIN_TOKEN, adminCall, testOps } from '../support/admin.js';
 import { call, testClock, useService } from '../support/service.js';
 import { randomSuffix } from './random-name.js';
-import { checkBothSizes, signIn, useConsolePage } from './support.js';
+import { checkBothSizes, openTab, signIn, useConsolePage } from './support.js';
 
 describe('operator console: overview, players, player editor, gate mode, audit filters', function () {
   this.timeout(90_000);
@@ -43,6 +43,10 @@ describe('operator console: overview, players, player editor, gate mode, audit f
     expect(await page.getByRole('region', { name: 'Recent bans' }).textContent()).to.include(banned);
     await page.getByLabel('Used of maxmemory').or(page.getByText('no maxmemory set')).first().waitFor();
     await checkBothSizes(page, 'overview', () => page.locator('.chart canvas').first().waitFor());
+    // The legends show the latest minute's values in 24-hour UTC, not uPlot's `--` placeholders.
+    const legend = (await page.locator('.u-legend').first().textContent())!;
+    expect(legend).to.not.include('--');
+    expect(legend).to.match(/UTC\s*\d\d:\d\d/).and.match(/Requests\s*[\d.]+ req\/s/);
 
     // It updates itself; pausing stops that, and the busiest workspace links to its page.
     await page.getByRole('button', { name: 'Pause updates' }).click();
@@ -76,6 +80,21 @@ describe('operator console: overview, players, player editor, gate mode, audit f
     expect(await rows.last().textContent()).to.include('hero-00');
     await page.getByRole('button', { name: 'First page' }).click();
     await page.getByText('page 1.').waitFor();
+
+    // The grid: the page's players as rows, their keys as columns; the view is in the URL.
+    await openTab(page, 'Grid of keys');
+    expect(new URL(page.url()).searchParams.get('view')).to.equal('grid');
+    const grid = page.getByTestId('players-grid');
+    await grid.locator('tbody tr').first().waitFor();
+    expect(await grid.locator('thead th').allTextContents()).to.deep.equal(['User id', 'coins']);
+    expect(await grid.locator('tbody tr').count()).to.equal(25);
+    expect(await grid.locator('tbody tr').first().textContent()).to.equal('hero-2929');
+    await checkBothSizes(page, 'players-grid', () => grid.locator('tbody tr').first().waitFor());
+    // A link to the grid opens the grid.
+    await page.goto(page.url());
+    await grid.locator('tbody tr').first().waitFor();
+    expect(await page.getByRole('tab', { name: 'Grid of keys' }).getAttribute('aria-selected')).to.equal('true');
+    await openTab(page, 'List');
 
     await page.getByLabel('User id').fill('hero-1');
     await page.getByRole('button', { name: 'Search' }).click();
@@ -173,6 +192,20 @@ describe('operator console: overview, players, player editor, gate mode, audit f
     await page.getByLabel('To (UTC)').fill('2000-01-02T00:00');
     await page.getByRole('button', { name: 'Show', exact: true }).click();
     await page.getByText('No audit entries match.').waitFor();
+    // Times are typed as UTC text, checked before anything is sent.
+    await page.getByLabel('From (UTC)').fill('2000-02-30');
+    await page.getByText('Not a date').waitFor();
+    expect(await page.getByLabel('From (UTC)').getAttribute('aria-invalid')).to.equal('true');
+    expect(await page.getByRole('button', { name: 'Show', exact: true }).isDisabled()).to.equal(true);
+    // The entry's own minute, typed as UTC, finds it, and is sent as that UTC time.
+    const at = ((await adminCall(h.service, 'GET', `/audit?workspace=${ws.workspaceId}`)).body.data as Array<{ at: string }>)[0]!.at;
+    const minute = `${at.slice(0, 16)}:00Z`;
+    await page.getByLabel('From (UTC)').fill(minute.slice(0, 16).replace('T', ' '));
+    await page.getByLabel('To (UTC)').fill(new Date(Date.parse(minute) + 60_000).toISOString().slice(0, 16).replace('T', ' '));
+    const sent = page.waitForRequest((r) => r.url().includes('/admin/v1/audit?') && r.url().includes('since='));
+    await page.getByRole('button', { name: 'Show', exact: true }).click();
+    expect(new URL((await sent).url()).searchParams.get('since')).to.equal(minute);
+    await rows.first().filter({ hasText: 'player.set' }).waitFor();
     await checkBothSizes(page, 'audit-filtered', () => page.getByLabel('Action').waitFor());
   });
 

@@ -89,7 +89,7 @@ export async function openTab(page: Page, name: string): Promise<void> {
 export function widerThanScreen(page: Page): Promise<string[]> {
   return page.evaluate(() =>
     [...document.querySelectorAll('body *')]
-      .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1 && !el.closest('.chart'))
+      .filter((el) => el.getBoundingClientRect().right > window.innerWidth + 1 && !el.closest('.chart') && !el.closest('.grid-wrap'))
       .map((el) => `${el.tagName}.${el.className} ${Math.round(el.getBoundingClientRect().right)}`),
   );
 }

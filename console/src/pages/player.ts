@@ -142,9 +142,9 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
         <${Notice} text=${note} />
         ${conflict ? html`<p class="error" role="alert">${conflict}</p>` : html`<${ErrorNote} error=${action.error} />`}
         <${Tabs} label="Player" tabs=${[
-          { id: 'data', label: 'Data', count: Object.keys(loaded.data).length, render: () => html`
+          { id: 'data', label: 'Data', count: Object.keys(loaded.data).length, render: () => html`<div class="data-layout"><div class="data-keys">
         ${loaded.found
-          ? html`<div class="row"><label for="key-filter">Filter keys</label>
+          ? html`<div class="row filter"><label for="key-filter">Filter keys</label>
               <input id="key-filter" type="search" value=${filter} onInput=${(e: Event) => {
                 setFilter((e.target as HTMLInputElement).value);
                 pages.setPage(0);
@@ -154,14 +154,14 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
           const entry = loaded.data[key]!;
           const slug = `k${keys.indexOf(key)}`;
           return html`<article class="entry" key=${key} aria-labelledby=${`${slug}-h`}>
-            <h3 id=${`${slug}-h`} class="mono">${key}</h3>
-            <p class="meta">updated_at ${time(entry.updated_at)}</p>
+            <div class="entry-head"><h3 id=${`${slug}-h`} class="mono">${key}</h3>
+            <span class="meta">updated_at ${time(entry.updated_at)}</span></div>
             ${editing?.key === key
               ? html`<${JsonEditor} id=${`${slug}-edit`} label=${`New value of ${key} (JSON)`} initial=${pretty(entry.value)}
                   busy=${action.busy} submitLabel="Save" onCancel=${() => setEditing(undefined)} notice=${heldNotice(loaded.session)}
                   onSubmit=${(value: unknown) => void write(key, value, editing!.version)} />`
               : html`<${JsonTree} value=${entry.value} label=${`Value of ${key}`} name=${key} />
-                <div class="row">
+                <div class="row entry-actions">
                   <button type="button" class="secondary" aria-label=${`Edit ${key}`} onClick=${() => {
                     action.setError(undefined);
                     setEditing({ key, version: loaded.version });
@@ -178,7 +178,8 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
           </article>`;
         })}
         <${Pager} label="Keys" ...${pages} />
-        <section aria-labelledby="add-h">
+        </div>
+        <section aria-labelledby="add-h" class="add-key">
           <h2 id="add-h">Add a key</h2>
           <${AddKey} busy=${action.busy} notice=${heldNotice(loaded.session)} onAdd=${(key: string, value: unknown) => {
             if (loaded.data[key]) {
@@ -187,7 +188,7 @@ export function PlayerPage(props: { workspaceId: string; userId: string }) {
             }
             void write(key, value, loaded.version);
           }} />
-        </section>` },
+        </section></div>` },
           { id: 'history', label: 'History', render: () => loaded.version > 0
           ? html`<${PlayerHistory} workspaceId=${workspaceId} userId=${userId} version=${loaded.version} sessionOwner=${loaded.session?.owner}
               current=${loaded.data}

@@ -5,7 +5,7 @@
 import { useState } from 'preact/hooks';
 import { adminData, enc } from '../api.js';
 import { paths } from '../router.js';
-import { ErrorNote, html, Link, size, time, useLoad } from '../ui.js';
+import { ErrorNote, html, Link, size, Tabs, time, useLoad } from '../ui.js';
 import { WorkspaceHeader } from './workspace-nav.js';
 import type { Workspace } from './workspaces.js';
 
@@ -28,6 +28,53 @@ interface Query {
 }
 
 const LIMIT = 25;
+/** Columns of the grid at most: the page's keys, most common first. */
+const GRID_COLUMNS = 40;
+
+/** A value as one short line of JSON for a grid cell (the whole of it in the cell's title). */
+function cellText(value: unknown): string {
+  const text = JSON.stringify(value);
+  return text.length > 60 ? `${text.slice(0, 59)}…` : text;
+}
+
+/**
+ * The page's players as a table editor shows a table: a row a player, a column a data key,
+ * each cell the value in short. Reads each shown player (`?purpose=view`: a person sees their
+ * data, so each is audited as player.view, as opening the player's page is).
+ */
+function PlayerGrid(props: { workspaceId: string; rows: Row[] }) {
+  const ids = props.rows.map((r) => r.userId);
+  const data = useLoad(
+    () =>
+      Promise.all(
+        ids.map((userId) =>
+          adminData<{ data: Record<string, { value: unknown }> }>('GET', `/workspaces/${enc(props.workspaceId)}/players/${enc(userId)}?purpose=view`).then(
+            (p) => [userId, p.data] as const,
+            () => [userId, {} as Record<string, { value: unknown }>] as const,
+          ),
+        ),
+      ),
+    [props.workspaceId, ids.join('\n')],
+  );
+  if (data.loading && !data.data) return html`<p role="status">Loading the players' data…</p>`;
+  const players = data.data ?? [];
+  const seen = new Map<string, number>();
+  for (const [, d] of players) for (const k of Object.keys(d)) seen.set(k, (seen.get(k) ?? 0) + 1);
+  const columns = [...seen.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, GRID_COLUMNS).map(([k]) => k);
+  return html`<${ErrorNote} error=${data.error} />
+    <p class="meta">${players.length} players, ${seen.size} keys${seen.size > columns.length ? ` (the ${columns.length} most common shown)` : ''}. Open a player to edit a value.</p>
+    <div class="grid-wrap" tabindex="0" role="region" aria-label="Players grid, scrolls sideways">
+    <table class="grid" data-testid="players-grid">
+      <caption class="visually-hidden">Players and their data keys</caption>
+      <thead><tr><th scope="col">User id</th>${columns.map((c) => html`<th scope="col" class="mono" key=${c}>${c}</th>`)}</tr></thead>
+      <tbody>${players.map(
+        ([userId, d]) => html`<tr key=${userId}>
+          <th scope="row"><${Link} href=${paths.player(props.workspaceId, userId)} class="mono">${userId}</${Link}></th>
+          ${columns.map((c) => (c in d ? html`<td class="cell" key=${c} title=${JSON.stringify(d[c]!.value)}>${cellText(d[c]!.value)}</td>` : html`<td class="empty" key=${c}>—</td>`))}
+        </tr>`,
+      )}</tbody>
+    </table></div>`;
+}
 
 function PlayerTable(props: { workspaceId: string; rows: Row[] }) {
   return html`<div class="table-wrap"><table class="cards">
@@ -97,7 +144,10 @@ export function PlayersPage(props: { workspaceId: string }) {
           : data.query.mode === 'exact'
             ? data.players.length ? `Player ${data.query.text}.` : `No player ${data.query.text} in this workspace.`
             : `${data.players.length} ${data.players.length === 1 ? 'player' : 'players'} whose id starts with "${data.query.text}"${data.next ? ' so far' : ''}.`}</p>
-        ${data.players.length > 0 ? html`<${PlayerTable} workspaceId=${id} rows=${data.players} />` : data.query.mode === 'newest' ? html`<p>No player on the list yet. Players appear once written; those written before the list existed appear after <code>pds player index --workspace ${id}</code>.</p>` : null}
+        ${data.players.length > 0 ? html`<${Tabs} label="Show the players as" param="view" tabs=${[
+          { id: 'list', label: 'List', render: () => html`<${PlayerTable} workspaceId=${id} rows=${data.players} />` },
+          { id: 'grid', label: 'Grid of keys', render: () => html`<${PlayerGrid} workspaceId=${id} rows=${data.players} />` },
+        ]} />` : data.query.mode === 'newest' ? html`<p>No player on the list yet. Players appear once written; those written before the list existed appear after <code>pds player index --workspace ${id}</code>.</p>` : null}
         <nav class="pager" aria-label="Players pages">
           <button type="button" disabled=${stale || data.number <= 1} onClick=${() => setCursors([undefined])}>First page</button>
           <button type="button" disabled=${stale || data.next === null} onClick=${() => setCursors([...cursors, data.next ?? undefined])}>${data.query.mode === 'prefix' ? 'More matches' : 'Next page'}</button>
