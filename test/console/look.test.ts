@@ -51,7 +51,7 @@ describe('operator console: tabs in the URL, pages that fit, a player found in e
 
     // The player's page: a link to a tab opens it; every tab fits.
     await page.goto(url(`/console/workspaces/${ws.workspaceId}/players/p1?tab=history`));
-    await page.getByRole('heading', { name: 'History' }).waitFor();
+    await page.getByRole('heading', { name: 'History', exact: true }).waitFor();
     expect(await page.getByRole('heading', { level: 1 }).textContent()).to.equal(`Player p1 · ${ws.name}`);
     for (const tab of ['Data', 'History', 'Messages', 'Danger zone']) {
       await openTab(page, tab);

@@ -46,7 +46,7 @@ describe('operator console: overview, players, player editor, gate mode, audit f
     // The legends show the latest minute's values in 24-hour UTC, not uPlot's `--` placeholders.
     const legend = (await page.locator('.u-legend').first().textContent())!;
     expect(legend).to.not.include('--');
-    expect(legend).to.match(/UTC\s*\d\d:\d\d/).and.match(/Requests\s*[\d.]+ req\/s/);
+    expect(legend).to.match(/UTC\s*\d\d:\d\d/).and.match(/Requests a second\s*[\d.]+ req\/s/);
 
     // It updates itself; pausing stops that, and the busiest workspace links to its page.
     await page.getByRole('button', { name: 'Pause updates' }).click();

@@ -36,7 +36,7 @@ describe('operator console: player history and restore', function () {
     await page.goto(`${h.service.opsUrl}/console/workspaces/${ws.workspaceId}/players/77`);
     await signIn(page);
     await openTab(page, 'History');
-    await page.getByRole('heading', { name: 'History' }).waitFor();
+    await page.getByRole('heading', { name: 'History', exact: true }).waitFor();
     const rows = page.getByRole('table', { name: 'Versions of the player, newest first' }).locator('tbody tr');
     await rows.first().filter({ hasText: '3 (current)' }).waitFor();
     expect(await rows.count()).to.equal(4);
