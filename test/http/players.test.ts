@@ -87,7 +87,7 @@ describe('GET /players', () => {
     // erasure leaves the list until it takes the player off).
     expect((await api.post('/data/delete', { userId: 2 })).status).to.equal(200);
     await t.redis.del(keys.player(workspaceId, '3'));
-    expect(await t.redis.zrange(keys.workspacePlayers(workspaceId), 0, -1)).to.have.members(['1', '2', '3', '4']);
+    expect(await t.redis.zrange(keys.workspacePlayers(workspaceId), '0', '-1')).to.have.members(['1', '2', '3', '4']);
     expect((await walk(api, 'limit=1')).ids).to.deep.equal(['1', '4']);
     expect((await walk(api, 'hasKey=k')).ids).to.deep.equal(['1', '4']);
   });
