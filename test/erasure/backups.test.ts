@@ -9,6 +9,7 @@ import { Readable } from 'node:stream';
 import { expect } from 'chai';
 import type { Redis } from 'ioredis';
 import { AdminOperations } from '../../src/admin/operations.js';
+import { importHuman } from '../../src/cli/commands/transfer.js';
 import { startLocalRedis, type LocalRedis } from '../../src/dev/local-redis.js';
 import { ADMIN_TOKEN, testOps } from '../support/admin.js';
 import { cli, oneJsonLine } from '../support/cli.js';
@@ -78,6 +79,7 @@ describe('backups taken before an erasure', function () {
     const skipped = await ops().importWorkspace(ws.workspaceId, { stream: Readable.from([text]) }, { mode: 'skip' });
     expect(skipped.erased).to.equal(1);
     expect(skipped.boards).to.deep.include({ imported: 2, entries: 2, erased: 2 });
+    expect(importHuman(skipped)).to.include('2 entries loaded, 2 left out (their players were erased)');
     for (const name of ['wins', 'levels']) expect(await entriesOf(name), name).to.deep.equal([String(kept)]);
     // Overwrite: the existing boards are replaced, still without the erased player.
     const overwritten = await ops().importWorkspace(ws.workspaceId, { stream: Readable.from([text]) }, { mode: 'overwrite' });

@@ -57,7 +57,10 @@ export function importHuman(r: ImportSummary): string {
   ];
   const b = r.boards;
   if (b.imported + b.replaced + b.skipped > 0) {
-    lines.push(`leaderboards: ${b.imported} new, ${b.replaced} replaced, ${b.skipped} skipped; ${b.entries} entries loaded`);
+    lines.push(
+      `leaderboards: ${b.imported} new, ${b.replaced} replaced, ${b.skipped} skipped; ${b.entries} entries loaded` +
+        (b.erased > 0 ? `, ${b.erased} left out (their players were erased)` : ''),
+    );
   }
   for (const e of r.errors) lines.push(`  line ${e.line}${e.userId === undefined ? '' : ` (player ${e.userId})`}: ${e.code}: ${e.error}`);
   if (r.failed > r.errors.length) lines.push(`  ... and ${r.failed - r.errors.length} more`);
