@@ -60,6 +60,10 @@ describe('operator console: tabs in the URL, pages that fit, a player found in e
     await openTab(page, 'Data');
     await page.getByRole('heading', { name: 'inventory' }).waitFor();
     expect(new URL(page.url()).searchParams.get('tab')).to.equal(null);
+    // The dark scheme, for a reader whose system asks for it: contrast holds there too.
+    await page.emulateMedia({ colorScheme: 'dark' });
+    await checkBothSizes(page, 'player-dark');
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   it('finds a user id in every workspace that holds it, and opens it there', async () => {

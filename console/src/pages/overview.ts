@@ -53,7 +53,7 @@ function Chart(props: { minutes: Minute[]; series: Array<{ label: string; stroke
       unit: 'minute',
       yLabel: props.unit,
       height: 180,
-      maxWidth: 900,
+      maxWidth: 1240,
       series: props.series.map((s) => ({ label: s.label, stroke: s.stroke, format: (v: number) => `${v.toLocaleString('en', { maximumFractionDigits: 2 })} ${props.unit}` })),
     });
   }, [props.minutes]);
