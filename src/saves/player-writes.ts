@@ -97,6 +97,9 @@ function storageFailure(err: unknown): AppError | undefined {
   return isUnavailableError(err) ? storageUnavailable(err) : undefined;
 }
 
+/** Ends a write turn, told whether Redis answered the work done in it (WriteTurns). */
+type Leave = (answered?: boolean) => void;
+
 /** The values of settled promises, the first rejection thrown once all have settled. */
 function allOrFirstFailure<T>(settled: ReadonlyArray<PromiseSettledResult<T>>): T[] {
   const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
@@ -216,11 +219,13 @@ export class PlayerWrites {
           for (const i of group) outcomes[i] = leave;
           return;
         }
+        let answered = false;
         try {
           const settled = await Promise.allSettled(group.map((i) => work(userIds[i]!)));
           group.forEach((i, j) => (outcomes[i] = settled[j]!));
+          answered = settled.some((s) => s.status === 'fulfilled' || storageFailure(s.reason) === undefined);
         } finally {
-          leave();
+          leave(answered);
         }
       }),
     );
@@ -263,8 +268,10 @@ export class PlayerWrites {
       for (const reply of ran) this.quota.recordKept(origin.workspaceId, reply.keptBytes, origin.nowMs + claim.ttlSeconds * 1000);
       return replies;
     }
-    await claim.keep(JSON.stringify(ran.map((r) => r.raw)), userIds);
-    await Promise.all(userIds.map((userId) => this.store.shortenKeptAnswer(origin.workspaceId, userId, claim.keyHash, CONSOLIDATED_PLAYER_ANSWER_MS)));
+    // Not kept (the claim's master failing over): each player's own record stays whole, and a
+    // retry replays from there. Shortened where its node answers; one that does not keeps it longer.
+    if (!(await claim.keep(JSON.stringify(ran.map((r) => r.raw)), userIds))) return replies;
+    await Promise.allSettled(userIds.map((userId) => this.store.shortenKeptAnswer(origin.workspaceId, userId, claim.keyHash, CONSOLIDATED_PLAYER_ANSWER_MS)));
     return replies;
   }
 
@@ -289,16 +296,18 @@ export class PlayerWrites {
           for (const rest of group.slice(at)) replies[rest] = leave;
           return;
         }
+        let answered = true;
         try {
           replies[i] = await write(requests[i]!);
         } catch (err) {
           const failed = storageFailure(err);
           if (!failed) throw err;
+          answered = false;
           replies[i] = failed;
           for (const rest of group.slice(at + 1)) replies[rest] = storageUnavailable();
           return;
         } finally {
-          leave();
+          leave(answered);
         }
       }
     };
@@ -323,10 +332,14 @@ export class PlayerWrites {
   private async inTurn<T>(origin: WriteOrigin, userId: string, work: () => Promise<T>): Promise<T> {
     const leave = await this.turn(origin, userId);
     if (leave instanceof AppError) throw leave;
+    let answered = true;
     try {
       return await work();
+    } catch (err) {
+      answered = storageFailure(err) === undefined;
+      throw err;
     } finally {
-      leave();
+      leave(answered);
     }
   }
 
@@ -336,13 +349,13 @@ export class PlayerWrites {
    * write before it may have copied much inside Redis); when not had within turnWaitMs, 429 if
    * the turns moved meanwhile, 503 STORAGE_UNAVAILABLE if the node did not answer (WriteTurns).
    */
-  private turn(origin: WriteOrigin, userId: string): Promise<(() => void) | AppError> {
+  private turn(origin: WriteOrigin, userId: string): Promise<Leave | AppError> {
     return this.nodeTurn(origin, this.store.nodeOf(origin.workspaceId, userId));
   }
 
   /** turn() on a node already known. */
-  private async nodeTurn(origin: WriteOrigin, node: string): Promise<(() => void) | AppError> {
-    let leave: () => void;
+  private async nodeTurn(origin: WriteOrigin, node: string): Promise<Leave | AppError> {
+    let leave: Leave;
     try {
       leave = await this.turns.enter(origin.workspaceId, node);
     } catch (err) {
@@ -352,7 +365,7 @@ export class PlayerWrites {
     try {
       origin.refuseInDebt?.();
     } catch (err) {
-      leave();
+      leave(false);
       if (err instanceof AppError) return err;
       throw err;
     }

@@ -12,7 +12,7 @@ import { AppError, ErrorCode, storageUnavailable } from '../errors.js';
 interface Turn {
   holders: number;
   queued: number;
-  /** When a write last finished its turn within the wait (the command timeout): Redis answered it. */
+  /** When a write Redis answered last finished its turn within the wait (the command timeout). */
   movedAtMs: number;
   /** The turns' recent mean length, for the Retry-After of a refused write. */
   heldMs: number;
@@ -43,8 +43,11 @@ export class WriteTurns {
     this.gate = new WorkspaceGate(Number.MAX_SAFE_INTEGER, perWorkspace);
   }
 
-  /** Waits for the workspace's turn on `node`: what ends it; its refusal thrown (429 or 503, see above). */
-  async enter(workspaceId: string, node: string): Promise<() => void> {
+  /**
+   * Waits for the workspace's turn on `node`: what ends it (told whether Redis answered the
+   * write, false when it failed for storage); its refusal thrown (429 or 503, see above).
+   */
+  async enter(workspaceId: string, node: string): Promise<(answered?: boolean) => void> {
     const name = `${workspaceId}\n${node}`;
     const turn = this.turns.get(name) ?? { holders: 0, queued: 0, movedAtMs: -Infinity, heldMs: 0 };
     this.turns.set(name, turn);
@@ -62,11 +65,11 @@ export class WriteTurns {
     turn.holders++;
     const granted = this.now();
     let held = true;
-    return () => {
+    return (answered = true) => {
       if (!held) return;
       held = false;
       const ms = this.now() - granted;
-      if (ms < this.waitMs) turn.movedAtMs = this.now();
+      if (answered && ms < this.waitMs) turn.movedAtMs = this.now();
       turn.heldMs = turn.heldMs === 0 ? ms : 0.8 * turn.heldMs + 0.2 * ms;
       turn.holders--;
       leave();
