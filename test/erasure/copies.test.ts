@@ -90,6 +90,23 @@ describe('an erasure reaches the copies of the player outside its keys', functio
     expect(await h.redis.zscore(keys.workspacePlayers(ws.workspaceId), String(userId))).to.equal(null);
   });
 
+  it('a followed write\'s intent left for the sweep does not put the player\'s id back on the board after the erasure', async () => {
+    const ws = await ops().createWorkspace({ name: 'erase-follow', plan: 'pro' });
+    const userId = freshUserId();
+    await ops().leaderboards.follow(ws.workspaceId, 'levels', 'level');
+    expect((await post(ws.apiKey, '/data/set', { userId, key: 'level', value: 5 })).status).to.equal(200);
+    const followed = keys.boardFollowed(ws.workspaceId, 'levels');
+    expect(await h.redis.hget(followed, String(userId))).to.not.equal(null);
+    // As an instance that died between a write and its boards leaves it: the sweep mends it
+    // (reads the player, writes the board) until the write can no longer land.
+    const intent = JSON.stringify([ws.workspaceId, String(userId), Date.now(), 'n1']);
+    await h.redis.zadd(keys.followPending(), Date.now() - 600, intent);
+    await erase(userId, ws.workspaceId);
+    expect(await h.redis.zscore(keys.followPending(), intent)).to.equal(null);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await h.redis.hget(followed, String(userId))).to.equal(null);
+  });
+
   it('the player\'s waiting messages leave the workspace\'s messageBytes at once', async () => {
     const ws = await ops().createWorkspace({ name: 'erase-messages', plan: 'pro' });
     const userId = freshUserId();
