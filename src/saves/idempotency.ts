@@ -13,7 +13,7 @@ import { AppError, ErrorCode, badRequest } from '../errors.js';
 import type { KeepVerdict } from './storage-quota.js';
 import type { RedisClient } from '../store/redis/redis.js';
 import { KEPT_NOTE_BYTES } from '../store/players/kept-elsewhere.js';
-import { claimBytes, claimIdempotencyKey, keepClaimAnswer } from '../store/workspaces/idempotency-claims.js';
+import { claimBytes, claimIdempotencyKey, keepClaimAnswer, readLegacyClaim } from '../store/workspaces/idempotency-claims.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -81,12 +81,17 @@ export class IdempotencyClaims {
     let answer: string | undefined;
     try {
       const first = await claimIdempotencyKey(this.redis, workspaceId, keyHash, fingerprint, ttlSeconds);
-      if (first === null) {
-        this.onKept(workspaceId, claimBytes(workspaceId, keyHash, fingerprint), Date.now() + ttlSeconds * 1000);
-      } else {
-        const nl = first.indexOf('\n');
-        if ((nl < 0 ? first : first.slice(0, nl)) !== fingerprint) throw keyReused();
-        if (nl >= 0) answer = first.slice(nl + 1);
+      if (first === null) this.onKept(workspaceId, claimBytes(workspaceId, keyHash, fingerprint), Date.now() + ttlSeconds * 1000);
+      // A many-player request keeps its whole answer in its claim only (its players' records a
+      // minute): retried across the upgrade that spread the claims, it finds that answer in the
+      // claim the release before kept in the workspace's slot. One GET, many-player requests
+      // without a kept answer only; goes with keys.legacyIdempotencyClaim.
+      const legacy = manyPlayers(body) && !first?.includes('\n') ? await readLegacyClaim(this.redis, workspaceId, keyHash) : null;
+      for (const held of [first, legacy]) {
+        if (held === null) continue;
+        const nl = held.indexOf('\n');
+        if ((nl < 0 ? held : held.slice(0, nl)) !== fingerprint) throw keyReused();
+        if (nl >= 0) answer ??= held.slice(nl + 1);
       }
     } catch (err) {
       done();
@@ -130,6 +135,11 @@ export async function withClaim<T>(
   } finally {
     claim.done();
   }
+}
+
+/** Whether a request names many players (a batch or acquire of `players`), whose whole answer a claim keeps. */
+function manyPlayers(body: unknown): boolean {
+  return typeof body === 'object' && body !== null && Array.isArray((body as { players?: unknown }).players);
 }
 
 export function keyReused(): AppError {

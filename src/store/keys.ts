@@ -96,6 +96,13 @@ export const keys = {
   /** SCAN pattern matching every idempotency claim of a workspace, whatever its tag. */
   idempotencyClaimPattern: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}:*`,
   /**
+   * String: a claim as releases before the spread kept it, in the workspace's own slot. None is
+   * written any more; a many-player request reads it (saves/idempotency.ts) so that one retried
+   * across the upgrade still finds its kept answer. Useless once IDEMPOTENCY_TTL_SECONDS have
+   * passed since the upgrade: remove it a release later. Deleted with the workspace's own keys.
+   */
+  legacyIdempotencyClaim: (workspaceId: string, keyHash: string) => `${PREFIX}ws:{${workspaceId}}:idem:${keyHash}`,
+  /**
    * Hash: `bytes` and `players` the workspace stores (data and history), summed from the player
    * scripts' deltas by every instance (store/workspaces/storage-usage.ts); not updated in the player's slot.
    */

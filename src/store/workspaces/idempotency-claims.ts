@@ -23,6 +23,11 @@ export async function claimIdempotencyKey(
     | null;
 }
 
+/** A claim of `keyHash` kept by a release before the claims were spread (keys.legacyIdempotencyClaim), or null. */
+export async function readLegacyClaim(redis: RedisClient, workspaceId: string, keyHash: string): Promise<string | null> {
+  return redis.get(keys.legacyIdempotencyClaim(workspaceId, keyHash));
+}
+
 /**
  * Keeps a request's whole answer in its claim, after the fingerprint (`<fingerprint>\n<answer>`),
  * for the claim's remaining lifetime; nothing when the claim has expired meanwhile. The players
