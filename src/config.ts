@@ -65,6 +65,8 @@ export interface Config {
   readonly idempotencyTtlSeconds: number;
   /** How long a workspace at or over its storage quota keeps them (saves/storage-quota.ts). */
   readonly idempotencyTtlOverQuotaSeconds: number;
+  /** On a cluster, how long a claim of an Idempotency-Key waits out its master's failover (saves/idempotency.ts). */
+  readonly idempotencyClaimFailoverMs: number;
   /** Each workspace's stored bytes (data and history), by plan (saves/storage-quota.ts). */
   readonly storage: {
     readonly quotaBytes: Readonly<Record<Plan, number>>;
@@ -440,6 +442,7 @@ export function loadConfig(env: Env = process.env): Config {
     },
     idempotencyTtlSeconds: int(env, 'IDEMPOTENCY_TTL_SECONDS', 86_400, 60, 7 * 86_400),
     idempotencyTtlOverQuotaSeconds: int(env, 'IDEMPOTENCY_TTL_OVER_QUOTA_SECONDS', 600, 60, 7 * 86_400),
+    idempotencyClaimFailoverMs: int(env, 'IDEMPOTENCY_CLAIM_FAILOVER_MS', 8000, 0, 60_000),
     storage: {
       quotaBytes: {
         free: int(env, 'STORAGE_QUOTA_FREE_BYTES', 256 * 1024 * 1024, 0, 2 ** 50),

@@ -178,7 +178,12 @@ export async function startService(config: Config, logger: Logger, options: Serv
   });
   const historySweep = new HistorySweep(redis, storage, config, logger, options.clock);
   historySweep.start();
-  const claims = new IdempotencyClaims(redis, config.idempotencyTtlSeconds, (workspaceId, bytes, expiresAtMs) => quota.recordKept(workspaceId, bytes, expiresAtMs));
+  const claims = new IdempotencyClaims(
+    redis,
+    config.idempotencyTtlSeconds,
+    (workspaceId, bytes, expiresAtMs) => quota.recordKept(workspaceId, bytes, expiresAtMs),
+    config.idempotencyClaimFailoverMs,
+  );
   const playerIndex = new PlayerIndexRecorder(redis);
   playerIndex.start(config.playerIndexFlushMs);
   const registry = new BoardRegistry(redis, config.leaderboards.maxBoards);

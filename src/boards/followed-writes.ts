@@ -26,6 +26,7 @@ import { keys } from '../store/keys.js';
 import type { PlayerWrite } from '../store/players/script-protocol.js';
 import type { CacheEvent, EventSubscriber } from '../store/redis/events.js';
 import type { RedisClient } from '../store/redis/redis.js';
+import { failoverLogOf } from '../store/redis/failover-log.js';
 
 /** Followed key -> the boards that follow it. */
 export type Followed = ReadonlyMap<string, readonly string[]>;
@@ -197,7 +198,13 @@ export class FollowedWrites {
     this.timer = setInterval(() => {
       if (this.sweeping) return;
       this.sweeping = this.sweep()
-        .catch((err: unknown) => this.options.logger?.warn({ err: (err as Error).message }, 'the followed boards sweep failed; next time'))
+        .catch((err: unknown) => {
+          // A failover's failures are counted and logged a line per kind a second (failover-log.ts).
+          const logger = this.options.logger;
+          if (logger && !failoverLogOf(logger).note(err, {}, 'the followed boards sweep failed; next time')) {
+            logger.warn({ err: (err as Error).message }, 'the followed boards sweep failed; next time');
+          }
+        })
         .finally(() => {
           this.sweeping = undefined;
         });

@@ -16,6 +16,7 @@ import { TombstoneStore } from '../store/installation/tombstones.js';
 import { workspaceIds } from '../store/installation/installation-records.js';
 import { markRewriteDue, rewriteIfDue } from '../store/redis/persistence-rewrite.js';
 import type { RedisClient } from '../store/redis/redis.js';
+import { failoverLogOf } from '../store/redis/failover-log.js';
 import { eraseUser } from './eraser.js';
 import { decodeJob, progressFields, type ErasureJob, type ErasureProgress } from './job-record.js';
 import type { PlayerPlace } from './places.js';
@@ -101,7 +102,9 @@ export class ErasureWorker {
       this.running = this.poll()
         .catch((err: unknown) => {
           if (/NOGROUP/.test((err as Error).message)) this.groupReady = false;
-          this.deps.logger.warn({ err: (err as Error).message }, 'erasure worker: poll failed');
+          if (!failoverLogOf(this.deps.logger).note(err, {}, 'erasure worker: poll failed')) {
+            this.deps.logger.warn({ err: (err as Error).message }, 'erasure worker: poll failed');
+          }
         })
         .finally(() => {
           this.running = undefined;

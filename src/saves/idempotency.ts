@@ -11,7 +11,7 @@
 import { createHash } from 'node:crypto';
 import { AppError, ErrorCode, badRequest } from '../errors.js';
 import type { KeepVerdict } from './storage-quota.js';
-import type { RedisClient } from '../store/redis/redis.js';
+import { isUnavailableError, type RedisClient } from '../store/redis/redis.js';
 import { KEPT_NOTE_BYTES } from '../store/players/kept-elsewhere.js';
 import { claimBytes, claimIdempotencyKey, keepClaimAnswer, readLegacyClaim } from '../store/workspaces/idempotency-claims.js';
 
@@ -33,9 +33,11 @@ export interface ClaimedKey extends Idempotency {
   readonly answer?: string;
   /**
    * Keeps this request's whole answer in the claim, where a retry finds it (keepClaimAnswer);
-   * `userIds`, the players it names, are noted so that an erasure of one deletes it.
+   * `userIds`, the players it names, are noted so that an erasure of one deletes it. Resolves
+   * false when Redis could not keep it (the claim's master failing over): the players' own
+   * records then stay as they are, where a retry finds each answer, and the request still answers.
    */
-  keep(answer: string, userIds: readonly string[]): Promise<void>;
+  keep(answer: string, userIds: readonly string[]): Promise<boolean>;
   /** Ends this instance's claim once the answer is sent (or failed). */
   done(): void;
 }
@@ -51,6 +53,9 @@ export function idempotencyKeyOf(header: string | string[] | undefined): string 
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
 
+/** How often a claim whose master does not answer is sent again while it waits out a failover. */
+export const CLAIM_RETRY_MS = 250;
+
 export class IdempotencyClaims {
   private readonly inFlight = new Set<string>();
 
@@ -59,7 +64,31 @@ export class IdempotencyClaims {
     private readonly ttlSeconds: number,
     /** Told the bytes a new claim, or an answer kept in one, costs Redis, and until when (the storage totals). */
     private readonly onKept: (workspaceId: string, bytes: number, expiresAtMs: number) => void = () => {},
+    /**
+     * How long a claim waits out a failover of its master (IDEMPOTENCY_CLAIM_FAILOVER_MS; on a
+     * cluster only). A claim lives in a slot chosen by its key, so a third of a busy workspace's
+     * requests claim on any one of three masters: without the wait, each of them failed whole
+     * while that master failed over, its players' own masters healthy (test-long/fleet).
+     */
+    private readonly failoverWaitMs = 0,
   ) {}
+
+  /**
+   * SET NX GET of the claim, sent again every CLAIM_RETRY_MS while its master cannot serve, up to
+   * failoverWaitMs. A claim that reached Redis before the failure and is answered after it finds
+   * this request's own fingerprint, which is what a retry of the request would find.
+   */
+  private async claimOnce(workspaceId: string, keyHash: string, fingerprint: string, ttlSeconds: number): Promise<string | null> {
+    const deadline = Date.now() + (this.redis.isCluster ? this.failoverWaitMs : 0);
+    for (;;) {
+      try {
+        return await claimIdempotencyKey(this.redis, workspaceId, keyHash, fingerprint, ttlSeconds);
+      } catch (err) {
+        if (!isUnavailableError(err) || Date.now() + CLAIM_RETRY_MS > deadline) throw err;
+        await new Promise((resolve) => setTimeout(resolve, CLAIM_RETRY_MS));
+      }
+    }
+  }
 
   /**
    * Claims `rawKey` for this request in the workspace, for `ttlSeconds` (the configured time
@@ -80,7 +109,7 @@ export class IdempotencyClaims {
     const done = () => void this.inFlight.delete(local);
     let answer: string | undefined;
     try {
-      const first = await claimIdempotencyKey(this.redis, workspaceId, keyHash, fingerprint, ttlSeconds);
+      const first = await this.claimOnce(workspaceId, keyHash, fingerprint, ttlSeconds);
       if (first === null) this.onKept(workspaceId, claimBytes(workspaceId, keyHash, fingerprint), Date.now() + ttlSeconds * 1000);
       // A many-player request keeps its whole answer in its claim only (its players' records a
       // minute): retried across the upgrade that spread the claims, it finds that answer in the
@@ -99,8 +128,15 @@ export class IdempotencyClaims {
     }
     const keep = async (text: string, userIds: readonly string[]) => {
       const expiresAtMs = Date.now() + ttlSeconds * 1000;
-      await keepClaimAnswer(this.redis, workspaceId, keyHash, fingerprint, text, { userIds, expiresAtMs });
+      try {
+        await keepClaimAnswer(this.redis, workspaceId, keyHash, fingerprint, text, { userIds, expiresAtMs });
+      } catch (err) {
+        const mayNotBeKept = isUnavailableError(err) || (err instanceof AppError && (err.code === ErrorCode.STORAGE_UNAVAILABLE || err.code === ErrorCode.OUTCOME_UNKNOWN));
+        if (!mayNotBeKept) throw err;
+        return false;
+      }
       this.onKept(workspaceId, Buffer.byteLength(text) + 1 + userIds.length * KEPT_NOTE_BYTES, expiresAtMs);
+      return true;
     };
     return { keyHash, fingerprint, ttlSeconds, ...(answer === undefined ? {} : { answer }), keep, done };
   }

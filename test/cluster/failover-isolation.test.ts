@@ -206,4 +206,31 @@ describe('one master stops answering: a many-player request fails only its playe
       expect((await api.get(`/data?userId=${userId}&key=n`)).body.data.value, userId).to.equal(1);
     }
   });
+
+  it('a request whose Idempotency-Key is claimed on the failing master waits out its failover, not failing its healthy players', async () => {
+    // 10 players on the healthy masters; the key's claim on the stopped one, which answers again
+    // after 2.5 s (a failover takes 4-5 s; IDEMPOTENCY_CLAIM_FAILOVER_MS is 8 s). Before the
+    // wait, the whole request was 503 after the command timeout, no player written.
+    const userIds: string[] = [];
+    for (let i = 0; userIds.length < 10; i++) {
+      if ((await cluster.masterOf(keys.player(ws.workspaceId, `k${i}`))) !== victim.port) userIds.push(`k${i}`);
+    }
+    let idempotencyKey = '';
+    for (let i = 0; !idempotencyKey; i++) {
+      if ((await cluster.masterOf(keys.idempotencyClaim(ws.workspaceId, sha256(`on-victim-${i}`)))) === victim.port) idempotencyKey = `on-victim-${i}`;
+    }
+    const body = { players: userIds.map((userId) => ({ userId, ops: [{ op: 'increment', key: 'n', amount: 1 }] })) };
+    const headers = { 'idempotency-key': idempotencyKey };
+    const started = Date.now();
+    const { res } = await withVictimStopped(userIds, () => api.post('/data/batch', body, { headers }), 2500);
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(Date.now() - started, 'it waited for the claim').to.be.above(2000);
+    for (const player of res.body.data.players) expect(player, player.userId).to.include({ success: true, version: 1 });
+    const replayed = await api.post('/data/batch', body, { headers });
+    expect(replayed.status).to.equal(200);
+    expect(replayed.headers.get('idempotent-replayed')).to.equal('true');
+    for (const userId of userIds) {
+      expect((await api.get(`/data?userId=${userId}&key=n`)).body.data.value, userId).to.equal(1);
+    }
+  });
 });
