@@ -28,7 +28,7 @@ function Chart(props: { days: UsageReport['days'] }) {
       data,
       unit: 'day',
       height: 220,
-      maxWidth: 1100,
+      maxWidth: 1240,
       series: [
         { label: 'Requests', stroke: '#0b5cad', fill: 'rgba(11,92,173,0.08)' },
         { label: '429s', stroke: '#a4161a' },
