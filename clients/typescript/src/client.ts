@@ -33,12 +33,14 @@ import type {
   Entry,
   IncrementResult,
   JsonValue,
+  ListPlayersOptions,
   ListVersionsOptions,
   LoadedSession,
   PlayerAtVersion,
   PlayerBatch,
   PlayerBatchOutcome,
   PlayerValues,
+  PlayersPage,
   ReleaseResult,
   RenewOptions,
   SendMessageOptions,
@@ -347,6 +349,27 @@ export class PlayerDataClient {
     if (isMissing(op, answer)) return undefined;
     const data = succeeded(op, answer)['data'];
     return { userId: data.userId, version: data.version, versions: data.versions, nextBefore: data.nextBefore };
+  }
+
+  /**
+   * A page of the workspace's players (GET /players): by user id prefix, only those holding
+   * `hasKey` when given; go on with `next` until it is null. Any key may list.
+   */
+  async listPlayers(options: ListPlayersOptions = {}): Promise<PlayersPage> {
+    const op: Operation = 'listPlayers';
+    const query = new URLSearchParams();
+    for (const field of ['prefix', 'hasKey', 'cursor'] as const) {
+      const value = options[field];
+      if (value === undefined) continue;
+      if (typeof value !== 'string' || value === '') throw new TypeError(`PlayerData.${op}: ${field} must be a non-empty string, got ${String(value)}`);
+      query.set(field, value);
+    }
+    const limit = checkVersion(op, options.limit, 'limit');
+    if (limit !== undefined) query.set('limit', String(limit));
+    const text = query.toString();
+    const answer = await this.transport.send({ operation: op, method: 'GET', path: text === '' ? '/players' : `/players?${text}`, signal: options.signal });
+    const data = succeeded(op, answer)['data'];
+    return { players: data.players, next: data.next };
   }
 
   /**

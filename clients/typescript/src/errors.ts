@@ -23,6 +23,7 @@ export type Operation =
   | 'getMessages'
   | 'listVersions'
   | 'getVersion'
+  | 'listPlayers'
   | 'leaderboard'
   | 'leaderboard.set'
   | 'leaderboard.increment'

@@ -18,12 +18,14 @@ import type {
   Entry,
   IncrementResult,
   JsonValue,
+  ListPlayersOptions,
   ListVersionsOptions,
   LoadedSession,
   PlayerAtVersion,
   PlayerBatch,
   PlayerBatchOutcome,
   PlayerValues,
+  PlayersPage,
   ReleaseResult,
   RenewOptions,
   SendMessageOptions,
@@ -177,6 +179,11 @@ export async function getMessages<T extends JsonValue = JsonValue>(userId: UserI
 /** A page of the player's versions, newest first; undefined when the player was never written. */
 export async function listVersions(userId: UserId, options?: ListVersionsOptions): Promise<VersionsPage | undefined> {
   return connected('listVersions').listVersions(userId, options);
+}
+
+/** A page of the workspace's players, by user id prefix and holding a key; go on with `next` until it is null. */
+export async function listPlayers(options?: ListPlayersOptions): Promise<PlayersPage> {
+  return connected('listPlayers').listPlayers(options);
 }
 
 /** The whole player at one of its versions; undefined when the player was never written. */

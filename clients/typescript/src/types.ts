@@ -235,6 +235,24 @@ export interface VersionsPage {
   readonly nextBefore: number | null;
 }
 
+export interface ListPlayersOptions extends CallOptions {
+  /** Only players whose user id starts with this (1-64 characters from A-Z a-z 0-9 _ . -). */
+  readonly prefix?: string;
+  /** Only players holding this data key. */
+  readonly hasKey?: string;
+  /** Players a page, 1-1000 (default 100). */
+  readonly limit?: number;
+  /** The page before's `next`, asked with the same prefix and hasKey. */
+  readonly cursor?: string;
+}
+
+export interface PlayersPage {
+  /** At most `limit`; fewer, even none, is possible before the last page (docs/api.md). */
+  readonly players: { readonly userId: string; readonly lastWriteAt: string }[];
+  /** Pass as `cursor` for the next page; null once every player was walked. */
+  readonly next: string | null;
+}
+
 export interface PlayerAtVersion {
   readonly userId: string;
   /** The version read. */
