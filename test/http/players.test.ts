@@ -2,7 +2,7 @@
 // that have no data left out (store/workspaces/player-pages.ts).
 import { expect } from 'chai';
 import { keys } from '../../src/store/keys.js';
-import { PLAYERS_PAGE_MAX } from '../../src/store/workspaces/player-pages.js';
+import { PAGE_CHECK_BUDGET, PLAYERS_PAGE_MAX } from '../../src/store/workspaces/player-pages.js';
 import { testOps } from '../support/admin.js';
 import { client, newWorkspace, useService } from '../support/service.js';
 
@@ -78,6 +78,15 @@ describe('GET /players', () => {
     const both = await walk(api, `prefix=2&hasKey=${key}`);
     expect([...both.ids].sort()).to.deep.equal(['20', '200', '210', '220', '230', '240']);
     expect((await walk(api, 'hasKey=nobody')).ids).to.deep.equal([]);
+  });
+
+  it(`checks at most ${PAGE_CHECK_BUDGET} players a page: a key held by one player of ${PAGE_CHECK_BUDGET + 100} takes two pages`, async () => {
+    const ids = Array.from({ length: PAGE_CHECK_BUDGET + 100 }, (_, i) => `q${i}`);
+    await writeAll(api, ids, (id) => [{ op: 'set', key: id === 'q1234' ? 'rare' : 'common', value: 1 }]);
+    await flush();
+    const rare = await walk(api, 'hasKey=rare');
+    expect(rare.ids).to.deep.equal(['q1234']);
+    expect(rare.sizes, 'the first page stopped at the budget, below its limit').to.have.length(2);
   });
 
   it('never lists a player whose data was deleted entirely or whose hash is gone (erased), even while the list still names it', async () => {
