@@ -79,7 +79,7 @@ export function PlayerSearchPage() {
           ? html`<button type="button" class="secondary" onClick=${() => void run(asked, state.next, state.matches, state.checked)}>Search on</button>`
           : null}
         ${state.matches.length > 0
-          ? html`<div class="table-wrap"><table class="cards">
+          ? html`<div class="table-wrap"><table class="cards compact">
               <caption class="visually-hidden">Workspaces where the player has data</caption>
               <thead><tr><th scope="col">Workspace</th><th scope="col">Last write</th><th scope="col">Version</th><th scope="col">Keys</th><th scope="col">Size</th><th scope="col">Held by</th></tr></thead>
               <tbody>${state.matches.map(
