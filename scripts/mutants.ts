@@ -511,6 +511,22 @@ export const MUTANTS: readonly Mutant[] = [
     replace: 'const erased = new Set<string>();',
     tests: ['test/erasure/backups.test.ts'],
   },
+  {
+    id: 'players-resume-after',
+    bug: 'a page of GET /players that ended inside a ZSCAN reply starts that reply again from its first player',
+    file: 'src/store/workspaces/player-pages.ts',
+    find: 'if (raw[i]! > after) reply.push',
+    replace: 'if (raw[i]! >= "") reply.push',
+    tests: ['test/http/players.test.ts'],
+  },
+  {
+    id: 'players-without-data',
+    bug: 'GET /players lists a player whose data was deleted entirely (its hash keeps the version)',
+    file: 'src/store/workspaces/player-pages.ts',
+    find: "read[2 * i] === 1 && read[2 * i + 1] !== '0'",
+    replace: 'read[2 * i] === 1',
+    tests: ['test/http/players.test.ts'],
+  },
 ];
 
 type Outcome = 'caught' | 'SURVIVED' | 'stale';
