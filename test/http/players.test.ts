@@ -118,7 +118,7 @@ describe('GET /players', () => {
   });
 
   it('answers 400 for a limit out of 1-1000, a bad cursor, prefix or key, an unknown field; 401 without a key', async () => {
-    for (const query of ['limit=0', `limit=${PLAYERS_PAGE_MAX + 1}`, 'limit=abc', 'limit=-1', 'cursor=abc', 'cursor=0:0:', 'cursor=0:5000:', 'prefix=a*', 'prefix=', `prefix=${'a'.repeat(65)}`, 'hasKey=', `hasKey=a%01b`, `hasKey=${'k'.repeat(129)}`, 'sort=asc', 'limit=5&limit=6']) {
+    for (const query of ['limit=0', `limit=${PLAYERS_PAGE_MAX + 1}`, 'limit=abc', 'limit=-1', 'cursor=abc', 'cursor=0:0:', 'cursor=0:5000:', 'cursor=18446744073709551616:100:', 'cursor=99999999999999999999:100:', 'prefix=a*', 'prefix=', `prefix=${'a'.repeat(65)}`, 'hasKey=', `hasKey=a%01b`, `hasKey=${'k'.repeat(129)}`, 'sort=asc', 'limit=5&limit=6']) {
       const res = await api.get(`/players?${query}`);
       expect(res.status, query).to.equal(400);
       expect(res.body, query).to.include({ success: false, code: 'INVALID_REQUEST' });

@@ -65,7 +65,8 @@ function positionOf(cursor: string | undefined, limit: number): Position {
   if (cursor === undefined) return { scan: '0', count: Math.min(MAX_COUNT, Math.max(FIRST_COUNT, limit)), after: '' };
   const match = /^(\d{1,20}):(\d{1,4}):([A-Za-z0-9_.-]{0,64})$/.exec(cursor);
   const count = match ? Number(match[2]) : 0;
-  if (!match || count < 1 || count > MAX_COUNT) throw badRequest('Invalid field "cursor" in query: must be the "next" of the page before');
+  // Redis refuses a cursor past 64 bits with an error, which would be a 500 here.
+  if (!match || count < 1 || count > MAX_COUNT || BigInt(match[1]!) >= 2n ** 64n) throw badRequest('Invalid field "cursor" in query: must be the "next" of the page before');
   return { scan: match[1]!, count, after: match[3]! };
 }
 
