@@ -89,6 +89,16 @@ describe('on a Redis Cluster (3 masters + 3 replicas)', function () {
     expect((await api.post('/data/delete', { userId: 7, key: 'coins' })).body.data.deleted).to.equal(1);
     expect((await api.post('/data/delete', { userId: 8 })).body.data.deleted).to.equal(2);
     expect((await api.get('/data?userId=8')).status).to.equal(404);
+    // GET /players checks each listed player on its own master: every holder of coins but 7 and 8.
+    await Promise.all(services.map((s) => s.playerIndex.flush()));
+    const holders: string[] = [];
+    for (let cursor: string | null = null, pages = 0; pages === 0 || cursor !== null; pages++) {
+      const page = await api.get(`/players?hasKey=coins&limit=5${cursor === null ? '' : `&cursor=${cursor}`}`);
+      expect(page.status, page.text).to.equal(200);
+      holders.push(...page.body.data.players.map((p: { userId: string }) => p.userId));
+      cursor = page.body.data.next;
+    }
+    expect(holders.sort()).to.deep.equal(Array.from({ length: 30 }, (_, i) => String(i)).filter((id) => id !== '7' && id !== '8').sort());
 
     const second = await admin(a, 'POST', `/workspaces/${ws.workspaceId}/keys`);
     expect(second.status, second.text).to.equal(201);
