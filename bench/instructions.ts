@@ -151,6 +151,9 @@ async function main(): Promise<void> {
   try {
     log(`redis ${redisServer.url}; seeding ${WORKSPACES} workspaces`);
     const seeded = await seed(redis, WORKSPACES);
+    // The references read the players the service reads for the same requests (references/listen.ts).
+    const workspacesFile = join(bench.dataDir, 'reference-workspaces.json');
+    writeFileSync(workspacesFile, JSON.stringify(Object.fromEntries(seeded.apiKeys.map((k, i) => [k, seeded.workspaceIds[i]!]))));
     // `=name` picks that name exactly; anything else, every name that contains it.
     const picked = (label: string) => ONLY.length === 0 || ONLY.some((o) => (o.startsWith('=') ? label === o.slice(1) : label.includes(o)));
     const serviceEnv = {
@@ -179,7 +182,7 @@ async function main(): Promise<void> {
     for (const [label, file, scenario] of references) {
       if (!picked(label)) continue;
       const args = ['--import', 'tsx', join(ROOT, 'bench/references', file)];
-      rows.push(...(await measure(label, args, { REDIS_URL: redisServer.url }, '/', [scenario], seeded, cgDir)));
+      rows.push(...(await measure(label, args, { REDIS_URL: redisServer.url, REFERENCE_WORKSPACES_FILE: workspacesFile }, '/', [scenario], seeded, cgDir)));
     }
 
     // The leaderboard scenarios: the board seeded only when one of them is picked; the service's
