@@ -75,7 +75,7 @@ export async function eraseUser(
       await deleteKeptElsewhere(redis, workspaceId, erased.keptElsewhere.filter((member) => !noted.includes(member)));
       const messages = new Map([...erased.messages].map(([hour, bytes]) => [hour, -bytes]));
       if (erased.bytes !== 0 || erased.players !== 0 || messages.size > 0) {
-        await addToStorageTotals(redis, workspaceId, { bytes: -erased.bytes, players: -erased.players, messages });
+        await addToStorageTotals(redis, workspaceId, { bytes: -erased.bytes, history: -erased.historyBytes, players: -erased.players, messages });
       }
       keysByWorkspace[workspaceId] = (keysByWorkspace[workspaceId] ?? 0) + erased.keysDeleted;
       keysDeleted += erased.keysDeleted;

@@ -118,4 +118,19 @@ describe('an erasure reaches the copies of the player outside its keys', functio
     await erase(userId, ws.workspaceId);
     expect((await readStorageTotals(h.redis, ws.workspaceId)).messageBytes).to.equal(0);
   });
+
+  it('the player\'s history leaves the workspace\'s history total with its bytes, so the quota (data only) stays exact', async () => {
+    const ws = await ops().createWorkspace({ name: 'erase-history', plan: 'pro' });
+    const userId = freshUserId();
+    for (let i = 0; i < 4; i++) {
+      expect((await post(ws.apiKey, '/data/set', { userId, key: 'inventory', value: { round: i, items: 'x'.repeat(2000) } })).status).to.equal(200);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const before = await readStorageTotals(h.redis, ws.workspaceId);
+    expect(before.historyBytes, 'the writes kept history').to.be.greaterThan(0);
+    await erase(userId, ws.workspaceId);
+    const after = await readStorageTotals(h.redis, ws.workspaceId);
+    expect(after.historyBytes).to.equal(0);
+    expect(after.bytes).to.equal(0);
+  });
 });

@@ -23,6 +23,8 @@ export interface ErasedKeys {
   readonly keysDeleted: number;
   /** Bytes of data and history the player hash counted, for the workspace's storage totals. */
   readonly bytes: number;
+  /** Of those, the history's: the totals carry history apart too (its own field), which the quota leaves out. */
+  readonly historyBytes: number;
   /** 1 when the player held data (it leaves the workspace's count of players). */
   readonly players: number;
   /** The waiting messages' bytes by the UTC hour they expire in (storage-usage.ts counts them so). */
@@ -93,17 +95,19 @@ export async function erasePlayerKeys(redis: RedisClient, workspaceId: string, u
   const others = found.filter((key) => !fixed.includes(key));
   let keysDeleted = 0;
   let bytes = 0;
+  let historyBytes = 0;
   let players = 0;
   const messages = new Map<number, number>();
   const keptElsewhere: string[] = [];
   for (let i = 0; i === 0 || i < others.length; i += ERASE_BATCH) {
     const batch = [...fixed, ...others.slice(i, i + ERASE_BATCH)];
-    const [deleted, dataBytes, historyBytes, hadData, byHour, elsewhere] = await redis.erasePlayerKeys(batch.length, ...batch);
+    const [deleted, dataBytes, history, hadData, byHour, elsewhere] = await redis.erasePlayerKeys(batch.length, ...batch);
     keysDeleted += Number(deleted);
-    bytes += Number(dataBytes) + Number(historyBytes);
+    bytes += Number(dataBytes) + Number(history);
+    historyBytes += Number(history);
     players += Number(hadData);
     for (let j = 0; j < byHour.length; j += 2) messages.set(Number(byHour[j]), (messages.get(Number(byHour[j])) ?? 0) + Number(byHour[j + 1]));
     keptElsewhere.push(...elsewhere);
   }
-  return { keysDeleted, bytes, players, messages, keptElsewhere };
+  return { keysDeleted, bytes, historyBytes, players, messages, keptElsewhere };
 }
