@@ -10,13 +10,11 @@ import { PlayerDataClient } from '../../clients/typescript/src/index.js';
 import { Cluster, Redis } from 'ioredis';
 import { AdminOperations } from '../../src/admin/operations.js';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
-import { loadConfig } from '../../src/config.js';
 import { hashApiKey } from '../../src/domain/api-key.js';
-import { createLogger } from '../../src/logger.js';
-import { startService, type RunningService } from '../../src/server.js';
+import type { RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
 import { startCluster, type ClusterNode, type TestCluster } from '../support/cluster.js';
-import { client, type ApiResponse } from '../support/service.js';
+import { client, startTestService, type ApiResponse } from '../support/service.js';
 
 const COMMAND_TIMEOUT_MS = 1000;
 /** The healthy masters' players are written within this of the request: well under the command timeout. */
@@ -48,18 +46,12 @@ describe('one master stops answering: a many-player request fails only its playe
 
   before(async () => {
     cluster = await startCluster();
-    const config = loadConfig({
+    service = await startTestService({
       REDIS_CLUSTER_NODES: cluster.seeds,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      ADMIN_PORT: '0',
-      LOG_LEVEL: 'silent',
       RATE_LIMIT_PRO: '100000',
       REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
     });
-    service = await startService(config, createLogger(config));
-    admin = new Cluster([{ host: '127.0.0.1', port: cluster.nodes[0]!.port }]);
-    admin.on('error', () => {});
+    admin = cluster.client();
     // The stopped master holds neither a subscription, nor the workspace's own keys (its window,
     // totals), nor its API key's record (read again whenever the key cache is): only players.
     const subscribed = await subscribedNodes(cluster);

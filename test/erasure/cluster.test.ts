@@ -5,15 +5,13 @@
 // erasure's checklist walked over every master finds nothing of the player.
 import { expect } from 'chai';
 import { Cluster } from 'ioredis';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/logger.js';
-import { startService, type RunningService } from '../../src/server.js';
+import type { RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
 import { scanMatching } from '../../src/store/redis/scan.js';
 import { crossSlotErrors, startCluster, type TestCluster } from '../support/cluster.js';
 import { ERASURE_ENV, erasureNotification, freshGameId, freshUserId, postWebhook } from '../support/erasure.js';
 import { putEverywhereEraseAndWalk } from '../support/erasure-walk.js';
-import { call, fetchRecorded } from '../support/service.js';
+import { call, fetchRecorded, startTestService } from '../support/service.js';
 
 const ADMIN_TOKEN = 'cluster-erasure-admin-token-0123';
 
@@ -25,18 +23,12 @@ describe('erasure on a Redis Cluster (3 masters + 3 replicas)', function () {
 
   before(async () => {
     cluster = await startCluster();
-    const config = loadConfig({
+    service = await startTestService({
       REDIS_CLUSTER_NODES: cluster.seeds,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      ADMIN_PORT: '0',
       ADMIN_TOKEN,
-      LOG_LEVEL: 'silent',
       ...ERASURE_ENV,
     });
-    service = await startService(config, createLogger(config));
-    redis = new Cluster([{ host: '127.0.0.1', port: cluster.nodes[0]!.port }]);
-    redis.on('error', () => {});
+    redis = cluster.client();
   });
   after(async () => {
     await service?.close();

@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 import { startLocalRedis, type LocalRedis } from '../../src/dev/local-redis.js';
 
 const run = promisify(execFile);
@@ -28,6 +28,8 @@ export interface TestCluster {
   masterOf(key: string): Promise<number>;
   /** Resolves once every live node reports cluster_state:ok and every replica's link is up. */
   waitHealthy(timeoutMs?: number): Promise<void>;
+  /** A cluster client for the test's own reads and writes (seeded by the first node; errors ignored): disconnect it after. */
+  client(): Cluster;
   stop(): Promise<void>;
 }
 
@@ -134,6 +136,11 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
   const cluster: TestCluster = {
     nodes,
     seeds: ports.map((p) => `127.0.0.1:${p}`).join(','),
+    client() {
+      const client = new Cluster([{ host: '127.0.0.1', port: nodes[0]!.port }]);
+      client.on('error', () => {});
+      return client;
+    },
     async masters() {
       const table = await clusterNodesTable(live()[0]!.port);
       return table
