@@ -121,6 +121,18 @@ export class ServiceMetrics {
     registers: [this.registry],
   });
 
+  /**
+   * Per workspace at or over 80% of its storage quota (what the quota weighs over the quota),
+   * as this instance last learned its total: a workspace falling back under 80% loses its series,
+   * so the label's values are bounded by the workspaces near their quota (saves/quota-warnings.ts).
+   */
+  readonly storageQuotaUsed = new Gauge({
+    name: 'pds_storage_quota_used_ratio',
+    help: "Storage a workspace's quota weighs (data, boards, kept answers, waiting messages, held sessions; not history) over its plan's quota, for workspaces at or above 0.8 whose total this instance has learned; the same on every instance that knows it, so take max, not sum.",
+    labelNames: ['workspace'] as const,
+    registers: [this.registry],
+  });
+
   private readonly keyCaches = new Set<CacheStatsSource>();
   /** Counts of caches no longer tracked, so the totals never go down. */
   private readonly retired = { hits: 0, misses: 0 };

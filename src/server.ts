@@ -26,6 +26,7 @@ import { PlayerMessages } from './saves/player-messages.js';
 import { FollowedWrites } from './boards/followed-writes.js';
 import { PlayerMessagesStore } from './store/players/player-messages.js';
 import { StorageQuota } from './saves/storage-quota.js';
+import { QuotaWarnings } from './saves/quota-warnings.js';
 import { StorageUsage } from './store/workspaces/storage-usage.js';
 import { HistorySweep } from './saves/history-sweep.js';
 import { BoardWrites } from './boards/board-writes.js';
@@ -170,12 +171,15 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const untrackKeyCache = metrics.trackKeyCache(authenticator);
   const untrackGate = metrics.trackGate(gate);
   const players = new PlayerDataStore(redis, playerLimitsOf(config), bulk);
-  const storage = new StorageUsage(redis, config.storage.refreshMs);
+  const quotaWarnings = new QuotaWarnings(redis, config.storage.quotaBytes, logger);
+  const storage = new StorageUsage(redis, config.storage.refreshMs, { onTotals: (id, totals) => quotaWarnings.observe(id, totals) });
   storage.start(config.storage.flushMs);
-  const quota = new StorageQuota(storage, config.storage.quotaBytes, {
-    seconds: config.idempotencyTtlSeconds,
-    overQuotaSeconds: config.idempotencyTtlOverQuotaSeconds,
-  });
+  const quota = new StorageQuota(
+    storage,
+    config.storage.quotaBytes,
+    { seconds: config.idempotencyTtlSeconds, overQuotaSeconds: config.idempotencyTtlOverQuotaSeconds },
+    (id, plan) => quotaWarnings.notePlan(id, plan),
+  );
   const historySweep = new HistorySweep(redis, storage, config, logger, options.clock);
   historySweep.start();
   const claims = new IdempotencyClaims(

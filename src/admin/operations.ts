@@ -14,6 +14,8 @@ import { KeyUsageStore } from '../store/workspaces/key-usage.js';
 import { loadConfig, type Config } from '../config.js';
 import { PlayerDataStore, playerLimitsOf } from '../store/players/player-data.js';
 import { addToStorageTotals, readStorageTotals, type StorageTotals } from '../store/workspaces/storage-usage.js';
+import { percentOfQuota } from '../saves/quota-warnings.js';
+import { quotaBytesOf } from '../saves/storage-quota.js';
 import { FollowedWrites } from '../boards/followed-writes.js';
 import type { RedisClient } from '../store/redis/redis.js';
 import { ensureScripts } from '../store/redis/scripts.js';
@@ -64,7 +66,7 @@ export interface CreatedWorkspace {
 export interface WorkspaceDetails extends Workspace {
   readonly keys: keyLifecycle.KeyView[];
   /** What the workspace stores, and its plan's quota (saves/storage-quota.ts). */
-  readonly storage: StorageTotals & { readonly quotaBytes: number };
+  readonly storage: StorageTotals & { readonly quotaBytes: number; readonly quotaUsedBytes: number; readonly quotaPercent: number };
 }
 
 export interface AdminOptions {
@@ -221,7 +223,9 @@ export class AdminOperations implements AdminContext {
   async showWorkspace(id: string): Promise<WorkspaceDetails> {
     const workspace = await this.requireWorkspace(id);
     const [keyViews, storage] = await Promise.all([keyLifecycle.listKeys(this, id), readStorageTotals(this.redis, id)]);
-    return { ...workspace, keys: keyViews, storage: { ...storage, quotaBytes: this.storageQuota[workspace.plan] } };
+    const quotaBytes = this.storageQuota[workspace.plan];
+    const quotaUsedBytes = quotaBytesOf(storage);
+    return { ...workspace, keys: keyViews, storage: { ...storage, quotaBytes, quotaUsedBytes, quotaPercent: percentOfQuota(quotaUsedBytes, quotaBytes) } };
   }
 
   async renameWorkspace(id: string, rawName: string): Promise<Workspace> {

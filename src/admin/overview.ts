@@ -7,7 +7,7 @@
 import type { GateConfig } from '../config.js';
 import type { BanRecord } from '../domain/ban.js';
 import { isoTime } from '../domain/entry.js';
-import type { GateMode } from '../domain/types.js';
+import type { GateMode, Plan } from '../domain/types.js';
 import { BanStore } from '../store/installation/bans.js';
 import {
   LATENCY_BOUNDS_MS,
@@ -16,11 +16,25 @@ import {
   readTraffic,
   type MinuteTotals,
 } from '../store/installation/traffic-stats.js';
+import { percentOfQuota, QUOTA_WARNING_LEVELS } from '../saves/quota-warnings.js';
+import { quotaBytesOf } from '../saves/storage-quota.js';
+import { forgetQuotaWarned, readQuotaWarned } from '../store/workspaces/quota-levels.js';
+import { readStorageTotals } from '../store/workspaces/storage-usage.js';
 import type { AdminContext } from './context.js';
 
 const MINUTES = 60;
 const TOP = 5;
 const RECENT_BANS = 8;
+const NEAR_QUOTA = 20;
+
+export interface NearQuota {
+  readonly workspaceId: string;
+  readonly name: string;
+  readonly plan: Plan;
+  readonly usedBytes: number;
+  readonly quotaBytes: number;
+  readonly percent: number;
+}
 
 export interface MinuteView {
   readonly at: string;
@@ -45,6 +59,7 @@ export interface Overview {
   readonly instances: ReadonlyArray<{ id: string; host: string; pid: number; startedAt: string; lastSeenAt: string; gateMode: GateMode }>;
   readonly busiestByRequests: readonly BusyWorkspace[];
   readonly busiestByStorage: readonly BusyWorkspace[];
+  readonly nearQuota: readonly NearQuota[];
   readonly recentBans: ReadonlyArray<Pick<BanRecord, 'address' | 'bannedAt' | 'source' | 'reasons'>>;
   readonly gateMode: GateMode;
 }
@@ -93,13 +108,36 @@ async function named(ctx: AdminContext, ranked: ReadonlyArray<readonly [string, 
   return ranked.map(([workspaceId, value], i) => ({ workspaceId, name: found[i]?.name ?? null, value }));
 }
 
+/**
+ * The workspaces at or over the first warning level of their quota, fullest first: those the
+ * quota's warnings put in the overview's set (saves/quota-warnings.ts), each weighed again from
+ * its total now. A deleted workspace is dropped from the set on the way.
+ */
+async function nearQuota(ctx: AdminContext): Promise<NearQuota[]> {
+  const ids = await readQuotaWarned(ctx.redis, NEAR_QUOTA);
+  const found = await Promise.all(
+    ids.map(async (id) => {
+      const workspace = await ctx.workspaces.get(id);
+      if (workspace === null || workspace === undefined) {
+        await forgetQuotaWarned(ctx.redis, id);
+        return undefined;
+      }
+      const usedBytes = quotaBytesOf(await readStorageTotals(ctx.redis, id, { nowMs: ctx.nowMs() }));
+      const quotaBytes = ctx.storageQuota[workspace.plan];
+      return { workspaceId: id, name: workspace.name, plan: workspace.plan, usedBytes, quotaBytes, percent: percentOfQuota(usedBytes, quotaBytes) };
+    }),
+  );
+  return found.filter((w): w is NearQuota => w !== undefined && w.percent >= QUOTA_WARNING_LEVELS[0]).sort((a, b) => b.percent - a.percent);
+}
+
 export async function overview(ctx: AdminContext, gate: Pick<GateConfig, 'mode'>, statsFlushMs: number): Promise<Overview> {
   const now = ctx.nowMs();
-  const [traffic, largest, memory, recentBans] = await Promise.all([
+  const [traffic, largest, memory, recentBans, near] = await Promise.all([
     readTraffic(ctx.redis, now, { count: MINUTES, top: TOP, aliveMs: 3 * statsFlushMs }),
     readLargestWorkspaces(ctx.redis, TOP),
     readMemory(ctx.redis),
     new BanStore(ctx.redis).recent(RECENT_BANS),
+    nearQuota(ctx),
   ]);
   const [busiestByRequests, busiestByStorage] = await Promise.all([named(ctx, traffic.busiest), named(ctx, largest)]);
   return {
@@ -118,6 +156,7 @@ export async function overview(ctx: AdminContext, gate: Pick<GateConfig, 'mode'>
     busiestByRequests,
     // A deleted workspace's leftover entry is not shown.
     busiestByStorage: busiestByStorage.filter((w) => w.name !== null),
+    nearQuota: near,
     recentBans,
     gateMode: gate.mode,
   };

@@ -7,6 +7,7 @@ import { notFound } from '../errors.js';
 import { publishEvent } from '../store/redis/events.js';
 import { keys } from '../store/keys.js';
 import { unlinkMatching } from '../store/redis/scan.js';
+import { forgetQuotaWarned } from '../store/workspaces/quota-levels.js';
 import { GameMap } from '../store/installation/game-map.js';
 import type { AdminContext } from './context.js';
 
@@ -79,6 +80,7 @@ export async function deleteWorkspace(
   await new GameMap(ctx.redis).set(workspaceId, []);
   await options.onProgress?.({ phase: 'records', done: records });
   await ctx.redis.zrem(keys.statsStorage(), workspaceId);
+  await forgetQuotaWarned(ctx.redis, workspaceId);
   await ctx.workspaces.unindex(workspaceId);
   await publishEvent(ctx.redis, { type: 'workspace', workspaceId });
 

@@ -45,6 +45,8 @@ export class StorageQuota {
     private readonly quotaBytes: Config['storage']['quotaBytes'],
     /** IDEMPOTENCY_TTL_SECONDS, and the shorter time a workspace over its quota keeps answers. */
     private readonly keep: { readonly seconds: number; readonly overQuotaSeconds: number } = { seconds: 86_400, overQuotaSeconds: 600 },
+    /** Told each workspace's plan as its requests say it (saves/quota-warnings.ts weighs totals by it). */
+    private readonly notePlan?: (workspaceId: string, plan: Plan) => void,
   ) {}
 
   /**
@@ -54,6 +56,7 @@ export class StorageQuota {
    * Redis keep is bounded by its request rate times that (docs/safe-saves.md).
    */
   verdict(workspaceId: string, plan: Plan, adding: boolean, nowMs: number, writes: readonly PlayerWrite[] = []): KeepVerdict | Promise<KeepVerdict> {
+    this.notePlan?.(workspaceId, plan);
     const totals = this.usage.current(workspaceId, nowMs);
     const take = (t: StorageTotals) => {
       const verdict = this.keepFor(plan, t, adding, this.inFlight.get(workspaceId) ?? 0);
@@ -107,6 +110,7 @@ export class StorageQuota {
 
   /** Refuses anything that may add data (a write, a leaderboard entry) at or over the quota. */
   checkAdding(workspaceId: string, plan: Plan, nowMs: number): void | Promise<void> {
+    this.notePlan?.(workspaceId, plan);
     const totals = this.usage.current(workspaceId, nowMs);
     if (totals instanceof Promise) return totals.then((t) => this.judge(plan, t));
     return this.judge(plan, totals);

@@ -115,7 +115,7 @@ const recentBan = {
 
 export const overview = {
   type: 'object',
-  required: ['at', 'minutes', 'totals', 'memory', 'instances', 'busiestByRequests', 'busiestByStorage', 'recentBans', 'gateMode'],
+  required: ['at', 'minutes', 'totals', 'memory', 'instances', 'busiestByRequests', 'busiestByStorage', 'nearQuota', 'recentBans', 'gateMode'],
   additionalProperties: false,
   properties: {
     at: timeSchema,
@@ -140,6 +140,23 @@ export const overview = {
     instances: { type: 'array', items: instance, description: 'Instances that reported within three STATS_FLUSH_MS.' },
     busiestByRequests: { type: 'array', items: busyWorkspace },
     busiestByStorage: { type: 'array', items: busyWorkspace },
+    nearQuota: {
+      type: 'array',
+      description: 'Workspaces at or over 80% of their storage quota (what it weighs: bytes less history), fullest first, at most 20 (docs/safe-saves.md, "Size limits").',
+      items: {
+        type: 'object',
+        required: ['workspaceId', 'name', 'plan', 'usedBytes', 'quotaBytes', 'percent'],
+        additionalProperties: false,
+        properties: {
+          workspaceId: { type: 'string' },
+          name: { type: 'string' },
+          plan: { type: 'string', enum: ['free', 'pro'] },
+          usedBytes: count,
+          quotaBytes: count,
+          percent: { type: 'number', description: 'usedBytes over quotaBytes, in percent with one decimal.' },
+        },
+      },
+    },
     recentBans: { type: 'array', items: recentBan },
     gateMode: { ...gateMode, description: "This instance's GATE_MODE." },
   },

@@ -45,7 +45,7 @@ export const keyViewList = { type: 'array', items: keyView } as const;
 
 export const storageView = {
   type: 'object',
-  required: ['bytes', 'players', 'historyBytes', 'boardBytes', 'keptBytes', 'messageBytes', 'quotaBytes'],
+  required: ['bytes', 'players', 'historyBytes', 'boardBytes', 'keptBytes', 'messageBytes', 'quotaBytes', 'quotaUsedBytes', 'quotaPercent'],
   additionalProperties: false,
   description:
     "Bytes the workspace stores (players' data and history, leaderboard entries, answers kept for Idempotency-Keys, waiting messages) and players with data, as the instances last added them up (within STORAGE_FLUSH_MS), and the plan's quota.",
@@ -60,6 +60,11 @@ export const storageView = {
     keptBytes: { type: 'integer', description: 'Answers kept for Idempotency-Keys that may still be alive (docs/safe-saves.md).' },
     messageBytes: { type: 'integer', description: 'Messages waiting for players (docs/safe-saves.md, "Messages to players").' },
     quotaBytes: { type: 'integer', minimum: 0 },
+    quotaUsedBytes: { type: 'integer', description: 'What the quota weighs: bytes less historyBytes.' },
+    quotaPercent: {
+      type: 'number',
+      description: 'quotaUsedBytes over quotaBytes in percent, one decimal: the console warns at 80 and 95 (docs/safe-saves.md, "Size limits").',
+    },
   },
 } as const;
 

@@ -108,6 +108,12 @@ export const keys = {
    */
   workspaceStorage: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:storage`,
   /**
+   * String: the last storage-quota warning level (`80`, `95`) logged for the workspace by any
+   * instance, swapped with SET GET so each crossing is logged once across the fleet
+   * (saves/quota-warnings.ts); deleted when the workspace falls back under 80%. Expires after a week.
+   */
+  workspaceQuotaLevel: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:quota-level`,
+  /**
    * Hash: board name -> the board's config as JSON (`periods`, `follow`, `createdAt`): the
    * workspace's registry of leaderboards, in the workspace's own slot so that the count of
    * boards (LEADERBOARD_MAX_BOARDS) is checked and changed in one step (lua/board-register.lua).
@@ -256,6 +262,8 @@ export const keys = {
   statsInstance: (instanceId: string) => `${PREFIX}{stats}:instance:${instanceId}`,
   /** Sorted set: workspace id -> bytes it stores, as its total was last added up (storage-usage.ts). */
   statsStorage: () => `${PREFIX}{stats}:storage`,
+  /** Sorted set: workspace id -> its share of its quota (used / quota) when it crossed 80%: the overview's workspaces near their quota. */
+  statsQuotaWarnings: () => `${PREFIX}{stats}:quota`,
 
   /** Pub/sub channel that tells every instance to drop cached keys, workspaces and bans. */
   eventsChannel: () => `${PREFIX}events`,

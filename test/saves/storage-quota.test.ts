@@ -69,7 +69,18 @@ describe('safe saves: storage quota per workspace', () => {
     const shown = await testOps(redis, { config: loadConfig(ENV) }).showWorkspace(ws.workspaceId);
     // Players with data: all but the one refused and p1, whose only key was deleted (p0 was
     // deleted and written again).
-    expect(shown.storage).to.deep.equal({ bytes: await heldBytes(ws.workspaceId, users), players: users.length - 2, historyBytes: 0, boardBytes: 0, keptBytes: 0, messageBytes: 0, quotaBytes: QUOTA });
+    const heldNow = await heldBytes(ws.workspaceId, users);
+    expect(shown.storage).to.deep.equal({
+      bytes: heldNow,
+      players: users.length - 2,
+      historyBytes: 0,
+      boardBytes: 0,
+      keptBytes: 0,
+      messageBytes: 0,
+      quotaBytes: QUOTA,
+      quotaUsedBytes: heldNow,
+      quotaPercent: Math.round((heldNow / QUOTA) * 1000) / 10,
+    });
   });
 
   it('refuses a write that adds data at exactly the quota, and takes one a byte below it', async () => {

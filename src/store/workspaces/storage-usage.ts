@@ -162,10 +162,17 @@ export class StorageUsage {
   constructor(
     private readonly redis: RedisClient,
     private readonly refreshMs: number,
-    options: { readonly recount?: { readonly delayMs: number; readonly minGapMs: number } } = {},
+    options: {
+      readonly recount?: { readonly delayMs: number; readonly minGapMs: number };
+      /** Told each total learned from Redis (a flush's answer, a read, a recount): the quota's warnings. */
+      readonly onTotals?: (workspaceId: string, totals: StorageTotals) => void;
+    } = {},
   ) {
     this.recount = options.recount ?? { delayMs: 5000, minGapMs: 30_000 };
+    this.onTotals = options.onTotals;
   }
+
+  private readonly onTotals: ((workspaceId: string, totals: StorageTotals) => void) | undefined;
 
   private readonly recount: { readonly delayMs: number; readonly minGapMs: number };
 
@@ -257,6 +264,7 @@ export class StorageUsage {
       players: held.players - before.players,
     });
     this.known.set(workspaceId, { totals: after, at: Date.now() });
+    this.onTotals?.(workspaceId, after);
     return { before, after };
   }
 
@@ -298,6 +306,7 @@ export class StorageUsage {
     if (meanwhile !== undefined && meanwhile !== before) return meanwhile;
     const known = { totals, at: nowMs, holdsFlushing };
     this.known.set(workspaceId, known);
+    this.onTotals?.(workspaceId, this.withPending(workspaceId, known));
     return known;
   }
 
@@ -316,6 +325,7 @@ export class StorageUsage {
           this.sent.delete(workspaceId);
           this.known.set(workspaceId, { totals, at: Date.now() });
           taken.delete(workspaceId);
+          this.onTotals?.(workspaceId, totals);
         } catch (err) {
           this.sent.delete(workspaceId);
           failed.push(err);
