@@ -162,8 +162,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'write-turn-queue-blames-storage',
     bug: "a write queued past its workspace's turn while Redis answers is 503 STORAGE_UNAVAILABLE instead of 429 at the workspace's own pace",
     file: 'src/saves/write-turns.ts',
-    find: '    if (turn.movedAtMs < since) return storageUnavailable();\n',
-    replace: '    return storageUnavailable();\n',
+    find: '    if (turn.movedAtMs < since) return storageUnavailable(',
+    replace: '    return storageUnavailable(',
     tests: ['test/saves/write-turns.test.ts'],
   },
   {

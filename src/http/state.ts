@@ -14,6 +14,14 @@ export interface WorkspaceBytes {
   refuseInDebt(workspaceId: string): void;
 }
 
+/** A player of a many-player request that failed alone, in an answer of 200. */
+export interface PlayerRefusal {
+  readonly status: number;
+  readonly code: string;
+  /** What failed (a Redis error, a write turn not had), when known. */
+  readonly cause?: unknown;
+}
+
 export interface AppState {
   requestId: string;
   /** Time the request arrived, ms since the epoch: one clock reading per request. */
@@ -37,4 +45,9 @@ export interface AppState {
   workBytes?: number;
   /** What the request has read for its answer so far in small reads, for the byte budget (byte-budget.ts's debitRead). */
   readBytes?: number;
+  /**
+   * The players of a many-player request answered 200 that failed alone (refused-players.ts):
+   * the request log counts them by code, the errors middleware hands their 5xx to the failover log.
+   */
+  playersRefused?: readonly PlayerRefusal[];
 }

@@ -304,7 +304,7 @@ export class PlayerWrites {
           if (!failed) throw err;
           answered = false;
           replies[i] = failed;
-          for (const rest of group.slice(at + 1)) replies[rest] = storageUnavailable();
+          for (const rest of group.slice(at + 1)) replies[rest] = storageUnavailable(new Error('not sent: a player before it on its Redis node failed'));
           return;
         } finally {
           leave(answered);

@@ -78,7 +78,7 @@ export class WriteTurns {
   }
 
   private refusal(turn: Turn, since: number): AppError {
-    if (turn.movedAtMs < since) return storageUnavailable();
+    if (turn.movedAtMs < since) return storageUnavailable(new Error(`no write turn within ${this.waitMs} ms: the write ahead of it waited on its Redis node all along`));
     const seconds = Math.ceil((turn.queued * turn.heldMs) / 1000);
     return writesQueued(Math.min(MAX_RETRY_SECONDS, Math.max(MIN_RETRY_SECONDS, seconds)));
   }

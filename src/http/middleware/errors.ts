@@ -44,10 +44,31 @@ export function toAppError(err: unknown, maxBodyBytes: number): AppError {
   return new AppError(ErrorCode.INTERNAL, 'Internal server error', { cause: err });
 }
 
+/**
+ * The players of a many-player request answered 200 that failed for storage (5xx each: their
+ * node failing over, a write turn the node never gave): counted and logged as the request's own
+ * 5xx would be, through the failover log (a line per kind a second); a bug (500) at error.
+ */
+function notePlayersFailed(logger: Logger, state: AppState): void {
+  const failed = state.playersRefused?.filter((r) => r.status >= 500);
+  if (!failed?.length) return;
+  const bug = failed.find((r) => r.code === ErrorCode.INTERNAL);
+  if (bug) logger.error({ err: bug.cause, requestId: state.requestId, players: failed.length }, 'a player of a many-player request failed: internal error');
+  const first = failed.find((r) => redisFailureKind(r.cause) !== undefined) ?? failed.find((r) => r !== bug);
+  if (!first) return;
+  failoverLogOf(logger).record(
+    redisFailureKind(first.cause) ?? 'unavailable',
+    first.cause ?? first.code,
+    { requestId: state.requestId, players: failed.length, status: first.status, code: first.code },
+    `players of a many-player request answered ${first.status} alone`,
+  );
+}
+
 export function errorHandler(logger: Logger, maxBodyBytes: number): Middleware<AppState> {
   return async function handleErrors(ctx, next) {
     try {
       await next();
+      notePlayersFailed(logger, ctx.state);
       if (ctx.status === 404 && ctx.body === undefined) {
         throw new AppError(ErrorCode.NOT_FOUND, `No such endpoint: ${ctx.method} ${redactApiKeys(ctx.path)}`);
       }

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import { holdsApiKey, redactApiKeys } from '../../domain/api-key.js';
 import type { Logger } from '../../logger.js';
+import { refusalCounts } from '../refused-players.js';
 import { routeOf } from '../route-of.js';
 import type { AppState } from '../state.js';
 
@@ -50,6 +51,8 @@ export function requestLog(
             ms: now() - ctx.state.startedAt,
             workspaceId: ctx.state.principal?.workspace.id,
             keyId: ctx.state.principal?.keyId,
+            // A many-player request's players that failed alone in its 200, by status and code.
+            playersRefused: refusalCounts(ctx.state.playersRefused),
           },
           'request',
         );
