@@ -22,6 +22,14 @@ interface Busy {
   name: string | null;
   value: number;
 }
+interface NearQuota {
+  workspaceId: string;
+  name: string;
+  plan: string;
+  usedBytes: number;
+  quotaBytes: number;
+  percent: number;
+}
 export interface OverviewData {
   at: string;
   minutes: Minute[];
@@ -30,6 +38,8 @@ export interface OverviewData {
   instances: Array<{ id: string; host: string; pid: number; startedAt: string; lastSeenAt: string; gateMode: string }>;
   busiestByRequests: Busy[];
   busiestByStorage: Busy[];
+  /** Workspaces at or over 80% of their storage quota, fullest first. */
+  nearQuota: NearQuota[];
   recentBans: Array<{ address: string; bannedAt: string; source: string; reasons: string[] }>;
   gateMode: string;
 }
@@ -123,6 +133,21 @@ function Busiest(props: { id: string; title: string; list: Busy[]; format: (v: n
   </${Panel}>`;
 }
 
+/** Workspaces at or over 80% of their storage quota: they refuse saves that add data at 100%. */
+function NearQuotaPanel(props: { o: OverviewData }) {
+  const list = props.o.nearQuota;
+  return html`<${Panel} id="near-quota" title="Near their storage quota">
+    ${list.length === 0
+      ? html`<p>No workspace is at 80% of its quota or over.</p>`
+      : html`<ul class="plain">${list.map(
+          (w) => html`<li key=${w.workspaceId}>
+            <span class=${`badge ${w.percent >= 95 ? 'danger' : 'warn'}`}>${w.percent}%</span>
+            <${Link} href=${paths.workspace(w.workspaceId)}>${w.name}</${Link}>: ${size(w.usedBytes)} of ${size(w.quotaBytes)} (${w.plan})${w.percent >= 100 ? ', refusing saves that add data' : ''}
+          </li>`,
+        )}</ul>`}
+  </${Panel}>`;
+}
+
 function RecentBans(props: { o: OverviewData }) {
   const bans = props.o.recentBans;
   return html`<${Panel} id="recent-bans" title="Recent bans">
@@ -171,6 +196,7 @@ const PANELS: Array<(props: { o: OverviewData }) => unknown> = [
   (p) => html`<${Instances} o=${p.o} />`,
   (p) => html`<${Busiest} id="busy-requests" title="Busiest workspaces, last hour" list=${p.o.busiestByRequests} format=${(v: number) => `${n(v)} requests`} />`,
   (p) => html`<${Busiest} id="busy-storage" title="Largest workspaces" list=${p.o.busiestByStorage} format=${size} />`,
+  (p) => html`<${NearQuotaPanel} o=${p.o} />`,
   (p) => html`<${RecentBans} o=${p.o} />`,
   (p) => html`<${RecentErasures} o=${p.o} />`,
 ];

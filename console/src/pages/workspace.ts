@@ -15,17 +15,35 @@ import type { Workspace } from './workspaces.js';
 interface Storage {
   bytes: number;
   players: number;
+  historyBytes: number;
   quotaBytes: number;
+  /** What the quota weighs: bytes less history. */
+  quotaUsedBytes: number;
+  quotaPercent: number;
 }
 
-/** What the workspace stores against its plan's quota, as the service last added it up. */
+/** What the workspace stores against its plan's quota (history apart: it has a bound of its own), as the service last added it up. */
 function StorageLine(props: { storage: Storage }) {
-  const { bytes, players, quotaBytes } = props.storage;
-  const share = quotaBytes > 0 ? Math.min(100, (bytes / quotaBytes) * 100) : 0;
+  const { players, historyBytes, quotaBytes, quotaUsedBytes, quotaPercent } = props.storage;
   return html`<div class="row storage">
     <label for="storage-meter">Storage</label>
-    <meter id="storage-meter" min="0" max=${quotaBytes || 1} value=${bytes} high=${quotaBytes * 0.9}></meter>
-    <span>${size(bytes)} of ${size(quotaBytes)} (${share.toFixed(share < 10 ? 1 : 0)}%), data and history of ${players.toLocaleString('en')} ${players === 1 ? 'player' : 'players'}</span>
+    <meter id="storage-meter" min="0" max=${quotaBytes || 1} value=${quotaUsedBytes} low=${quotaBytes * 0.8} high=${quotaBytes * 0.95} optimum="0"></meter>
+    <span>${size(quotaUsedBytes)} of ${size(quotaBytes)} (${quotaPercent}%), data of ${players.toLocaleString('en')} ${players === 1 ? 'player' : 'players'}; history ${size(historyBytes)} beside it</span>
+  </div>`;
+}
+
+/** The warning before the quota's wall, on every tab: at 80% and 95% of the quota, and over it. */
+export function QuotaBanner(props: { storage: Storage; plan: string }) {
+  const { quotaPercent: percent, quotaUsedBytes, quotaBytes } = props.storage;
+  if (percent < 80) return null;
+  const over = quotaUsedBytes >= quotaBytes;
+  const level = over ? 'over' : percent >= 95 ? '95' : '80';
+  const text = over
+    ? 'Saves that add data are refused (403 STORAGE_QUOTA_EXCEEDED); deletes still pass.'
+    : 'Saves that add data will be refused at 100% (403 STORAGE_QUOTA_EXCEEDED).';
+  return html`<div id="quota-banner" class=${`quota-banner ${over || level === '95' ? 'danger' : 'warning'}`} role="note" data-level=${level}>
+    <span class=${`badge ${over || level === '95' ? 'danger' : 'warn'}`}>${percent}% of quota</span>
+    <span><strong>${over ? 'Over its storage quota' : 'Near its storage quota'}</strong>: ${size(quotaUsedBytes)} of the ${props.plan} plan's ${size(quotaBytes)}. ${text} Delete data, or move to a larger plan (Settings).</span>
   </div>`;
 }
 
@@ -98,6 +116,7 @@ export function WorkspacePage(props: { workspaceId: string }) {
     <${ErrorNote} error=${details.error} />
     ${w
       ? html`<${Notice} text=${note} />
+        ${w.storage ? html`<${QuotaBanner} storage=${w.storage} plan=${w.plan} />` : null}
         <${Tabs} label="Workspace" tabs=${[
           {
             id: 'overview', label: 'Overview', render: () => html`
