@@ -383,6 +383,14 @@ export const MUTANTS: readonly Mutant[] = [
     tests: ['test/saves/idempotency.test.ts'],
   },
   {
+    id: 'quota-warning-per-instance',
+    bug: "a storage quota crossing is logged by every instance that sees it, not once across the fleet",
+    file: 'src/saves/quota-warnings.ts',
+    find: '        const before = await swapQuotaLevel(this.redis, workspaceId, level, share);',
+    replace: '        await swapQuotaLevel(this.redis, workspaceId, level, share);\n        const before = seen ?? 0;',
+    tests: ['test/saves/quota-warnings.test.ts'],
+  },
+  {
     id: 'quota-at-limit',
     bug: 'a workspace at exactly its storage quota may still add data',
     file: 'src/saves/storage-quota.ts',
