@@ -16,6 +16,7 @@ import { PlayerDataStore, playerLimitsOf } from '../store/players/player-data.js
 import { addToStorageTotals, readStorageTotals, type StorageTotals } from '../store/workspaces/storage-usage.js';
 import { percentOfQuota } from '../saves/quota-warnings.js';
 import { quotaBytesOf } from '../saves/storage-quota.js';
+import { estimatedRedisBytes } from '../store/players/redis-memory.js';
 import { FollowedWrites } from '../boards/followed-writes.js';
 import type { RedisClient } from '../store/redis/redis.js';
 import { ensureScripts } from '../store/redis/scripts.js';
@@ -66,7 +67,7 @@ export interface CreatedWorkspace {
 export interface WorkspaceDetails extends Workspace {
   readonly keys: keyLifecycle.KeyView[];
   /** What the workspace stores, and its plan's quota (saves/storage-quota.ts). */
-  readonly storage: StorageTotals & { readonly quotaBytes: number; readonly quotaUsedBytes: number; readonly quotaPercent: number };
+  readonly storage: StorageTotals & { readonly quotaBytes: number; readonly quotaUsedBytes: number; readonly quotaPercent: number; readonly dataRedisBytes: number };
 }
 
 export interface AdminOptions {
@@ -225,7 +226,9 @@ export class AdminOperations implements AdminContext {
     const [keyViews, storage] = await Promise.all([keyLifecycle.listKeys(this, id), readStorageTotals(this.redis, id)]);
     const quotaBytes = this.storageQuota[workspace.plan];
     const quotaUsedBytes = quotaBytesOf(storage);
-    return { ...workspace, keys: keyViews, storage: { ...storage, quotaBytes, quotaUsedBytes, quotaPercent: percentOfQuota(quotaUsedBytes, quotaBytes) } };
+    const dataBytes = storage.bytes - storage.historyBytes - storage.boardBytes - storage.keptBytes - storage.messageBytes;
+    const dataRedisBytes = estimatedRedisBytes(dataBytes, storage.players);
+    return { ...workspace, keys: keyViews, storage: { ...storage, quotaBytes, quotaUsedBytes, quotaPercent: percentOfQuota(quotaUsedBytes, quotaBytes), dataRedisBytes } };
   }
 
   async renameWorkspace(id: string, rawName: string): Promise<Workspace> {

@@ -45,7 +45,7 @@ export const keyViewList = { type: 'array', items: keyView } as const;
 
 export const storageView = {
   type: 'object',
-  required: ['bytes', 'players', 'historyBytes', 'boardBytes', 'keptBytes', 'messageBytes', 'quotaBytes', 'quotaUsedBytes', 'quotaPercent'],
+  required: ['bytes', 'players', 'historyBytes', 'boardBytes', 'keptBytes', 'messageBytes', 'quotaBytes', 'quotaUsedBytes', 'quotaPercent', 'dataRedisBytes'],
   additionalProperties: false,
   description:
     "Bytes the workspace stores (players' data and history, leaderboard entries, answers kept for Idempotency-Keys, waiting messages) and players with data, as the instances last added them up (within STORAGE_FLUSH_MS), and the plan's quota.",
@@ -61,6 +61,11 @@ export const storageView = {
     messageBytes: { type: 'integer', description: 'Messages waiting for players (docs/safe-saves.md, "Messages to players").' },
     quotaBytes: { type: 'integer', minimum: 0 },
     quotaUsedBytes: { type: 'integer', description: 'What the quota weighs: bytes less historyBytes.' },
+    dataRedisBytes: {
+      type: 'integer',
+      description:
+        "The Redis memory the players' data takes, estimated from the counted bytes: 1.2 x the data's bytes + 150 B a player, within ±20% of MEMORY USAGE for typical players (docs/safe-saves.md, \"Size limits\").",
+    },
     quotaPercent: {
       type: 'number',
       description: 'quotaUsedBytes over quotaBytes in percent, one decimal: the console warns at 80 and 95 (docs/safe-saves.md, "Size limits").',

@@ -80,6 +80,7 @@ describe('safe saves: storage quota per workspace', () => {
       quotaBytes: QUOTA,
       quotaUsedBytes: heldNow,
       quotaPercent: Math.round((heldNow / QUOTA) * 1000) / 10,
+      dataRedisBytes: Math.round(heldNow * 1.2 + (users.length - 2) * 150),
     });
   });
 
