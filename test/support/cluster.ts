@@ -99,6 +99,12 @@ async function clusterNodesTable(port: number): Promise<string[][]> {
 export interface ClusterOptions {
   readonly masters?: number;
   readonly appendfsync?: 'always' | 'everysec' | 'no';
+  /**
+   * Redis's default `cluster-require-full-coverage yes`: while one master's slots are uncovered
+   * (from its FAIL flag to its replica's promotion) every master answers CLUSTERDOWN. Off here,
+   * as docs/deployment.md asks of a production cluster (test/cluster/full-coverage.test.ts).
+   */
+  readonly requireFullCoverage?: boolean;
 }
 
 export async function startCluster(options: ClusterOptions = {}): Promise<TestCluster> {
@@ -117,7 +123,10 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
         dataDir,
         port,
         appendfsync: options.appendfsync ?? 'everysec',
-        extraArgs: ['--cluster-enabled', 'yes', '--cluster-node-timeout', '2000', '--repl-diskless-sync-delay', '0'],
+        extraArgs: [
+          '--cluster-enabled', 'yes', '--cluster-node-timeout', '2000', '--repl-diskless-sync-delay', '0',
+          '--cluster-require-full-coverage', options.requireFullCoverage ? 'yes' : 'no',
+        ],
       });
       nodes.push({ port, dataDir, redis });
     }
