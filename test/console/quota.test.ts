@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { ADMIN_TOKEN, testOps } from '../support/admin.js';
 import { call, useService } from '../support/service.js';
 import { randomSuffix } from './random-name.js';
-import { expectAccessible, openTab, screenshot, signIn, useConsolePage } from './support.js';
+import { checkBothSizes, openTab, signIn, useConsolePage } from './support.js';
 
 describe('operator console: warnings before the storage quota', function () {
   this.timeout(60_000);
@@ -35,8 +35,7 @@ describe('operator console: warnings before the storage quota', function () {
     await banner.waitFor();
     expect(await banner.getAttribute('data-level')).to.equal('80');
     expect(await banner.textContent()).to.match(/85(\.\d)?% of quota/).and.include('Near its storage quota');
-    await expectAccessible(page, 'workspace page with the quota banner');
-    await screenshot(page, 'quota-banner');
+    await checkBothSizes(page, 'quota-banner', () => banner.waitFor());
     await openTab(page, 'API keys');
     expect(await banner.isVisible()).to.equal(true);
 
