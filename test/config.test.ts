@@ -15,7 +15,8 @@ describe('config', () => {
       maxPlayerBytes: 4194304,
       workspaceBytesPerSecond: 8388608,
     });
-    expect(c.rateLimit).to.deep.equal({ windowMs: 10000, plans: { free: 60, pro: 300 }, leaseAhead: 32, usageFlushMs: 5000 });
+    expect(c.rateLimit).to.deep.equal({ windowMs: 10000, plans: { free: 60, pro: 300 }, leaseAhead: 32, usageFlushMs: 5000, failoverMs: 30000 });
+    expect(c.idempotencyClaimFailoverMs).to.equal(8000);
     expect(c.admin).to.deep.equal({ token: undefined, port: 8081, host: '127.0.0.1', authFailures: 20, authWindowMs: 300_000 });
   });
 
@@ -33,6 +34,8 @@ describe('config', () => {
       RATE_LIMIT_FREE: '5',
       RATE_LIMIT_PRO: '50',
       RATE_LIMIT_LEASE_AHEAD: '0',
+      RATE_LIMIT_FAILOVER_MS: '5000',
+      IDEMPOTENCY_CLAIM_FAILOVER_MS: '3000',
       USAGE_FLUSH_MS: '250',
       ADMIN_TOKEN: 'a-very-long-admin-token',
       ADMIN_PORT: '9001',
@@ -49,7 +52,8 @@ describe('config', () => {
       maxPlayerBytes: 4194304,
       workspaceBytesPerSecond: 1048576,
     });
-    expect(c.rateLimit).to.deep.equal({ windowMs: 1000, plans: { free: 5, pro: 50 }, leaseAhead: 0, usageFlushMs: 250 });
+    expect(c.rateLimit).to.deep.equal({ windowMs: 1000, plans: { free: 5, pro: 50 }, leaseAhead: 0, usageFlushMs: 250, failoverMs: 5000 });
+    expect(c.idempotencyClaimFailoverMs).to.equal(3000);
     expect(c.admin.token).to.equal('a-very-long-admin-token');
     expect(c.admin.port).to.equal(9001);
     expect([c.admin.authFailures, c.admin.authWindowMs]).to.deep.equal([3, 60_000]);
