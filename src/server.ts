@@ -12,6 +12,7 @@ import { DEFAULT_REDIS_URL, type Config } from './config.js';
 import type { Logger } from './logger.js';
 import { metrics } from './metrics.js';
 import { instrumentRedis } from './store/redis/instrument.js';
+import { warnOfFullCoverage } from './store/redis/cluster-settings.js';
 import { failoverLogOf } from './store/redis/failover-log.js';
 import { ApiKeyStore } from './store/workspaces/api-keys.js';
 import { EventSubscriber } from './store/redis/events.js';
@@ -133,6 +134,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     throw new Error(`Cannot reach Redis at ${describeRedis(config)}: ${(err as Error).message}`, { cause: err });
   }
   instrumentRedis(redis, metrics);
+  await warnOfFullCoverage(redis, logger);
   if (cluster.isWorker && cluster.worker) metrics.labelWorker(String(cluster.worker.id));
   metrics.enableDefaultMetrics();
   // A connection's errors while Redis restarts or fails over are counted and logged a line a second at most.

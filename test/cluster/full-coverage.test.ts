@@ -8,10 +8,12 @@ import { expect } from 'chai';
 import { Redis, type Cluster } from 'ioredis';
 import { AdminOperations, type CreatedWorkspace } from '../../src/admin/operations.js';
 import { hashApiKey } from '../../src/domain/api-key.js';
-import type { RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
+import { createLogger } from '../../src/logger.js';
+import { startService, type RunningService } from '../../src/server.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
-import { client, startTestService } from '../support/service.js';
+import { LogCapture } from '../support/log-capture.js';
+import { client, startTestService, testConfig } from '../support/service.js';
 
 /** Ports of the nodes a subscriber-mode client is connected to. */
 async function subscribedNodes(cluster: TestCluster): Promise<number[]> {
@@ -89,5 +91,30 @@ describe('a master killed: the players of the other masters are written all alon
     expect(backAfterMs, 'the killed master\u2019s slots written again (a failover happened meanwhile)').to.be.below(20_000);
     expect(writes, 'writes to the healthy masters\u2019 players through the failover').to.be.above(50);
     expect(failed, 'writes to players of healthy masters that failed').to.deep.equal([]);
+  });
+});
+
+describe('the service warns at start of masters that require full coverage', function () {
+  this.timeout(60_000);
+
+  it('names them on a cluster left at Redis\'s default, and says nothing once it is off', async () => {
+    for (const requireFullCoverage of [true, false]) {
+      const cluster = await startCluster({ requireFullCoverage });
+      const capture = new LogCapture();
+      const config = testConfig({ REDIS_CLUSTER_NODES: cluster.seeds, LOG_LEVEL: 'warn' });
+      const service = await startService(config, createLogger(config, capture));
+      try {
+        const warned = capture.lines.map((l) => JSON.parse(l) as Record<string, any>).find((l) => l['setting'] === 'cluster-require-full-coverage');
+        if (requireFullCoverage) {
+          expect(warned?.['level'], 'a warn line').to.equal(40);
+          expect(warned?.['masters']).to.have.length(3);
+        } else {
+          expect(warned, 'no line').to.equal(undefined);
+        }
+      } finally {
+        await service.close();
+        await cluster.stop();
+      }
+    }
   });
 });
