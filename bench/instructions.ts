@@ -32,6 +32,13 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
 const WARM_SECONDS = Number(env['BENCH_WARM'] ?? 30);
 /**
+ * Warm-up in requests per scenario instead of seconds, when set. A warm-up in seconds gives a
+ * target under valgrind on a loaded machine too few requests: V8's optimizing compiler, on the
+ * main thread here, was still at work in the counted window, 36-48% of the count in the runs of
+ * 2026-11-28 (bench/RESULTS.md), and two builds' counts differed by how far each had got.
+ */
+const WARM_REQUESTS = env['BENCH_WARM_REQUESTS'] ? Number(env['BENCH_WARM_REQUESTS']) : undefined;
+/**
  * A folder that keeps callgrind's dumps (one per scenario, `cg.<pid>.<n>`) for
  * `callgrind_annotate`; by default they go with the run's temporary folder.
  */
@@ -125,7 +132,7 @@ async function measure(
   const pid = target.process.pid!;
   const rows: Row[] = [];
   try {
-    for (const scenario of scenarios) await send(target, scenario, seeded, { seconds: WARM_SECONDS });
+    for (const scenario of scenarios) await send(target, scenario, seeded, WARM_REQUESTS ? { amount: WARM_REQUESTS } : { seconds: WARM_SECONDS });
     for (const scenario of scenarios) {
       control(pid, envOf, '-z');
       control(pid, envOf, '-i', 'on');
@@ -232,7 +239,7 @@ async function main(): Promise<void> {
     const report = {
       date: new Date().toISOString(),
       node: process.version,
-      settings: { warmSeconds: WARM_SECONDS, requests: REQUESTS, workspaces: WORKSPACES, connections: CONNECTIONS, only: ONLY },
+      settings: { warmSeconds: WARM_REQUESTS ? undefined : WARM_SECONDS, warmRequests: WARM_REQUESTS, requests: REQUESTS, workspaces: WORKSPACES, connections: CONNECTIONS, only: ONLY },
       rows,
       table,
     };
