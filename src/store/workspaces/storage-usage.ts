@@ -17,9 +17,17 @@
 // last interval with several.
 import { keys } from '../keys.js';
 import { writePaced } from '../redis/paced-writes.js';
-import type { RedisClient } from '../redis/redis.js';
+import { isUnavailableError, type RedisClient } from '../redis/redis.js';
 import { singleFlight } from '../redis/single-flight.js';
 import { sumPlayerSizes } from '../players/player-sizes.js';
+
+/** How long past their refresh a workspace's known totals still serve while Redis cannot be read (a failover takes a few seconds). */
+export const STALE_TOTALS_MS = 30_000;
+
+/** The Redis error under an AppError (STORAGE_UNAVAILABLE wraps it), or the error itself. */
+function unavailableCause(err: unknown): unknown {
+  return err instanceof Error && err.cause !== undefined && !isUnavailableError(err) ? err.cause : err;
+}
 
 export interface StorageTotals {
   /** Everything counted: the players' bytes, the leaderboards', the kept answers' and the messages'. */
@@ -207,7 +215,19 @@ export class StorageUsage {
   current(workspaceId: string, nowMs: number): StorageTotals | Promise<StorageTotals> {
     const known = this.known.get(workspaceId);
     if (known !== undefined && nowMs - known.at < this.refreshMs) return this.withPending(workspaceId, known);
-    return this.read(workspaceId, nowMs).then((read) => this.withPending(workspaceId, read));
+    return this.read(workspaceId, nowMs).then(
+      (read) => this.withPending(workspaceId, read),
+      (err: unknown) => {
+        // The workspace's master failing over (or restarting): the totals known, with this
+        // instance's own deltas since, for up to STALE_TOTALS_MS past their refresh, rather than
+        // every write of the workspace failing whole for the failover's length (the fleet test
+        // with the window's master killed). Past that, or never read, the failure stands.
+        if (known !== undefined && isUnavailableError(unavailableCause(err)) && nowMs - known.at < this.refreshMs + STALE_TOTALS_MS) {
+          return this.withPending(workspaceId, known);
+        }
+        throw err;
+      },
+    );
   }
 
   /** Writes the deltas taken since the last flush; what fails to write is kept for the next. */
