@@ -34,17 +34,18 @@ describe('lua/erase-player-keys.lua', () => {
     const other = `${keys.player(ws, '7')}:m:1`;
     await redis.set(other, 'a message kept under the tag by a later release');
     const erased = await erasePlayerKeys(redis, ws, '7', [keys.player(ws, '7'), history, other]);
-    expect(erased).to.deep.equal({ keysDeleted: 3, bytes: Number(meta[0]) + Number(meta[1]), players: 1, messages: new Map(), keptElsewhere: [] });
+    expect(erased).to.deep.equal({ keysDeleted: 3, bytes: Number(meta[0]) + Number(meta[1]), historyBytes: Number(meta[1]), players: 1, messages: new Map(), keptElsewhere: [] });
+    expect(erased.historyBytes, 'the writes kept history').to.be.greaterThan(0);
     expect(await redis.exists(keys.player(ws, '7'), history, other)).to.equal(0);
     // Again: nothing left, nothing counted.
-    expect(await erasePlayerKeys(redis, ws, '7', [keys.player(ws, '7')])).to.deep.equal({ keysDeleted: 0, bytes: 0, players: 0, messages: new Map(), keptElsewhere: [] });
+    expect(await erasePlayerKeys(redis, ws, '7', [keys.player(ws, '7')])).to.deep.equal({ keysDeleted: 0, bytes: 0, historyBytes: 0, players: 0, messages: new Map(), keptElsewhere: [] });
   });
 
   it('counts a hash written before versions existed by its fields', async () => {
     const ws = randomId('ws');
     await redis.hset(keys.player(ws, '8'), 'coins', '[1,5]', 'name', '[1,"x"]');
     const erased = await erasePlayerKeys(redis, ws, '8', [keys.player(ws, '8')]);
-    expect(erased).to.deep.equal({ keysDeleted: 1, bytes: 'coins'.length + 5 + 'name'.length + 7, players: 1, messages: new Map(), keptElsewhere: [] });
+    expect(erased).to.deep.equal({ keysDeleted: 1, bytes: 'coins'.length + 5 + 'name'.length + 7, historyBytes: 0, players: 1, messages: new Map(), keptElsewhere: [] });
   });
 
   it('answers the waiting messages\' bytes by the hour they expire in, and the records its notes name', async () => {
