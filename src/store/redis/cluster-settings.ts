@@ -2,7 +2,7 @@
 // `cluster-require-full-coverage yes` makes every master answer CLUSTERDOWN for every key while
 // one master's slots are uncovered (from its FAIL flag to its replica's promotion, about a
 // second), so a failover fails the players of the healthy masters too (the fleet test of issue
-// 40; test/cluster/full-coverage.test.ts). The service only reads the setting (CONFIG GET, never
+// 40; test-long/full-coverage.test.ts, and test/cluster/full-coverage.test.ts for the warning). The service only reads the setting (CONFIG GET, never
 // SET: it does not reconfigure a Redis it did not start) and says so at warn; a node that refuses
 // CONFIG (a managed service's renamed command) is passed over.
 import { Cluster, Redis } from 'ioredis';
