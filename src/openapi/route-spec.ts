@@ -52,7 +52,7 @@ const ERROR_TEXT: Readonly<Record<number, string>> = {
   422: 'IDEMPOTENCY_KEY_REUSED: the Idempotency-Key was first used for a different request.',
   413: 'Request body larger than MAX_BODY_BYTES.',
   415: 'Request body is not JSON.',
-  429: "The plan's rate limit exceeded (with the X-RateLimit headers), or too many requests with a missing or invalid API key from this address (AUTH_FAILURES_PER_MINUTE, before any key is looked up: no X-RateLimit headers), or the workspace's byte budget for large answers and bodies on this instance spent (WORKSPACE_BYTES_PER_SECOND; the message says so); retry after Retry-After seconds.",
+  429: "The plan's rate limit exceeded (with the X-RateLimit headers), or too many requests with a missing or invalid API key from this address (AUTH_FAILURES_PER_MINUTE, before any key is looked up: no X-RateLimit headers), or the workspace's byte budget for large answers and bodies on this instance spent (WORKSPACE_BYTES_PER_SECOND; the message says so), or (writes) the workspace sent more at once than its write turn on storage gets through within REDIS_COMMAND_TIMEOUT_MS (nothing written; the message says so); retry after Retry-After seconds.",
   500: 'Internal error; the caller may retry.',
   503: 'STORAGE_UNAVAILABLE: storage unavailable, nothing written; the caller may retry. OUTCOME_UNKNOWN (writes): the write was sent but its answer never came, so it may have been applied; retry with the same Idempotency-Key.',
 };
