@@ -58,8 +58,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'heavy-turn-read-free',
     bug: "a whole read of a large player does not wait for its workspace's heavy turn, so it runs beside the workspace's large write",
     file: 'src/http/byte-budget.ts',
-    find: '  ctx.state.answerCharged = true;\n  await ctx.state.heavyTurn?.();',
-    replace: '  ctx.state.answerCharged = true;',
+    find: '  ctx.state.answerPaid = (ctx.state.answerPaid ?? 0) + bytes;\n  await ctx.state.heavyTurn?.();',
+    replace: '  ctx.state.answerPaid = (ctx.state.answerPaid ?? 0) + bytes;',
     tests: ['test/http/heavy-requests.test.ts'],
   },
   {
@@ -106,8 +106,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'batch-work-per-script',
     bug: "what a request's scripts copy inside Redis is charged per script, so a batch's players each under LARGE_BYTES copy up to 6.4 MiB uncharged",
     file: 'src/http/byte-budget.ts',
-    find: '  if (total > LARGE_BYTES) budget.debitPart(',
-    replace: '  if (bytes > LARGE_BYTES) budget.debitPart(',
+    find: '  if (total <= LARGE_BYTES) return 0;',
+    replace: '  if (bytes <= LARGE_BYTES) return 0;',
     tests: ['test/http/heavy-requests.test.ts'],
   },
   {
