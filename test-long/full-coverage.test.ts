@@ -12,20 +12,8 @@ import { AdminOperations, type CreatedWorkspace } from '../src/admin/operations.
 import { hashApiKey } from '../src/domain/api-key.js';
 import { keys } from '../src/store/keys.js';
 import type { RunningService } from '../src/server.js';
-import { startCluster, type TestCluster } from '../test/support/cluster.js';
+import { startCluster, subscribedNodes, type TestCluster } from '../test/support/cluster.js';
 import { client, startTestService } from '../test/support/service.js';
-
-/** Ports of the nodes a subscriber-mode client is connected to. */
-async function subscribedNodes(cluster: TestCluster): Promise<number[]> {
-  const ports: number[] = [];
-  for (const node of cluster.nodes) {
-    const probe = new Redis({ port: node.port, host: '127.0.0.1', maxRetriesPerRequest: 0 });
-    const list = (await probe.client('LIST')) as string;
-    probe.disconnect();
-    if (list.split('\n').some((line) => / sub=[1-9]/.test(line))) ports.push(node.port);
-  }
-  return ports;
-}
 
 describe('a master killed: the players of the other masters are written all along (cluster-require-full-coverage no)', function () {
   this.timeout(120_000);

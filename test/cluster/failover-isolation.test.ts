@@ -13,25 +13,13 @@ import type { CreatedWorkspace } from '../../src/admin/operations.js';
 import { hashApiKey } from '../../src/domain/api-key.js';
 import type { RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
-import { startCluster, type ClusterNode, type TestCluster } from '../support/cluster.js';
+import { startCluster, subscribedNodes, type ClusterNode, type TestCluster } from '../support/cluster.js';
 import { client, startTestService, type ApiResponse } from '../support/service.js';
 
 const COMMAND_TIMEOUT_MS = 1000;
 /** The healthy masters' players are written within this of the request: well under the command timeout. */
 const PROMPT_MS = COMMAND_TIMEOUT_MS / 2;
 const FAILED = ['STORAGE_UNAVAILABLE', 'OUTCOME_UNKNOWN'];
-
-/** Ports of the nodes a subscriber-mode client is connected to (a stopped one would stall the key cache). */
-async function subscribedNodes(cluster: TestCluster): Promise<number[]> {
-  const ports: number[] = [];
-  for (const node of cluster.nodes) {
-    const probe = new Redis({ port: node.port, host: '127.0.0.1', maxRetriesPerRequest: 0 });
-    const list = (await probe.client('LIST')) as string;
-    probe.disconnect();
-    if (list.split('\n').some((line) => / sub=[1-9]/.test(line))) ports.push(node.port);
-  }
-  return ports;
-}
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
 

@@ -11,22 +11,9 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
-import { startCluster, type TestCluster } from '../support/cluster.js';
+import { startCluster, subscribedNodes, type TestCluster } from '../support/cluster.js';
 import { LogCapture } from '../support/log-capture.js';
 import { call, type ApiResponse } from '../support/service.js';
-
-/** Ports of the nodes a subscriber-mode client is connected to. */
-async function subscribedNodes(cluster: TestCluster): Promise<number[]> {
-  const ports: number[] = [];
-  for (const node of cluster.nodes) {
-    if (node.redis.process.exitCode !== null || node.redis.process.signalCode !== null) continue;
-    const probe = new Redis({ port: node.port, host: '127.0.0.1', maxRetriesPerRequest: 0 });
-    const list = (await probe.client('LIST')) as string;
-    probe.disconnect();
-    if (list.split('\n').some((line) => / sub=[1-9]/.test(line))) ports.push(node.port);
-  }
-  return ports;
-}
 
 describe('a master of the cluster killed: readiness, the limiter, the logs', function () {
   this.timeout(90_000);

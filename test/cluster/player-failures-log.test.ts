@@ -11,21 +11,9 @@ import { createLogger } from '../../src/logger.js';
 import { metrics } from '../../src/metrics.js';
 import { startService, type RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
-import { startCluster, type ClusterNode, type TestCluster } from '../support/cluster.js';
+import { startCluster, subscribedNodes, type ClusterNode, type TestCluster } from '../support/cluster.js';
 import { LogCapture } from '../support/log-capture.js';
 import { client, testConfig } from '../support/service.js';
-
-/** Ports of the nodes a subscriber-mode client is connected to (a stopped one would stall the key cache). */
-async function subscribedNodes(cluster: TestCluster): Promise<number[]> {
-  const ports: number[] = [];
-  for (const node of cluster.nodes) {
-    const probe = new Redis({ port: node.port, host: '127.0.0.1', maxRetriesPerRequest: 0 });
-    const list = (await probe.client('LIST')) as string;
-    probe.disconnect();
-    if (list.split('\n').some((line) => / sub=[1-9]/.test(line))) ports.push(node.port);
-  }
-  return ports;
-}
 
 async function failoverEvents(): Promise<number> {
   return (await metrics.redisFailoverEvents.get()).values.reduce((sum, v) => sum + v.value, 0);

@@ -14,21 +14,10 @@ import { AdminOperations, type CreatedWorkspace } from '../../src/admin/operatio
 import { hashApiKey } from '../../src/domain/api-key.js';
 import type { RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
-import { startCluster, type ClusterNode, type TestCluster } from '../support/cluster.js';
+import { startCluster, subscribedNodes, type ClusterNode, type TestCluster } from '../support/cluster.js';
 import { client, startTestService } from '../support/service.js';
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('base64url');
-
-async function subscribedNodes(cluster: TestCluster): Promise<number[]> {
-  const ports: number[] = [];
-  for (const node of cluster.nodes) {
-    const probe = new Redis({ port: node.port, host: '127.0.0.1', maxRetriesPerRequest: 0 });
-    const list = (await probe.client('LIST')) as string;
-    probe.disconnect();
-    if (list.split('\n').some((line) => / sub=[1-9]/.test(line))) ports.push(node.port);
-  }
-  return ports;
-}
 
 describe('the workspace\'s master stops answering: a many-player request with a key waits it out (issue 40)', function () {
   this.timeout(90_000);

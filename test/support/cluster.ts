@@ -209,3 +209,16 @@ export async function crossSlotErrors(cluster: TestCluster): Promise<number> {
   }
   return total;
 }
+
+/** Ports of the nodes a subscriber-mode client is connected to (a stopped one would stall a service's key cache). */
+export async function subscribedNodes(cluster: TestCluster): Promise<number[]> {
+  const ports: number[] = [];
+  for (const node of cluster.nodes) {
+    if (node.redis.process.exitCode !== null || node.redis.process.signalCode !== null) continue;
+    const probe = new Redis({ port: node.port, host: '127.0.0.1', maxRetriesPerRequest: 0 });
+    const list = (await probe.client('LIST')) as string;
+    probe.disconnect();
+    if (list.split('\n').some((line) => / sub=[1-9]/.test(line))) ports.push(node.port);
+  }
+  return ports;
+}
