@@ -8,11 +8,9 @@
 // loaded machine, which npm test cannot afford).
 import { expect } from 'chai';
 import { Redis, type Cluster } from 'ioredis';
-import { AdminOperations, type CreatedWorkspace } from '../src/admin/operations.js';
-import { hashApiKey } from '../src/domain/api-key.js';
 import { keys } from '../src/store/keys.js';
 import type { RunningService } from '../src/server.js';
-import { startCluster, subscribedNodes, type TestCluster } from '../test/support/cluster.js';
+import { startCluster, workspaceOffVictim, type TestCluster } from '../test/support/cluster.js';
 import { client, startTestService } from '../test/support/service.js';
 
 describe('a master killed: the players of the other masters are written all along (cluster-require-full-coverage no)', function () {
@@ -33,14 +31,9 @@ describe('a master killed: the players of the other masters are written all alon
   });
 
   it('kill -9 of a master without the workspace\'s keys: no write to another master\'s player fails, and its own slots come back', async () => {
-    const subscribed = await subscribedNodes(cluster);
-    const victimPort = (await cluster.masters()).find((p) => !subscribed.includes(p))!;
+    const { victim, ws } = await workspaceOffVictim(cluster, admin, 'coverage');
+    const victimPort = victim.port;
     const onVictim = async (key: string) => (await cluster.masterOf(key)) === victimPort;
-    const ops = new AdminOperations(admin);
-    let ws: CreatedWorkspace = await ops.createWorkspace({ name: 'coverage', plan: 'pro' });
-    while ((await onVictim(keys.workspace(ws.workspaceId))) || (await onVictim(keys.apiKey(hashApiKey(ws.apiKey))))) {
-      ws = await ops.createWorkspace({ name: 'coverage', plan: 'pro' });
-    }
     const api = client(service, ws.apiKey);
     const healthy: string[] = [];
     let victimPlayer = '';

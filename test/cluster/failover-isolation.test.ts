@@ -8,12 +8,10 @@ import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { PlayerDataClient } from '../../clients/typescript/src/index.js';
 import { Cluster, Redis } from 'ioredis';
-import { AdminOperations } from '../../src/admin/operations.js';
 import type { CreatedWorkspace } from '../../src/admin/operations.js';
-import { hashApiKey } from '../../src/domain/api-key.js';
 import type { RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
-import { startCluster, subscribedNodes, type ClusterNode, type TestCluster } from '../support/cluster.js';
+import { startCluster, workspaceOffVictim, type ClusterNode, type TestCluster } from '../support/cluster.js';
 import { client, startTestService, type ApiResponse } from '../support/service.js';
 
 const COMMAND_TIMEOUT_MS = 1000;
@@ -42,17 +40,7 @@ describe('one master stops answering: a many-player request fails only its playe
     admin = cluster.client();
     // The stopped master holds neither a subscription, nor the workspace's own keys (its window,
     // totals), nor its API key's record (read again whenever the key cache is): only players.
-    const subscribed = await subscribedNodes(cluster);
-    const masters = await cluster.masters();
-    const port = masters.find((p) => !subscribed.includes(p));
-    expect(port, 'a master with no subscription').to.not.equal(undefined);
-    victim = cluster.nodes.find((n) => n.port === port)!;
-    const ops = new AdminOperations(admin);
-    const onVictim = async (key: string) => (await cluster.masterOf(key)) === port;
-    ws = await ops.createWorkspace({ name: 'isolation', plan: 'pro' });
-    while ((await onVictim(keys.workspace(ws.workspaceId))) || (await onVictim(keys.apiKey(hashApiKey(ws.apiKey))))) {
-      ws = await ops.createWorkspace({ name: 'isolation', plan: 'pro' });
-    }
+    ({ victim, ws } = await workspaceOffVictim(cluster, admin, 'isolation'));
     api = client(service, ws.apiKey);
     expect((await api.post('/data/set', { userId: 'warm', key: 'k', value: 1 })).status).to.equal(200);
   });

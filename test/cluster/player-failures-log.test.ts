@@ -5,13 +5,12 @@
 // a 200 hid them: nothing logged, nothing counted.
 import { expect } from 'chai';
 import { Redis, type Cluster } from 'ioredis';
-import { AdminOperations, type CreatedWorkspace } from '../../src/admin/operations.js';
-import { hashApiKey } from '../../src/domain/api-key.js';
+import type { CreatedWorkspace } from '../../src/admin/operations.js';
 import { createLogger } from '../../src/logger.js';
 import { metrics } from '../../src/metrics.js';
 import { startService, type RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
-import { startCluster, subscribedNodes, type ClusterNode, type TestCluster } from '../support/cluster.js';
+import { startCluster, workspaceOffVictim, type ClusterNode, type TestCluster } from '../support/cluster.js';
 import { LogCapture } from '../support/log-capture.js';
 import { client, testConfig } from '../support/service.js';
 
@@ -34,15 +33,7 @@ describe('the players of a 200 that failed alone for their master are logged and
     const config = testConfig({ REDIS_CLUSTER_NODES: cluster.seeds, RATE_LIMIT_PRO: '100000', REDIS_COMMAND_TIMEOUT_MS: '1000', LOG_LEVEL: 'info' });
     service = await startService(config, createLogger(config, capture));
     admin = cluster.client();
-    const subscribed = await subscribedNodes(cluster);
-    const port = (await cluster.masters()).find((p) => !subscribed.includes(p))!;
-    victim = cluster.nodes.find((n) => n.port === port)!;
-    const ops = new AdminOperations(admin);
-    const onVictim = async (key: string) => (await cluster.masterOf(key)) === port;
-    ws = await ops.createWorkspace({ name: 'refusals', plan: 'pro' });
-    while ((await onVictim(keys.workspace(ws.workspaceId))) || (await onVictim(keys.apiKey(hashApiKey(ws.apiKey))))) {
-      ws = await ops.createWorkspace({ name: 'refusals', plan: 'pro' });
-    }
+    ({ victim, ws } = await workspaceOffVictim(cluster, admin, 'refusals'));
     api = client(service, ws.apiKey);
     expect((await api.post('/data/set', { userId: 'warm', key: 'k', value: 1 })).status).to.equal(200);
   });

@@ -8,7 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Cluster, Redis } from 'ioredis';
+import { AdminOperations, type CreatedWorkspace } from '../../src/admin/operations.js';
 import { startLocalRedis, type LocalRedis } from '../../src/dev/local-redis.js';
+import { hashApiKey } from '../../src/domain/api-key.js';
+import { keys } from '../../src/store/keys.js';
 
 const run = promisify(execFile);
 
@@ -221,4 +224,22 @@ export async function subscribedNodes(cluster: TestCluster): Promise<number[]> {
     if (list.split('\n').some((line) => / sub=[1-9]/.test(line))) ports.push(node.port);
   }
   return ports;
+}
+
+/**
+ * A master to stop or kill that holds only players of a new workspace: no service subscription
+ * (a stopped one would stall the key cache), not the workspace's own keys (its window, totals)
+ * nor its API key's record (read again whenever the key cache is).
+ */
+export async function workspaceOffVictim(cluster: TestCluster, admin: Cluster, name: string): Promise<{ victim: ClusterNode; ws: CreatedWorkspace }> {
+  const subscribed = await subscribedNodes(cluster);
+  const port = (await cluster.masters()).find((p) => !subscribed.includes(p));
+  if (port === undefined) throw new Error('no master without a subscription');
+  const onVictim = async (key: string) => (await cluster.masterOf(key)) === port;
+  const ops = new AdminOperations(admin);
+  let ws = await ops.createWorkspace({ name, plan: 'pro' });
+  while ((await onVictim(keys.workspace(ws.workspaceId))) || (await onVictim(keys.apiKey(hashApiKey(ws.apiKey))))) {
+    ws = await ops.createWorkspace({ name, plan: 'pro' });
+  }
+  return { victim: cluster.nodes.find((n) => n.port === port)!, ws };
 }
