@@ -13,7 +13,7 @@ import { AppError, ErrorCode, badRequest } from '../errors.js';
 import type { KeepVerdict } from './storage-quota.js';
 import { isUnavailableError, type RedisClient } from '../store/redis/redis.js';
 import { KEPT_NOTE_BYTES } from '../store/players/kept-elsewhere.js';
-import { claimBytes, claimIdempotencyKey, claimsSpreadSince, keepClaimAnswer, readLegacyClaim } from '../store/workspaces/idempotency-claims.js';
+import { claimBytes, claimIdempotencyKey, keepClaimAnswer, readLegacyClaim } from '../store/workspaces/idempotency-claims.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -58,8 +58,6 @@ export const CLAIM_RETRY_MS = 250;
 
 export class IdempotencyClaims {
   private readonly inFlight = new Set<string>();
-  /** Until when a legacy claim may live (legacyClaimsMayLive), once known. */
-  private legacyUntilMs: number | undefined;
 
   constructor(
     private readonly redis: RedisClient,
@@ -104,23 +102,6 @@ export class IdempotencyClaims {
   }
 
   /**
-   * Whether a claim the release before kept may still live: until IDEMPOTENCY_TTL_SECONDS after
-   * the first start of this release on the installation (its longest life). Past that, a
-   * many-player request no longer sends the legacy read to its workspace's slot (one command a
-   * request, on one master). Asked of Redis once per instance; a failure is answered true.
-   */
-  private async legacyClaimsMayLive(): Promise<boolean> {
-    if (this.legacyUntilMs === undefined) {
-      try {
-        this.legacyUntilMs = (await claimsSpreadSince(this.redis, Date.now())) + this.ttlSeconds * 1000;
-      } catch {
-        return true;
-      }
-    }
-    return Date.now() < this.legacyUntilMs;
-  }
-
-  /**
    * Claims `rawKey` for this request in the workspace, for `ttlSeconds` (the configured time
    * unless the workspace keeps answers shorter): 409 while this instance still applies a
    * request with the same key, 422 when the key was first used for another request.
@@ -145,10 +126,7 @@ export class IdempotencyClaims {
       // minute): retried across the upgrade that spread the claims, it finds that answer in the
       // claim the release before kept in the workspace's slot. One GET, many-player requests
       // without a kept answer only; goes with keys.legacyIdempotencyClaim.
-      const legacy =
-        manyPlayers(body) && !first?.includes('\n') && (await this.legacyClaimsMayLive())
-          ? await this.servedThroughFailover(() => readLegacyClaim(this.redis, workspaceId, keyHash))
-          : null;
+      const legacy = manyPlayers(body) && !first?.includes('\n') ? await this.servedThroughFailover(() => readLegacyClaim(this.redis, workspaceId, keyHash)) : null;
       for (const held of [first, legacy]) {
         if (held === null) continue;
         const nl = held.indexOf('\n');

@@ -103,11 +103,6 @@ export const keys = {
    */
   legacyIdempotencyClaim: (workspaceId: string, keyHash: string) => `${PREFIX}ws:{${workspaceId}}:idem:${keyHash}`,
   /**
-   * String: when (ms) the first instance that spreads the claims started on this installation.
-   * Legacy claims can live IDEMPOTENCY_TTL_SECONDS past it at most, so the read of one stops then.
-   */
-  claimsSpreadSince: () => `${PREFIX}claims-spread-since`,
-  /**
    * Hash: `bytes` and `players` the workspace stores (data and history), summed from the player
    * scripts' deltas by every instance (store/workspaces/storage-usage.ts); not updated in the player's slot.
    */

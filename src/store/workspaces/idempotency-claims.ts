@@ -28,12 +28,6 @@ export async function readLegacyClaim(redis: RedisClient, workspaceId: string, k
   return redis.get(keys.legacyIdempotencyClaim(workspaceId, keyHash));
 }
 
-/** When (ms) claims began to be spread on this installation: `nowMs` if this is the first to ask (SET NX, then GET). */
-export async function claimsSpreadSince(redis: RedisClient, nowMs: number): Promise<number> {
-  await redis.set(keys.claimsSpreadSince(), String(nowMs), 'NX');
-  return Number((await redis.get(keys.claimsSpreadSince())) ?? nowMs);
-}
-
 /**
  * Keeps a request's whole answer in its claim, after the fingerprint (`<fingerprint>\n<answer>`),
  * for the claim's remaining lifetime; nothing when the claim has expired meanwhile. The players
