@@ -7,6 +7,7 @@
 //   npm run mutants                  every mutant
 //   npm run mutants -- body-limit    those whose id contains "body-limit"
 //   npm run mutants -- --list        the mutants, without running anything
+//   npm run mutants -- --check       only whether each mutant still applies (no test, no file changed)
 //   npm run mutants -- --no-baseline skip the first run of the chosen tests without mutants
 //
 // Exit status: 0 when every mutant was caught, 1 when one survived, 2 when a mutant no longer
@@ -586,6 +587,12 @@ async function main(): Promise<number> {
   if (process.argv.includes('--list')) {
     for (const m of chosen) process.stdout.write(`${m.id}\n  ${m.bug}\n  ${m.file}; caught by ${m.tests.join(', ')}\n`);
     return 0;
+  }
+  if (process.argv.includes('--check')) {
+    const stale = chosen.filter((m) => occurrences(readFileSync(`${ROOT}${m.file}`, 'utf8'), m.find) !== 1);
+    for (const m of stale) process.stdout.write(`stale    ${m.id}: its text is not once in ${m.file}\n`);
+    process.stdout.write(`${chosen.length - stale.length} of ${chosen.length} mutants apply\n`);
+    return stale.length > 0 ? 2 : 0;
   }
   if (chosen.length === 0) {
     process.stderr.write(`mutants: no mutant matches ${filters.join(' ')} (see --list)\n`);
