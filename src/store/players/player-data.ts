@@ -8,8 +8,9 @@ import { decodeEntry, type StoredEntry } from '../../domain/entry.js';
 import { AppError, ErrorCode } from '../../errors.js';
 import { bulkReadGate } from './bulk-reads.js';
 import { keys } from '../keys.js';
-import { changing, nodeOf, type RedisClient } from '../redis/redis.js';
-import { keptRecordBytes } from '../workspaces/idempotency-claims.js';
+import { readAtRedisNow } from '../redis/clock.js';
+import { nodeOf, type RedisClient } from '../redis/redis.js';
+import { runPlayerScript, type KeptReply } from './player-scripts.js';
 import {
   decodeReadReply,
   decodeSessionReply,
@@ -21,15 +22,13 @@ import {
   type LiveSession,
   type PlayerLimits,
   type PlayerWrite,
-  type Replayable,
   type SessionReply,
   type SessionRequest,
   type WriteContext,
   type WriteReply,
 } from './script-protocol.js';
 
-/** A script's reply, and the bytes of the answer it kept for the request's Idempotency-Key (0 for none, or a replay). */
-export type KeptReply<T> = Replayable<T> & { readonly keptBytes: number };
+export type { KeptReply } from './player-scripts.js';
 
 /** Meta fields of the player hash start with this byte; data keys never do. */
 const META = '\0';
@@ -218,30 +217,28 @@ export class PlayerDataStore {
     const ttl = context.idempotency?.ttlSeconds;
     const limitsArg = ttl === undefined || ttl === this.limits.idempotencyTtlSeconds ? this.limitsArg : this.limitsArgFor(ttl);
     const args = writePlayerArgs(limitsArg, write, context);
-    const raw = await this.sent(() =>
-      this.redis.writePlayer(
-        keys.player(workspaceId, userId),
-        keys.playerHistory(workspaceId, userId),
-        keys.playerHistoryCoarse(workspaceId, userId),
-        keys.playerHistoryMeta(workspaceId, userId),
-        this.idempotencyKey(workspaceId, userId, context.idempotency?.keyHash),
-        keys.playerInbox(workspaceId, userId),
-        ...args,
-      ),
+    return runPlayerScript(
+      this.redis,
+      workspaceId,
+      userId,
+      context.idempotency,
+      (idempotencyKey) =>
+        this.redis.writePlayer(
+          keys.player(workspaceId, userId),
+          keys.playerHistory(workspaceId, userId),
+          keys.playerHistoryCoarse(workspaceId, userId),
+          keys.playerHistoryMeta(workspaceId, userId),
+          idempotencyKey,
+          keys.playerInbox(workspaceId, userId),
+          ...args,
+        ),
+      decodeWriteReply,
     );
-    return this.kept(decodeWriteReply(raw), workspaceId, userId, context.idempotency);
-  }
-
-  /** The bytes of the answer a script kept under the request's idempotency key (none for a replay or without a key). */
-  private kept<T>(decoded: Replayable<T>, workspaceId: string, userId: string, idempotency: WriteContext['idempotency']): KeptReply<T> {
-    if (idempotency === undefined || decoded.replayed) return { ...decoded, keptBytes: 0 };
-    const record = keys.playerIdempotency(workspaceId, userId, idempotency.keyHash);
-    return { ...decoded, keptBytes: keptRecordBytes(record, idempotency.fingerprint.length + 1 + JSON.stringify(decoded.raw).length) };
   }
 
   /** Shortens the answer kept for a player under an idempotency key (kept whole elsewhere: the request's claim). */
   async shortenKeptAnswer(workspaceId: string, userId: string, keyHash: string, ms: number): Promise<void> {
-    await this.redis.pexpire(this.idempotencyKey(workspaceId, userId, keyHash), ms);
+    await this.redis.pexpire(keys.playerIdempotency(workspaceId, userId, keyHash), ms);
   }
 
   private limitsArgFor(ttlSeconds: number): string {
@@ -253,15 +250,6 @@ export class PlayerDataStore {
     return arg;
   }
 
-  /**
-   * Runs a command that changes a player: a failure after the command may have run in Redis
-   * (a timeout, a connection dropped after sending) is OUTCOME_UNKNOWN, never the "nothing
-   * happened" of STORAGE_UNAVAILABLE.
-   */
-  private sent<T>(command: () => Promise<T>): Promise<T> {
-    return changing(this.redis, command);
-  }
-
   /** Acquires, renews or releases the player's session (lua/player-session.lua). */
   async session(
     workspaceId: string,
@@ -269,15 +257,20 @@ export class PlayerDataStore {
     request: SessionRequest,
     idempotency?: WriteContext['idempotency'],
   ): Promise<KeptReply<SessionReply>> {
-    const raw = await this.sent(() =>
-      this.redis.playerSession(
-        keys.player(workspaceId, userId),
-        this.idempotencyKey(workspaceId, userId, idempotency?.keyHash),
-        keys.playerInbox(workspaceId, userId),
-        ...playerSessionArgs(request, idempotency, this.limits.idempotencyTtlSeconds),
-      ),
+    return runPlayerScript(
+      this.redis,
+      workspaceId,
+      userId,
+      idempotency,
+      (idempotencyKey) =>
+        this.redis.playerSession(
+          keys.player(workspaceId, userId),
+          idempotencyKey,
+          keys.playerInbox(workspaceId, userId),
+          ...playerSessionArgs(request, idempotency, this.limits.idempotencyTtlSeconds),
+        ),
+      (raw) => decodeSessionReply(raw, request.action),
     );
-    return this.kept(decodeSessionReply(raw, request.action), workspaceId, userId, idempotency);
   }
 
   /** The player's version and live session (expired sessions are not shown). */
@@ -286,11 +279,7 @@ export class PlayerDataStore {
     userId: string,
   ): Promise<{ version: number; session: LiveSession | undefined }> {
     const hash = keys.player(workspaceId, userId);
-    const [[, now], [, fields]] = (await this.redis.multi().time().hmget(hash, VERSION, SESSION).exec()) as [
-      [unknown, [string, string]],
-      [unknown, Array<string | null>],
-    ];
-    const nowMs = Number(now[0]) * 1000 + Math.floor(Number(now[1]) / 1000);
+    const [nowMs, fields] = await readAtRedisNow<[Array<string | null>]>(this.redis, (multi) => multi.hmget(hash, VERSION, SESSION));
     const [version, session] = fields;
     const parsed = session ? parseSessionField(session) : undefined;
     const live = parsed && parsed.expiresAtMs > nowMs ? { sessionId: parsed.sessionId, owner: parsed.owner, expiresAtMs: parsed.expiresAtMs } : undefined;
@@ -349,10 +338,5 @@ export class PlayerDataStore {
   /** The hash's data fields only: meta fields start with a NUL byte. */
   static isDataField(field: string): boolean {
     return !field.startsWith(META);
-  }
-
-  /** Without an idempotency key the script never reads or writes KEYS[3]; it still names a key of the player's slot. */
-  private idempotencyKey(workspaceId: string, userId: string, keyHash: string | undefined): string {
-    return keys.playerIdempotency(workspaceId, userId, keyHash ?? '-');
   }
 }

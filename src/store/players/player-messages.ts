@@ -2,9 +2,10 @@
 // the admin API or the CLI for a player who may be on another server or offline, kept in the
 // player's own slot until a save acknowledges them (lua/write-player.lua) or they expire.
 import { keys } from '../keys.js';
-import { changing, type RedisClient } from '../redis/redis.js';
-import { keptRecordBytes } from '../workspaces/idempotency-claims.js';
-import { decodeSendMessageReply, sendMessageArgs, type Replayable, type SendMessageReply, type WriteContext } from './script-protocol.js';
+import { readAtRedisNow } from '../redis/clock.js';
+import type { RedisClient } from '../redis/redis.js';
+import { runPlayerScript, type KeptReply } from './player-scripts.js';
+import { decodeSendMessageReply, sendMessageArgs, type SendMessageReply, type WriteContext } from './script-protocol.js';
 
 export interface WaitingMessage {
   readonly id: string;
@@ -36,27 +37,25 @@ export class PlayerMessagesStore {
     userId: string,
     message: { readonly json: string; readonly ttlMs: number; readonly maxWaiting: number },
     idempotency?: WriteContext['idempotency'],
-  ): Promise<Replayable<SendMessageReply> & { readonly keptBytes: number }> {
-    const record = keys.playerIdempotency(workspaceId, userId, idempotency?.keyHash ?? '-');
-    const raw = await changing(this.redis, () =>
-      this.redis.sendMessage(
-        keys.playerInbox(workspaceId, userId),
-        record,
-        ...sendMessageArgs(message.json, message.ttlMs, message.maxWaiting, idempotency, this.idempotencyTtlSeconds),
-      ),
+  ): Promise<KeptReply<SendMessageReply>> {
+    return runPlayerScript(
+      this.redis,
+      workspaceId,
+      userId,
+      idempotency,
+      (idempotencyKey) =>
+        this.redis.sendMessage(
+          keys.playerInbox(workspaceId, userId),
+          idempotencyKey,
+          ...sendMessageArgs(message.json, message.ttlMs, message.maxWaiting, idempotency, this.idempotencyTtlSeconds),
+        ),
+      decodeSendMessageReply,
     );
-    const decoded = decodeSendMessageReply(raw);
-    const keptBytes = idempotency && !decoded.replayed ? keptRecordBytes(record, idempotency.fingerprint.length + 1 + JSON.stringify(decoded.raw).length) : 0;
-    return { ...decoded, keptBytes };
   }
 
   /** The messages waiting for the player, oldest first, by Redis's clock (expired ones are not shown). */
   async list(workspaceId: string, userId: string): Promise<WaitingMessage[]> {
-    const [[, now], [, all]] = (await this.redis.multi().time().hgetall(keys.playerInbox(workspaceId, userId)).exec()) as [
-      [unknown, [string, string]],
-      [unknown, Record<string, string>],
-    ];
-    const nowMs = Number(now[0]) * 1000 + Math.floor(Number(now[1]) / 1000);
+    const [nowMs, all] = await readAtRedisNow<[Record<string, string>]>(this.redis, (multi) => multi.hgetall(keys.playerInbox(workspaceId, userId)));
     const waiting: WaitingMessage[] = [];
     for (const [id, value] of Object.entries(all)) {
       if (id === SEQUENCE) continue;

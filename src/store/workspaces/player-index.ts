@@ -11,6 +11,7 @@
 import { keys } from '../keys.js';
 import { PLAYER_META } from '../players/player-data.js';
 import { parseSessionField, type LiveSession } from '../players/script-protocol.js';
+import { redisNowMs } from '../redis/clock.js';
 import { writePaced } from '../redis/paced-writes.js';
 import type { RedisClient } from '../redis/redis.js';
 import { scanMatching } from '../redis/scan.js';
@@ -181,11 +182,10 @@ export class PlayerIndexStore {
   async rows(workspaceId: string, players: readonly { userId: string; ms: number | null }[]): Promise<PlayerRow[]> {
     if (players.length === 0) return [];
     const fields = [PLAYER_META.version, PLAYER_META.keys, PLAYER_META.bytes, PLAYER_META.session];
-    const [time, ...read] = await Promise.all([
-      this.redis.time(),
+    const [nowMs, ...read] = await Promise.all([
+      redisNowMs(this.redis),
       ...players.flatMap((p) => [this.redis.exists(keys.player(workspaceId, p.userId)), this.redis.hmget(keys.player(workspaceId, p.userId), ...fields)]),
     ]);
-    const nowMs = Number(time[0]) * 1000 + Math.floor(Number(time[1]) / 1000);
     const gone = players.filter((p, i) => read[2 * i] === 0 && p.ms !== null);
     if (gone.length > 0) {
       await this.redis.indexPlayers(keys.workspace(workspaceId), keys.workspacePlayers(workspaceId), ...gone.flatMap((p) => [p.userId, String(-p.ms!)]));
