@@ -1,7 +1,10 @@
-// One error vocabulary for the whole service: the codes, their HTTP status, AppError, and the
-// body every error answer carries. 4xx messages are shown to the caller as written; 5xx
-// messages are replaced by a generic one. Clients decide by `code`, never by the message.
-// The table is published in docs/safe-saves.md and in the OpenAPI document.
+// One error vocabulary for the whole service: the codes, their HTTP status, AppError (a code, a
+// message, headers such as Retry-After, and extras: the player's version, the lock holder), and
+// the body every error answer carries. 4xx messages are shown to the caller as written, and so
+// are the two 503s' (STORAGE_UNAVAILABLE, OUTCOME_UNKNOWN: they say whether a retry is safe);
+// other 5xx messages are replaced by a generic one. Clients decide by `code`, never by the
+// message. The table is published in docs/safe-saves.md (test/docs/error-codes.test.ts holds it
+// to this one), and the OpenAPI document's error body lists the codes.
 
 export const ErrorCode = {
   INVALID_REQUEST: 'INVALID_REQUEST',

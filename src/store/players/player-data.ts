@@ -1,8 +1,12 @@
 // Reads and writes players' data: one hash per workspace and player (see keys.ts), each data
-// field holding `[updated_at_ms,<JSON>]` (domain/entry.ts), and the player's meta (version,
-// counts, session) under fields that start with a NUL byte. Every write goes through one
-// script, lua/write-player.lua, which checks the idempotency record, the session, the expected
-// version and the limits in the same atomic step; this module turns its replies into values.
+// field holding `[updated_at_ms,<JSON>]` (domain/entry.ts), and the player's meta (version, key
+// count, bytes, history bytes, session: lua/write-player.lua names them all) under fields that
+// start with a NUL byte. A write goes through lua/write-player.lua, which checks the idempotency
+// record, the session, the expected version and the limits and keeps the restore points in the
+// same atomic step; the session (the player's lock) through lua/player-session.lua. Both run
+// through player-scripts.ts and are decoded by script-protocol.ts. A whole player is read by
+// lua/read-player.lua, or, when large, by a plain HGETALL on the bulk connection, in turn
+// (bulk-reads.ts). Imports are player-transfer.ts's; messages, player-messages.ts's.
 import type { Config } from '../../config.js';
 import { decodeEntry, type StoredEntry } from '../../domain/entry.js';
 import { AppError, ErrorCode } from '../../errors.js';

@@ -1,8 +1,11 @@
 // The one place that knows the player scripts' arguments and replies (lua/write-player.lua,
-// lua/player-session.lua, lua/import-player.lua, lua/read-player.lua): each reply is decoded
-// here, once, into a typed outcome that callers read by name. A replayed reply (an
-// Idempotency-Key's first answer, kept by the script as JSON) is decoded by the same code as a
-// live one, so a replay answers exactly what the first did.
+// lua/player-session.lua, lua/send-message.lua, lua/import-player.lua, lua/read-player.lua) and
+// the session field they store (parseSessionField): each reply is decoded here, once, into a
+// typed outcome that callers read by name, a refusal into a typed Refusal. The three scripts
+// that keep answers under an Idempotency-Key (write, session, message) answer a replay as
+// `{ 2, '<first answer as JSON>' }`, decoded by the same code as a live answer, so a replay
+// answers exactly what the first did. Nothing here calls Redis: player-scripts.ts runs the
+// scripts that change a player, player-data.ts and player-transfer.ts the others.
 import { encodeEntry } from '../../domain/entry.js';
 import { AppError, ErrorCode } from '../../errors.js';
 import { ScriptCode, unexpectedScriptReply } from '../redis/scripts.js';
