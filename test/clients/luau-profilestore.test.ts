@@ -4,6 +4,7 @@
 // on a virtual clock, so ProfileStore's 30 s auto-saves run at once. Every case checks what the
 // service stores over its HTTP API.
 import { expect } from 'chai';
+import { readFileSync } from 'node:fs';
 import { call, useService } from '../support/service.js';
 import { platformDataStores } from './luau-datastore.js';
 import { acquiresOf, batchesOf, bodyOf, useLuauServers } from './luau-servers.js';
@@ -62,6 +63,79 @@ Players.PlayerRemoving:Connect(function(player)
     profile:EndSession()
   end
 end)`;
+
+// clients/luau/README.md's lines for a game with several stores (its one lua code block).
+const README_STORES = [...readFileSync(new URL('../../clients/luau/README.md', import.meta.url), 'utf8').matchAll(/```lua\n([\s\S]*?)```/g)]
+  .map((m) => m[1]!)
+  .find((code) => code.includes('SetDefaultStore'));
+
+// A game with several stores, as ProfileStore's users write one: the players' data, their data
+// of a new season under a versioned name (same keys), and guilds. The one line beside the
+// require: SetDefaultStore names the store whose keys are players as they are. `...` is the
+// order this server creates its stores in (the test swaps it between servers).
+const STORES_GAME = `${REQUIRE}
+ProfileStore.SetDefaultStore("PlayerData")
+local Players = game:GetService("Players")
+local TEMPLATES = { PlayerData = { Cash = 0 }, PlayerData_v2 = { Level = 1 }, Guilds = { Members = {}, Bank = 0 } }
+local stores = {}
+for name in string.gmatch(..., "[^,]+") do
+  stores[name] = ProfileStore.New(name, TEMPLATES[name])
+end
+local PlayerStore, SeasonStore, GuildStore = stores.PlayerData, stores.PlayerData_v2, stores.Guilds
+STORES, PS = stores, ProfileStore
+PROFILES, SEASONS, GUILDS, LAST_SAVES = {}, {}, {}, {}
+local function PlayerAdded(player)
+  local key = \`Player_{player.UserId}\`
+  local cancel = function()
+    return player.Parent ~= Players
+  end
+  local profile = PlayerStore:StartSessionAsync(key, { Cancel = cancel })
+  local season = if profile ~= nil then SeasonStore:StartSessionAsync(key, { Cancel = cancel }) else nil
+  if profile == nil or season == nil then
+    if profile ~= nil then
+      profile:EndSession()
+    end
+    player:Kick("Profile load fail - Please rejoin")
+    return
+  end
+  profile:AddUserId(player.UserId)
+  profile:Reconcile()
+  season:Reconcile()
+  profile.OnLastSave:Connect(function(reason)
+    table.insert(LAST_SAVES, \`PlayerData:{player.UserId}:{reason}\`)
+  end)
+  profile.OnSessionEnd:Connect(function()
+    PROFILES[player.UserId] = nil
+    player:Kick("Profile session end - Please rejoin")
+  end)
+  if player.Parent == Players then
+    PROFILES[player.UserId], SEASONS[player.UserId] = profile, season
+  else
+    profile:EndSession()
+    season:EndSession()
+  end
+end
+Players.PlayerAdded:Connect(PlayerAdded)
+Players.PlayerRemoving:Connect(function(player)
+  for _, profiles in { PROFILES, SEASONS } do
+    local profile = profiles[player.UserId]
+    if profile ~= nil then
+      profiles[player.UserId] = nil
+      profile:EndSession()
+    end
+  end
+end)
+-- A guild's profile, held by the server that one of its members is on.
+function OPEN_GUILD(id)
+  local guild = GuildStore:StartSessionAsync(\`Guild_{id}\`)
+  guild:Reconcile()
+  guild:MessageHandler(function(message, processed)
+    guild.Data.Bank += message.Bank
+    processed()
+  end)
+  GUILDS[id] = guild
+  return guild
+end`;
 
 describe('Luau PlayerData.ProfileStore (in Luau VMs, against the service)', () => {
   const t = useService();
@@ -206,8 +280,9 @@ describe('Luau PlayerData.ProfileStore (in Luau VMs, against the service)', () =
     expect(await player('4')).to.equal(undefined);
     const [tooLong] = await a.run('local ok, err = pcall(function() STORE:StartSessionAsync(string.rep("k", 51)) end) return err');
     expect(tooLong).to.match(/\[ProfileStore\]: profile_key is too long$/);
+    // A second name, with no default store named: which came first may differ between servers.
     const [secondName] = await a.run('local ok, err = pcall(PS.New, "Other") return err');
-    expect(secondName).to.match(/one store name per workspace/);
+    expect(secondName).to.match(/several store names \("PlayerStore", "Other"\) need ProfileStore\.SetDefaultStore\(name\) first/);
   });
 
   it('ProfileStore.Migrate copies a profile from the platform store of the same name on its first session, once', async () => {
@@ -245,6 +320,133 @@ describe('Luau PlayerData.ProfileStore (in Luau VMs, against the service)', () =
     await a.run('game:GetService("Players").__join(13) task.wait(1)');
     expect((await a.run('return PROFILES[13].Data.Cash'))[0]).to.equal(2);
     expect((await player('13')).Cash).to.equal(2);
+  });
+
+  it('several stores used together, created in a different order on each server: each profile one service player, one auto-save request per server', async () => {
+    const { a, b } = servers;
+    await a.run(INIT, t.service.baseUrl, servers.ws.apiKey);
+    await a.run(STORES_GAME, 'PlayerData,Guilds,PlayerData_v2');
+    await b.run(INIT, t.service.baseUrl, servers.ws.apiKey);
+    await b.run(STORES_GAME, 'PlayerData_v2,Guilds,PlayerData');
+    await a.run('game:GetService("Players").__join(21) task.wait(1) OPEN_GUILD(7)');
+    const before = a.requests.length;
+    await a.run('PROFILES[21].Data.Cash = 5 SEASONS[21].Data.Level = 3 table.insert(GUILDS[7].Data.Members, 21) task.wait(31)');
+    // The auto-save: every profile of the three stores in one request.
+    const saves = batchesOf(a, before);
+    expect(saves).to.have.length(1);
+    const ids = bodyOf(saves[0]!).players.map((p: { userId: string }) => p.userId);
+    expect(ids).to.have.members(['Player_21', 'PlayerData_v2..Player_21', 'Guilds..Guild_7']);
+    // The default store's key is the player as it is; the others' "<name>..<key>".
+    expect(await player('Player_21')).to.deep.equal({ Cash: 5, 'ProfileStore.UserIds': [21] });
+    expect(await player('PlayerData_v2..Player_21')).to.deep.equal({ Level: 3 });
+    expect(await player('Guilds..Guild_7')).to.deep.equal({ Members: [21], Bank: 0 });
+
+    // Server B, its stores created in the other order, reads the same profiles.
+    const [cash, level, members] = await b.run(`
+      return STORES.PlayerData:GetAsync("Player_21").Data.Cash, STORES.PlayerData_v2:GetAsync("Player_21").Data.Level,
+        table.concat(STORES.Guilds:GetAsync("Guild_7").Data.Members, ",")`);
+    expect([cash, level, members]).to.deep.equal([5, 3, '21']);
+    // A gift to the guild goes to the guild's player only, and is applied once by its holder.
+    expect((await b.run('return STORES.Guilds:MessageAsync("Guild_7", { Bank = 100 })'))[0]).to.equal(true);
+    expect(await messages('Guilds..Guild_7')).to.have.length(1);
+    expect(await messages('Player_21')).to.have.length(0);
+    await a.run('task.wait(31) task.wait(31)');
+    expect((await player('Guilds..Guild_7')).Bank).to.equal(100);
+    expect(await messages('Guilds..Guild_7')).to.have.length(0);
+
+    // The player moves to B: A hands over the player's profiles; the guild's stays with A.
+    await a.run('PROFILES[21].Data.Cash += 1');
+    await b.run('game:GetService("Players").__join(21) task.wait(1)');
+    await a.run('task.wait(31) task.wait(1)');
+    expect((await a.run('return table.concat(LAST_SAVES, ","), GUILDS[7]:IsActive(), PROFILES[21] == nil'))).to.deep.equal([
+      'PlayerData:21:External',
+      true,
+      true,
+    ]);
+    await b.run('task.wait(10)');
+    const [movedCash, movedLevel, elapsed] = await b.run('return PROFILES[21].Data.Cash, SEASONS[21].Data.Level, __now()');
+    expect([movedCash, movedLevel]).to.deep.equal([6, 3]);
+    expect(elapsed as number).to.be.below(60);
+
+    // Each server closes in one request: B its two profiles of player 21, A the guild's.
+    const [fromB, fromA] = [b.requests.length, a.requests.length];
+    await b.run('SEASONS[21].Data.Level = 4 game.__close()');
+    await a.run('GUILDS[7].Data.Bank -= 10 game.__close()');
+    const [closeB, closeA] = [batchesOf(b, fromB), batchesOf(a, fromA)];
+    expect(closeB).to.have.length(1);
+    expect(bodyOf(closeB[0]!).players.map((p: { userId: string }) => p.userId)).to.have.members(['Player_21', 'PlayerData_v2..Player_21']);
+    expect(closeA).to.have.length(1);
+    expect(await player('Player_21')).to.deep.equal({ Cash: 6, 'ProfileStore.UserIds': [21] });
+    expect(await player('PlayerData_v2..Player_21')).to.deep.equal({ Level: 4 });
+    expect(await player('Guilds..Guild_7')).to.deep.equal({ Members: [21], Bank: 90 });
+  });
+
+  it("the README's lines for several stores run as written: the default store's key is the player, another's <name>..<key>", async () => {
+    const { a } = servers;
+    expect(README_STORES).to.be.a('string');
+    await a.run(INIT, t.service.baseUrl, servers.ws.apiKey);
+    await a.run(`${README_STORES!}
+      for _, started in { PlayerStore:StartSessionAsync("Player_42"), GuildStore:StartSessionAsync("Guild_7") } do
+        started:Reconcile()
+        started:EndSession()
+      end
+      task.wait(1)`);
+    expect(await player('Player_42')).to.deep.equal({ Cash: 0 });
+    expect(await player('Guilds..Guild_7')).to.deep.equal({ Members: [] });
+  });
+
+  it('store names: a second one raises until SetDefaultStore names the default, once and before the first profile call; every store has its Mock', async () => {
+    const { a } = servers;
+    await a.run(INIT, t.service.baseUrl, servers.ws.apiKey);
+    // One store alone is the default; naming another default before any profile call moves it.
+    const [alone, renamed, late, mocked] = await a.run(`${REQUIRE}
+      local inventory = ProfileStore.New("Inventory")
+      local ok, second = pcall(ProfileStore.New, "Guilds")
+      ProfileStore.SetDefaultStore("PlayerData")
+      local player, guilds = ProfileStore.New("PlayerData", { Cash = 0 }), ProfileStore.New("Guilds")
+      local profile = inventory:StartSessionAsync("Player_1")
+      profile.Data.Sword = true
+      profile:EndSession()
+      task.wait(1)
+      local _, again = pcall(ProfileStore.SetDefaultStore, "Inventory")
+      -- Each store's Mock too, in memory.
+      local mocked = guilds.Mock:StartSessionAsync("Guild_2") ~= nil and player.Mock:StartSessionAsync("Player_2") ~= nil
+      return ok, second, again, mocked`);
+    expect(alone).to.equal(false);
+    expect(renamed).to.match(/several store names \("Inventory", "Guilds"\) need ProfileStore\.SetDefaultStore\(name\) first/);
+    expect(late).to.match(/SetDefaultStore\("Inventory"\) after SetDefaultStore\("PlayerData"\)/);
+    expect(mocked).to.equal(true);
+    expect(await player('Inventory..Player_1')).to.deep.equal({ Sword: true });
+    expect(await player('Player_1')).to.equal(undefined);
+  });
+
+  it('Migrate copies each store\'s profile from the platform store of its own name; RemoveAsync and VersionQuery stay within one store; ids past 64 characters raise', async () => {
+    const { a } = servers;
+    platformDataStores.reset();
+    platformDataStores.seed('PlayerData', 'Player_31', { Data: { Cash: 4 }, MetaData: {}, UserIds: [31] });
+    platformDataStores.seed('PlayerData_v2', 'Player_31', { Data: { Level: 9 }, MetaData: {} });
+    await a.run(INIT, t.service.baseUrl, servers.ws.apiKey);
+    await a.run(STORES_GAME, 'Guilds,PlayerData_v2,PlayerData');
+    await a.run('PS.Migrate() game:GetService("Players").__join(31) task.wait(1)');
+    expect(await a.run('return PROFILES[31].Data.Cash, SEASONS[31].Data.Level')).to.deep.equal([4, 9]);
+    expect((await player('Player_31')).migratedFrom.sources[0]).to.include({ store: 'PlayerData', key: 'Player_31', found: true });
+    const season = await player('PlayerData_v2..Player_31');
+    expect(season).to.include({ Level: 9 });
+    expect(season.migratedFrom.sources[0]).to.include({ store: 'PlayerData_v2', key: 'Player_31', found: true });
+    await a.run('game:GetService("Players").__leave(31) task.wait(1)');
+    const [level, cash, removed, tooLong] = await a.run(`
+      local level = STORES.PlayerData_v2:VersionQuery("Player_31"):NextAsync().Data.Level
+      local cash = STORES.PlayerData:VersionQuery("Player_31"):NextAsync().Data.Cash
+      local removed = STORES.PlayerData_v2:RemoveAsync("Player_31")
+      local _, err = pcall(function()
+        PS.New(string.rep("S", 40)):StartSessionAsync(string.rep("k", 25))
+      end)
+      return level, cash, removed, err`);
+    expect([level, cash, removed]).to.deep.equal([9, 4, true]);
+    expect(tooLong).to.match(/is 67 characters as a player id \("<store name>\.\.<key>"/);
+    expect(await player('PlayerData_v2..Player_31')).to.equal(undefined);
+    expect(await player('Player_31')).to.include({ Cash: 4 });
+    expect(platformDataStores.reads('PlayerData_v2', 'Player_31')).to.equal(1);
   });
 
   it('the Mock keeps its profiles in memory with no HTTP at all (PlayerData.init never called), apart from the real ones', async () => {
