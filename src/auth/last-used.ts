@@ -4,7 +4,7 @@
 // Losing an unflushed interval (a crash) loses only "last used" precision, never data.
 import type { Logger } from '../logger.js';
 import type { KeyUsageStore } from '../store/workspaces/key-usage.js';
-import { singleFlight } from '../store/redis/single-flight.js';
+import { PendingBatch } from '../store/redis/pending-batch.js';
 import { failoverLogOf } from '../store/redis/failover-log.js';
 
 interface PendingUse {
@@ -13,8 +13,8 @@ interface PendingUse {
 }
 
 export class LastUsedRecorder {
-  private pending = new Map<string, PendingUse>();
-  private timer: NodeJS.Timeout | undefined;
+  /** Key id -> its latest use since the last flush. */
+  private readonly pending = new PendingBatch<string, PendingUse>((taken) => this.write(taken));
 
   constructor(
     private readonly store: KeyUsageStore,
@@ -34,12 +34,9 @@ export class LastUsedRecorder {
   }
 
   /** Writes what was recorded since the last flush; on failure keeps it for the next one. */
-  readonly flush = singleFlight(() => this.write());
+  readonly flush = this.pending.flush;
 
-  private async write(): Promise<void> {
-    if (this.pending.size === 0) return;
-    const taken = this.pending;
-    this.pending = new Map();
+  private async write(taken: Map<string, PendingUse>): Promise<void> {
     const batch = new Map<string, string[]>();
     for (const [keyId, use] of taken) {
       let pairs = batch.get(use.workspaceId);
@@ -57,16 +54,12 @@ export class LastUsedRecorder {
   }
 
   start(intervalMs: number): void {
-    if (this.timer) return;
-    this.timer = setInterval(() => void this.flush(), intervalMs);
-    this.timer.unref();
+    this.pending.start(intervalMs);
   }
 
   /** Stops the timer and writes what is left. */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.flush();
+    await this.pending.stop();
     // A flush already under way when we were called did not see the latest uses.
     if (this.pending.size > 0) await this.flush();
   }

@@ -13,7 +13,7 @@ import { hostname } from 'node:os';
 import { keys } from '../keys.js';
 import type { RedisClient } from '../redis/redis.js';
 import { masters } from '../redis/scan.js';
-import { singleFlight } from '../redis/single-flight.js';
+import { PendingBatch } from '../redis/pending-batch.js';
 
 /** Upper bounds (ms) of the latency buckets; one more bucket above the last. */
 export const LATENCY_BOUNDS_MS = [0.5, 1, 2, 3, 5, 7.5, 10, 15, 25, 40, 60, 100, 150, 250, 400, 600, 1000, 2500, 5000, 10_000];
@@ -42,9 +42,8 @@ function bucketOf(ms: number): number {
 }
 
 export class TrafficStats {
-  /** Minute (ms of its start) -> counts not yet written. */
-  private pending = new Map<number, MinuteCounts>();
-  private timer: NodeJS.Timeout | undefined;
+  /** Minute (ms of its start) -> counts not yet written; flushed empty too, for the heartbeat. */
+  private readonly pending = new PendingBatch<number, MinuteCounts>((taken) => this.write(taken), { writeEmpty: true });
   readonly instanceId: string;
   private readonly startedAt: number;
 
@@ -61,11 +60,13 @@ export class TrafficStats {
   /** Counts one answered public request. */
   count(atMs: number, status: number, ms: number, workspaceId: string | undefined): void {
     const minute = atMs - (atMs % MINUTE_MS);
-    let counts = this.pending.get(minute);
-    if (counts === undefined) {
-      counts = { requests: 0, limited: 0, errors: 0, latency: new Array<number>(LATENCY_BOUNDS_MS.length + 1).fill(0), workspaces: new Map() };
-      this.pending.set(minute, counts);
-    }
+    const counts = this.pending.entry(minute, () => ({
+      requests: 0,
+      limited: 0,
+      errors: 0,
+      latency: new Array<number>(LATENCY_BOUNDS_MS.length + 1).fill(0),
+      workspaces: new Map(),
+    }));
     counts.requests++;
     if (status === 429) counts.limited++;
     else if (status >= 500) counts.errors++;
@@ -76,11 +77,9 @@ export class TrafficStats {
   }
 
   /** Writes the counts and the heartbeat; counts that fail to write are kept for the next flush. */
-  readonly flush = singleFlight(() => this.write());
+  readonly flush = this.pending.flush;
 
-  private async write(): Promise<void> {
-    const taken = this.pending;
-    this.pending = new Map();
+  private async write(taken: Map<number, MinuteCounts>): Promise<void> {
     const now = this.clock();
     const multi = this.redis.multi();
     for (const [minute, c] of taken) {
@@ -130,15 +129,13 @@ export class TrafficStats {
   }
 
   start(): void {
-    this.timer ??= setInterval(() => void this.flush().catch(() => {}), this.flushMs).unref();
+    this.pending.start(this.flushMs);
     void this.flush().catch(() => {});
   }
 
   /** Stops the timer, writes what is left and says this instance is gone. */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.flush();
+    await this.pending.stop();
     await this.redis.multi().zrem(keys.statsInstances(), this.instanceId).del(keys.statsInstance(this.instanceId)).exec();
   }
 }

@@ -13,9 +13,9 @@ import { PLAYER_META } from '../players/player-data.js';
 import { parseSessionField, type LiveSession } from '../players/script-protocol.js';
 import { redisNowMs } from '../redis/clock.js';
 import { writePaced } from '../redis/paced-writes.js';
+import { PendingBatch } from '../redis/pending-batch.js';
 import type { RedisClient } from '../redis/redis.js';
 import { scanMatching } from '../redis/scan.js';
-import { singleFlight } from '../redis/single-flight.js';
 
 export interface PlayerRow {
   readonly userId: string;
@@ -54,15 +54,13 @@ export const indexNote = (atMs: number, playersDelta: number): number => (player
 
 export class PlayerIndexRecorder {
   /** Workspace id -> user id -> the latest note (indexNote). */
-  private pending = new Map<string, Map<string, number>>();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly pending = new PendingBatch<string, Map<string, number>>((taken) => this.write(taken));
 
   constructor(private readonly redis: RedisClient) {}
 
   /** Called after each applied write; `playersDelta` is the write's (-1: no data left). */
   note(workspaceId: string, userId: string, atMs: number, playersDelta: number): void {
-    let players = this.pending.get(workspaceId);
-    if (players === undefined) this.pending.set(workspaceId, (players = new Map()));
+    const players = this.pending.entry(workspaceId, () => new Map());
     const seen = players.get(userId);
     if (seen === undefined || atMs >= Math.abs(seen)) players.set(userId, indexNote(atMs, playersDelta));
   }
@@ -74,12 +72,9 @@ export class PlayerIndexRecorder {
   }
 
   /** Writes the notes taken since the last flush; what fails is kept for the next one. */
-  readonly flush = singleFlight(() => this.write());
+  readonly flush = this.pending.flush;
 
-  private async write(): Promise<void> {
-    if (this.pending.size === 0) return;
-    const taken = this.pending;
-    this.pending = new Map();
+  private async write(taken: Map<string, Map<string, number>>): Promise<void> {
     const failed: unknown[] = [];
     await writePaced(taken, async ([workspaceId, players]) => {
       const pairs: string[] = [];
@@ -95,14 +90,12 @@ export class PlayerIndexRecorder {
   }
 
   start(intervalMs: number): void {
-    this.timer ??= setInterval(() => void this.flush().catch(() => {}), intervalMs).unref();
+    this.pending.start(intervalMs);
   }
 
   /** Stops the timer and writes what is left. */
   async stop(): Promise<void> {
-    clearInterval(this.timer);
-    this.timer = undefined;
-    await this.flush();
+    await this.pending.stop();
     if (this.size > 0) await this.flush();
   }
 }

@@ -112,7 +112,6 @@ export interface RateLimiterOptions {
 export class RateLimiter {
   private readonly windows = new Map<string, Window>();
   readonly usage: UsageCounter;
-  private timer: NodeJS.Timeout | undefined;
   private readonly windowMs: number;
   private readonly windowArg: string;
   private readonly leaseAhead: number;
@@ -263,16 +262,15 @@ export class RateLimiter {
 
   /** Starts the timer that writes usage counts and forgets idle windows. */
   start(): void {
-    this.timer ??= setInterval(() => void this.tick().catch(() => {}), this.usageFlushMs).unref();
+    this.usage.start(this.usageFlushMs, () => this.forgetIdle());
   }
 
-  private async tick(): Promise<void> {
+  private forgetIdle(): void {
     // Idle for this many windows, a workspace would take nothing ahead any more: forget it.
     const stale = this.clock() - FORGET_AFTER_WINDOWS * this.windowMs;
     for (const [workspaceId, w] of this.windows) {
       if (w.until <= stale && w.leasing === undefined && w.fallback === undefined) this.windows.delete(workspaceId);
     }
-    await this.usage.flush();
   }
 
   /** Workspaces this instance holds a window for. */
@@ -282,8 +280,6 @@ export class RateLimiter {
 
   /** Stops the timer and writes the usage counted so far. */
   async stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = undefined;
-    await this.usage.flush();
+    await this.usage.stop();
   }
 }

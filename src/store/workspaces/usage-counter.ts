@@ -5,8 +5,8 @@
 // writes them.
 import { keys } from '../keys.js';
 import { writePaced } from '../redis/paced-writes.js';
+import { PendingBatch } from '../redis/pending-batch.js';
 import type { RedisClient } from '../redis/redis.js';
-import { singleFlight } from '../redis/single-flight.js';
 
 /** Days of usage history kept (a day's counters expire after this many days). */
 export const USAGE_RETENTION_DAYS = 31;
@@ -30,16 +30,14 @@ interface Counts {
 
 export class UsageCounter {
   /** Day name -> workspace id -> counts not yet written. */
-  private pending = new Map<string, Map<string, Counts>>();
+  private readonly pending = new PendingBatch<string, Map<string, Counts>>((taken) => this.write(taken));
   private readonly retentionArg = String(USAGE_RETENTION_DAYS * 86_400);
 
   constructor(private readonly redis: RedisClient) {}
 
   /** Counts one answered request (`limited` when it was a 429). */
   count(workspaceId: string, nowMs: number, limited: boolean): void {
-    const day = usageDay(nowMs);
-    let workspaces = this.pending.get(day);
-    if (workspaces === undefined) this.pending.set(day, (workspaces = new Map()));
+    const workspaces = this.pending.entry(usageDay(nowMs), () => new Map());
     const counts = workspaces.get(workspaceId);
     if (counts === undefined) workspaces.set(workspaceId, { requests: 1, limited: limited ? 1 : 0 });
     else {
@@ -56,12 +54,19 @@ export class UsageCounter {
   }
 
   /** Writes the counts taken since the last flush; what fails to write is kept for the next. */
-  readonly flush = singleFlight(() => this.write());
+  readonly flush = this.pending.flush;
 
-  private async write(): Promise<void> {
-    if (this.pending.size === 0) return;
-    const taken = this.pending;
-    this.pending = new Map();
+  /** Flushes every `intervalMs`, after `beforeEach` (the limiter forgets its idle windows). */
+  start(intervalMs: number, beforeEach?: () => void): void {
+    this.pending.start(intervalMs, beforeEach);
+  }
+
+  /** Stops the timer and writes the counts left. */
+  stop(): Promise<void> {
+    return this.pending.stop();
+  }
+
+  private async write(taken: Map<string, Map<string, Counts>>): Promise<void> {
     const failed: unknown[] = [];
     const items = [...taken].flatMap(([day, workspaces]) =>
       [...workspaces].map(([workspaceId, counts]) => ({ day, workspaceId, counts })),
@@ -78,8 +83,7 @@ export class UsageCounter {
   }
 
   private restore(day: string, workspaceId: string, counts: Counts): void {
-    let workspaces = this.pending.get(day);
-    if (workspaces === undefined) this.pending.set(day, (workspaces = new Map()));
+    const workspaces = this.pending.entry(day, () => new Map());
     const now = workspaces.get(workspaceId);
     if (now === undefined) workspaces.set(workspaceId, counts);
     else {
