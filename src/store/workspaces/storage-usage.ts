@@ -17,8 +17,8 @@
 // last interval with several.
 import { keys } from '../keys.js';
 import { writePaced } from '../redis/paced-writes.js';
+import { PendingBatch } from '../redis/pending-batch.js';
 import { isUnavailableError, type RedisClient } from '../redis/redis.js';
-import { singleFlight } from '../redis/single-flight.js';
 import { sumPlayerSizes } from '../players/player-sizes.js';
 
 /** How long past their refresh a workspace's known totals still serve while Redis cannot be read (a failover takes a few seconds). */
@@ -152,7 +152,7 @@ export async function readStorageTotals(redis: RedisClient, workspaceId: string,
 }
 
 export class StorageUsage {
-  private pending = new Map<string, Pending>();
+  private readonly pending = new PendingBatch<string, Pending>((taken) => this.write(taken));
   /**
    * Deltas a flush has taken and sent, until Redis's answer (which includes them) is known:
    * counted meanwhile, or the instance would forget its own writes for a round trip and let a
@@ -162,7 +162,6 @@ export class StorageUsage {
   /** Workspaces whose flushed deltas have been sent to Redis, until its answer. */
   private readonly sent = new Set<string>();
   private readonly known = new Map<string, Known>();
-  private timer: NodeJS.Timeout | undefined;
   /** Recounts waiting to run, and when each workspace was last recounted (reconcile). */
   private readonly recounts = new Map<string, NodeJS.Timeout>();
   private readonly recountedAt = new Map<string, number>();
@@ -231,18 +230,16 @@ export class StorageUsage {
   }
 
   /** Writes the deltas taken since the last flush; what fails to write is kept for the next. */
-  readonly flush = singleFlight(() => this.write());
+  readonly flush = this.pending.flush;
 
   start(intervalMs: number): void {
-    this.timer = setInterval(() => void this.flush().catch(() => {}), intervalMs);
-    this.timer.unref();
+    this.pending.start(intervalMs);
   }
 
   async stop(): Promise<void> {
-    clearInterval(this.timer);
     for (const timer of this.recounts.values()) clearTimeout(timer);
     this.recounts.clear();
-    await this.flush();
+    await this.pending.stop();
   }
 
   /**
@@ -289,12 +286,7 @@ export class StorageUsage {
   }
 
   private pendingOf(workspaceId: string): Pending {
-    let pending = this.pending.get(workspaceId);
-    if (pending === undefined) {
-      pending = emptyPending();
-      this.pending.set(workspaceId, pending);
-    }
-    return pending;
+    return this.pending.entry(workspaceId, emptyPending);
   }
 
   private withPending(workspaceId: string, known: Known): StorageTotals {
@@ -330,10 +322,7 @@ export class StorageUsage {
     return known;
   }
 
-  private async write(): Promise<void> {
-    if (this.pending.size === 0) return;
-    const taken = this.pending;
-    this.pending = new Map();
+  private async write(taken: Map<string, Pending>): Promise<void> {
     this.flushing = taken;
     const failed: unknown[] = [];
     try {
