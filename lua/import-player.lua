@@ -105,6 +105,9 @@ redis.call('UNLINK', H, HC, HM)
 local toSet = { '\0v', newVersion, '\0n', newKeys, '\0b', newBytes }
 for i = 5, #ARGV do toSet[#toSet + 1] = ARGV[i] end
 redis.call('HSET', P, unpack(toSet))
+-- A player held before its first data (its lease lapsed, its hash within its last minute)
+-- expires with that lease: imported, it is kept.
+redis.call('PERSIST', P)
 
 -- A player written before versions existed was never counted in the workspace's totals; from
 -- now on it is (its meta is written), as write-player.lua will count its later writes.

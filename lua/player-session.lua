@@ -20,12 +20,16 @@
             to includes/inbox.lua's HAND_MAX_BYTES, its saves hand the rest)
 
   Output:
-    { 1, version, sessionId, owner, expiresAtMs, firstSessionAtMs, sessionCount, messages }
+    { 1, version, sessionId, owner, expiresAtMs, firstSessionAtMs, sessionCount, messages, held }
                                                     acquired: the player's first session's time and
                                                     sessions so far (this one counted); messages:
                                                     '' or `[[id,sentAtMs,<message>],...]` oldest first
-    { 1, version, sessionId, owner, expiresAtMs }  renewed
-    { 1, version, released }                        release: 1 when this call released it, else 0
+    { 1, version, sessionId, owner, expiresAtMs, held }  renewed
+    { 1, version, released, held }                  release: 1 when this call released it, else 0
+  held: what a player without data (version 0) adds to or takes off its workspace's storage
+  totals, `<minute> <bytes> ...` (includes/session.lua's heldChange), '' for nothing: its hash
+  counts from its acquire until the minute it expires in, moved by a renew, taken off by a
+  release. (Answers kept by the release before have no held field: they count nothing.)
     { -5, version, owner, expiresAtMs }             SESSION_LOCKED: another live session holds it
     { -6, version }                                 SESSION_LOST: renew of a session that no longer holds it
     { -9, 0 }                                       STORAGE_QUOTA_EXCEEDED: an acquire of a player that
@@ -86,28 +90,40 @@ if action == 'acquire' then
   end
   local first = redis.call('HGET', P, '\0f') or tostring(clock)
   local count = redis.call('HINCRBY', P, '\0c', 1)
-  redis.call('HSET', P, '\0s', ARGV[2] .. '|' .. until_ .. '|' .. ARGV[4] .. '|' .. ARGV[3], '\0f', first)
+  local text = ARGV[2] .. '|' .. until_ .. '|' .. ARGV[4] .. '|' .. ARGV[3]
+  redis.call('HSET', P, '\0s', text, '\0f', first)
   if handed then redis.call('HSET', P, '\0md', handed) else redis.call('HDEL', P, '\0md') end
   keepWhileHeld(until_)
-  return answer({ 1, version, ARGV[2], ARGV[3], until_, tonumber(first), count, messages })
+  if version == 0 then
+    -- The session before (live, stolen or lapsed within the hash's margin) stops counting.
+    if session then heldChange(session, -1) end
+    heldChange(text, 1)
+  end
+  return answer({ 1, version, ARGV[2], ARGV[3], until_, tonumber(first), count, messages, table.concat(heldChanges, ' ') })
 end
 
 if action == 'renew' then
   if id ~= ARGV[2] then return answer({ -6, version }) end
   local lease = ARGV[4] ~= '' and ARGV[4] or ttl
   local until_ = clock + tonumber(lease)
-  redis.call('HSET', P, '\0s', id .. '|' .. until_ .. '|' .. lease .. '|' .. owner)
+  local text = id .. '|' .. until_ .. '|' .. lease .. '|' .. owner
+  redis.call('HSET', P, '\0s', text)
   keepWhileHeld(until_)
-  return answer({ 1, version, id, owner, until_ })
+  if version == 0 then
+    heldChange(session, -1)
+    heldChange(text, 1)
+  end
+  return answer({ 1, version, id, owner, until_, table.concat(heldChanges, ' ') })
 end
 
 -- release: only the holder's own id removes the lock; anything else changes nothing.
 if session and string.match(session, '^([^|]*)|') == ARGV[2] then
   if version == 0 then
     redis.call('DEL', P)
+    heldChange(session, -1)
   else
     redis.call('HDEL', P, '\0s', '\0md')
   end
-  return answer({ 1, version, 1 })
+  return answer({ 1, version, 1, table.concat(heldChanges, ' ') })
 end
-return answer({ 1, version, 0 })
+return answer({ 1, version, 0, '' })

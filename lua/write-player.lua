@@ -57,6 +57,11 @@
         for an increment, '0' or '1' for a delete, and for a delete of everything a single r:
         the number of keys removed. (Status 1, without the inbox, work and messages fields, is
         the layout of answers kept by the release before; script-protocol.ts reads both.)
+    { 4, version, dataBytesDelta, playersDelta, historyBytesDelta, inboxBytesDelta, workBytes,
+      messages, held, r1, r2, ... }  applied to a player held without data (version 0): as 3,
+        with held (includes/session.lua's heldChange): its first data takes its hash off the
+        held players of the storage totals, a renew moves it to its new minute, a release takes
+        it off
     { 2, '<the first answer, as JSON>' }  replay of the idempotency key's first answer
     { -1, version, opIndex }   NOT_A_NUMBER: the stored value is not a number
     { -2, version, opIndex }   NUMBER_OUT_OF_RANGE: the result is not a finite number
@@ -313,10 +318,26 @@ if #changedKeys > 0 or renewTo then
     toDelete[#toDelete + 1] = '\0s'
     toDelete[#toDelete + 1] = '\0md'
   end
-  if #toDelete > 0 then redis.call('HDEL', P, unpack(toDelete)) end
-  redis.call('HSET', P, unpack(toSet))
-  -- A player held by a session before its first data expired with the lease; now it is kept.
-  if version == 0 then redis.call('PERSIST', P) end
+  if version == 0 and newVersion == 0 and release == 'r' then
+    -- Still without data, released: gone, as a release through player-session.lua leaves it.
+    redis.call('DEL', P)
+  else
+    if #toDelete > 0 then redis.call('HDEL', P, unpack(toDelete)) end
+    redis.call('HSET', P, unpack(toSet))
+  end
+  if version == 0 then
+    -- A player held before its first data counted as held (includes/session.lua) and expired
+    -- with its lease: with data it is kept and counted as data; still without, its lease (and
+    -- its count) moves with the renewal.
+    if session then heldChange(session, -1) end
+    if newVersion > 0 then
+      redis.call('PERSIST', P)
+    elseif release ~= 'r' then
+      local _, until_ = parseSession(renewTo)
+      redis.call('PEXPIREAT', P, until_ + 60000)
+      heldChange(renewTo, 1)
+    end
+  end
 end
 
 local playersDelta = 0
@@ -324,5 +345,6 @@ if meta[1] or nKeys == 0 then
   if nKeys == 0 and newKeys > 0 then playersDelta = 1 elseif nKeys > 0 and newKeys == 0 then playersDelta = -1 end
 end
 local reply = { 3, newVersion, byteDelta, playersDelta, historyDelta, inboxDelta, work, messagesJson }
+if #heldChanges > 0 then reply = { 4, newVersion, byteDelta, playersDelta, historyDelta, inboxDelta, work, messagesJson, table.concat(heldChanges, ' ') } end
 for k = 1, #results do reply[#reply + 1] = results[k] end
 return answer(reply)

@@ -15,7 +15,7 @@ import { loadConfig, type Config } from '../config.js';
 import { PlayerDataStore, playerLimitsOf } from '../store/players/player-data.js';
 import { addToStorageTotals, readStorageTotals, type StorageTotals } from '../store/workspaces/storage-usage.js';
 import { percentOfQuota } from '../saves/quota-warnings.js';
-import { quotaBytesOf } from '../saves/storage-quota.js';
+import { dataBytesOf, quotaBytesOf } from '../saves/storage-quota.js';
 import { estimatedRedisBytes } from '../store/players/redis-memory.js';
 import { FollowedWrites } from '../boards/followed-writes.js';
 import type { RedisClient } from '../store/redis/redis.js';
@@ -226,8 +226,7 @@ export class AdminOperations implements AdminContext {
     const [keyViews, storage] = await Promise.all([keyLifecycle.listKeys(this, id), readStorageTotals(this.redis, id)]);
     const quotaBytes = this.storageQuota[workspace.plan];
     const quotaUsedBytes = quotaBytesOf(storage);
-    const dataBytes = storage.bytes - storage.historyBytes - storage.boardBytes - storage.keptBytes - storage.messageBytes;
-    const dataRedisBytes = estimatedRedisBytes(dataBytes, storage.players);
+    const dataRedisBytes = estimatedRedisBytes(dataBytesOf(storage), storage.players);
     return { ...workspace, keys: keyViews, storage: { ...storage, quotaBytes, quotaUsedBytes, quotaPercent: percentOfQuota(quotaUsedBytes, quotaBytes), dataRedisBytes } };
   }
 

@@ -16,7 +16,8 @@ import {
   type PlayerHistory,
   type VersionData,
 } from '../saves/player-versions.js';
-import { quotaBytesOf } from '../saves/storage-quota.js';
+import { saveBytesOf } from '../saves/storage-quota.js';
+import { REDIS_BYTES_PER_DATA_BYTE } from '../store/players/redis-memory.js';
 import type { Op } from '../store/players/script-protocol.js';
 import { readStorageTotals } from '../store/workspaces/storage-usage.js';
 import type { AdminContext } from './context.js';
@@ -93,7 +94,9 @@ async function withinQuota(ctx: AdminContext, workspaceId: string, plan: Plan, c
   }
   if (adds <= 0) return;
   const quota = ctx.storageQuota[plan];
-  const stored = quotaBytesOf(await readStorageTotals(ctx.redis, workspaceId));
+  // Weighed as the quota weighs a save: Redis bytes, estimated (saves/storage-quota.ts).
+  const stored = saveBytesOf(await readStorageTotals(ctx.redis, workspaceId));
+  adds = Math.round(adds * REDIS_BYTES_PER_DATA_BYTE);
   if (stored + adds > quota) {
     throw new AppError(
       ErrorCode.STORAGE_QUOTA_EXCEEDED,

@@ -8,7 +8,7 @@ import { checkValue } from '../domain/value.js';
 import { AppError, badRequest, ErrorCode, notFound } from '../errors.js';
 import { appliedOrThrow } from '../saves/outcomes.js';
 import { storedBytesOf, type PlayerWrite } from '../store/players/script-protocol.js';
-import { addToStorageTotals } from '../store/workspaces/storage-usage.js';
+import { addToStorageTotals, byMinute } from '../store/workspaces/storage-usage.js';
 import { indexNote, recordPlayerWrites } from '../store/workspaces/player-index.js';
 import type { AdminContext } from './context.js';
 import { parseDataKey, parseUserId } from './inputs.js';
@@ -108,7 +108,7 @@ export async function adminWrite(ctx: AdminContext, workspaceId: string, userId:
   // Counted at once: an operator's writes are few, and the CLI has no flush of its own.
   if (reply.reply.applied) {
     const storage = reply.reply.storage;
-    await addToStorageTotals(ctx.redis, workspaceId, { bytes: storedBytesOf(storage), history: storage.historyBytes, players: storage.players });
+    await addToStorageTotals(ctx.redis, workspaceId, { bytes: storedBytesOf(storage), history: storage.historyBytes, players: storage.players, sessions: byMinute(storage.held) });
     await recordPlayerWrites(ctx.redis, workspaceId, [userId, String(indexNote(ctx.nowMs(), reply.reply.storage.players))]);
   }
   return appliedOrThrow(reply, {
@@ -183,6 +183,8 @@ export async function releasePlayerSession(
   if (!session) throw notFound(`No session holds player ${userId}`);
   const { reply } = await ctx.players.session(workspaceId, userId, { action: 'release', sessionId: session.sessionId });
   const released = reply.applied && reply.kind === 'released' && reply.released;
+  // A player held without data leaves the held players of the totals (counted at once, as adminWrite).
+  if (reply.applied && reply.held) await addToStorageTotals(ctx.redis, workspaceId, { sessions: byMinute(reply.held) });
   await ctx.audit('player.session.release', target(workspaceId, userId), {
     workspaceId,
     details: { owner: session.owner, released },

@@ -169,12 +169,13 @@ export class PlayerWrites {
 
   /** A session call, under the request's idempotency key. */
   session(origin: WriteOrigin, userId: string, request: SessionRequest): Promise<Replayable<SessionReply>> {
-    const verdict = this.quota.verdict(origin.workspaceId, origin.plan, false, origin.nowMs);
-    return withClaim(this.claims, origin, verdict, async (claim, judged) => {
+    const verdict = this.quota.verdict(origin.workspaceId, origin.plan, false, origin.nowMs, [], [request]);
+    return this.quota.holding(origin.workspaceId, verdict, () => withClaim(this.claims, origin, verdict, async (claim, judged) => {
       const reply = await this.store.session(origin.workspaceId, userId, { ...request, overQuota: judged.over }, claim);
+      this.quota.recordSession(origin.workspaceId, reply);
       if (claim) this.quota.recordKept(origin.workspaceId, reply.keptBytes, origin.nowMs + claim.ttlSeconds * 1000);
       return reply;
-    });
+    }));
   }
 
   /**
@@ -186,20 +187,20 @@ export class PlayerWrites {
    * player whose node fails is that player's 503 (storageFailure), not the request's.
    */
   sessions(origin: WriteOrigin, userIds: readonly string[], request: (userId: string) => SessionRequest): Promise<Array<Replayable<SessionReply> | AppError>> {
-    const verdict = this.quota.verdict(origin.workspaceId, origin.plan, false, origin.nowMs);
-    return withClaim(this.claims, origin, verdict, (claim, judged) => {
+    const verdict = this.quota.verdict(origin.workspaceId, origin.plan, false, origin.nowMs, [], userIds.map(request));
+    return this.quota.holding(origin.workspaceId, verdict, () => withClaim(this.claims, origin, verdict, (claim, judged) => {
       const action = request(userIds[0]!).action;
       return this.keptAsOne<SessionReply, AppError>(origin, claim, userIds, (raw) => decodeSessionReply(raw, action), async () => {
         const settled = await this.inTurns(origin, userIds, (userId) => this.store.session(origin.workspaceId, userId, { ...request(userId), overQuota: judged.over }, claim));
         return settled.map((outcome) => {
           if (outcome instanceof AppError) return outcome;
-          if (outcome.status === 'fulfilled') return outcome.value;
+          if (outcome.status === 'fulfilled') return (this.quota.recordSession(origin.workspaceId, outcome.value), outcome.value);
           const failed = storageFailure(outcome.reason);
           if (failed) return failed;
           throw outcome.reason;
         });
       });
-    });
+    }));
   }
 
   /**

@@ -1,7 +1,11 @@
 // The storage quota of a workspace by plan: a write that adds data to a workspace at or over its
-// quota is 403 STORAGE_QUOTA_EXCEEDED; deletes always pass. What the quota weighs is data (with
-// leaderboards, kept answers and waiting messages), never history: history keeps within its own
-// bound, shed by saves/history-sweep.ts, so a workspace full of history still saves. Checked against what this instance
+// quota is 403 STORAGE_QUOTA_EXCEEDED; deletes always pass. What the quota weighs is what Redis
+// holds for the workspace's data (estimated from the counted bytes, store/players/redis-memory.ts),
+// leaderboards, kept answers, waiting messages and players held without data, never history:
+// history keeps within its own bound, shed by saves/history-sweep.ts, so a workspace full of
+// history still saves. Players held without data weigh on taking more of them (an acquire of a
+// player without data, refused in its script), not on saves: a quota full of held players still
+// takes their saves, whose first data takes each off the held players. Checked against what this instance
 // knows of the workspace's total (store/workspaces/storage-usage.ts), so the check costs no Redis call
 // while that is fresh. The bound on overshoot: the write that crosses the quota (at most
 // MAX_BODY_BYTES) plus what other instances wrote in their last STORAGE_FLUSH_MS, or since
@@ -9,11 +13,35 @@
 import type { Config } from '../config.js';
 import type { Plan } from '../domain/types.js';
 import { AppError, ErrorCode } from '../errors.js';
-import { storedBytesOf, type PlayerWrite, type StorageDelta } from '../store/players/script-protocol.js';
+import { estimatedRedisBytes } from '../store/players/redis-memory.js';
+import { storedBytesOf, type PlayerWrite, type Replayable, type SessionReply, type SessionRequest, type StorageDelta } from '../store/players/script-protocol.js';
 import type { StorageTotals, StorageUsage } from '../store/workspaces/storage-usage.js';
 
-/** What the quota weighs: everything counted but history. */
-export const quotaBytesOf = (totals: StorageTotals): number => totals.bytes - totals.historyBytes;
+/** The counted bytes of the players' data (key names and stored entries): `bytes` less everything else. */
+export const dataBytesOf = (t: StorageTotals): number => t.bytes - t.historyBytes - t.boardBytes - t.keptBytes - t.messageBytes - t.sessionBytes;
+
+/**
+ * What the quota weighs, and the console and the admin API show as used: the players' data as
+ * Redis holds it (1.2 x its counted bytes + 150 B a player, within ±20% of MEMORY USAGE), the
+ * boards, kept answers and waiting messages as counted, the players held without data as Redis
+ * holds them; not history.
+ */
+export const quotaBytesOf = (t: StorageTotals): number =>
+  estimatedRedisBytes(dataBytesOf(t), t.players) + t.boardBytes + t.keptBytes + t.messageBytes + t.sessionBytes;
+
+/** What a save is weighed by: quotaBytesOf without the players held without data (they weigh on acquires only). */
+export const saveBytesOf = (t: StorageTotals): number => quotaBytesOf(t) - t.sessionBytes;
+
+/**
+ * What a player held without data costs Redis, as lua/includes/session.lua's heldBytes counts it
+ * from its session field `<id>|<expires ms>|<lease ms>|<owner>`.
+ */
+export function heldBytesOf(sessionId: string, owner: string, leaseMs: number): number {
+  return heldBytesOfField(sessionId.length + owner.length + String(leaseMs).length + 16);
+}
+
+/** heldBytesOf from the session field's length. */
+export const heldBytesOfField = (fieldLength: number): number => (fieldLength > 64 ? 520 : 185) + fieldLength;
 
 /** How long a write's answer is kept for its Idempotency-Key, as the workspace's state decides. */
 export interface KeepVerdict {
@@ -28,6 +56,19 @@ export interface KeepVerdict {
 export function mostAddedBytes(writes: readonly PlayerWrite[]): number {
   let bytes = 0;
   for (const write of writes) if (!write.deleteAll) for (const op of write.ops) if (op.op !== 'delete') bytes += op.key.length + 16 + (op.op === 'set' ? op.valueJson.length : 24);
+  return bytes;
+}
+
+/** mostAddedBytes as the quota weighs it: Redis bytes, each adding write a player that may be new. */
+function mostAddedRedisBytes(writes: readonly PlayerWrite[]): number {
+  const bytes = mostAddedBytes(writes);
+  return bytes === 0 ? 0 : estimatedRedisBytes(bytes, writes.filter((w) => !w.deleteAll && w.ops.some((op) => op.op !== 'delete')).length);
+}
+
+/** The most the acquires among `sessions` can hold without data (each player may have none). */
+function mostHeldBytes(sessions: readonly SessionRequest[]): number {
+  let bytes = 0;
+  for (const s of sessions) if (s.action === 'acquire') bytes += heldBytesOf(s.sessionId, s.owner ?? '', s.ttlMs ?? 0);
   return bytes;
 }
 
@@ -55,12 +96,21 @@ export class StorageQuota {
    * each answer IDEMPOTENCY_TTL_OVER_QUOTA_SECONDS rather than a day, so what it can still make
    * Redis keep is bounded by its request rate times that (docs/safe-saves.md).
    */
-  verdict(workspaceId: string, plan: Plan, adding: boolean, nowMs: number, writes: readonly PlayerWrite[] = []): KeepVerdict | Promise<KeepVerdict> {
+  verdict(
+    workspaceId: string,
+    plan: Plan,
+    adding: boolean,
+    nowMs: number,
+    writes: readonly PlayerWrite[] = [],
+    /** Sessions to acquire (players that may be held without data): weighed with held players, and held too. */
+    sessions: readonly SessionRequest[] = [],
+  ): KeepVerdict | Promise<KeepVerdict> {
     this.notePlan?.(workspaceId, plan);
     const totals = this.usage.current(workspaceId, nowMs);
     const take = (t: StorageTotals) => {
-      const verdict = this.keepFor(plan, t, adding, this.inFlight.get(workspaceId) ?? 0);
-      const held = adding ? mostAddedBytes(writes) : 0;
+      const acquiring = sessions.some((s) => s.action === 'acquire');
+      const verdict = this.keepFor(plan, t, adding, this.inFlight.get(workspaceId) ?? 0, acquiring);
+      const held = (adding ? mostAddedRedisBytes(writes) : 0) + mostHeldBytes(sessions);
       if (held === 0) return verdict;
       this.inFlight.set(workspaceId, (this.inFlight.get(workspaceId) ?? 0) + held);
       return { ...verdict, held };
@@ -96,8 +146,13 @@ export class StorageQuota {
     this.usage.recordKept(workspaceId, bytes, expiresAtMs);
   }
 
-  private keepFor(plan: Plan, totals: StorageTotals, adding: boolean, inFlight = 0): KeepVerdict {
-    if (quotaBytesOf(totals) + inFlight < this.quotaBytes[plan]) return { keepSeconds: this.keep.seconds, over: false };
+  /**
+   * `over` for an acquire weighs the players held without data too (the script refuses one
+   * of a player without data then); a save is weighed without them.
+   */
+  private keepFor(plan: Plan, totals: StorageTotals, adding: boolean, inFlight = 0, acquiring = false): KeepVerdict {
+    const weighed = acquiring ? quotaBytesOf(totals) : saveBytesOf(totals);
+    if (weighed + inFlight < this.quotaBytes[plan]) return { keepSeconds: this.keep.seconds, over: false };
     if (adding) this.judge(plan, totals, inFlight);
     return { keepSeconds: Math.min(this.keep.seconds, this.keep.overQuotaSeconds), over: true };
   }
@@ -119,6 +174,12 @@ export class StorageQuota {
   /** What an applied (not replayed) write changed. */
   record(workspaceId: string, delta: StorageDelta): void {
     this.usage.record(workspaceId, storedBytesOf(delta), delta.players, delta.historyBytes);
+    if (delta.held) this.usage.recordSessions(workspaceId, delta.held);
+  }
+
+  /** What a session call (not replayed) changed: a player without data held, moved or released. */
+  recordSession(workspaceId: string, reply: Replayable<SessionReply>): void {
+    if (!reply.replayed && reply.reply.applied && reply.reply.held) this.usage.recordSessions(workspaceId, reply.reply.held);
   }
 
   /**
@@ -135,7 +196,7 @@ export class StorageQuota {
 
   private judge(plan: Plan, totals: StorageTotals, inFlight = 0): void {
     const quota = this.quotaBytes[plan];
-    const counted = quotaBytesOf(totals) + inFlight;
+    const counted = saveBytesOf(totals) + inFlight;
     if (counted >= quota) {
       throw new AppError(
         ErrorCode.STORAGE_QUOTA_EXCEEDED,

@@ -45,12 +45,12 @@ export const keyViewList = { type: 'array', items: keyView } as const;
 
 export const storageView = {
   type: 'object',
-  required: ['bytes', 'players', 'historyBytes', 'boardBytes', 'keptBytes', 'messageBytes', 'quotaBytes', 'quotaUsedBytes', 'quotaPercent', 'dataRedisBytes'],
+  required: ['bytes', 'players', 'historyBytes', 'boardBytes', 'keptBytes', 'messageBytes', 'sessionBytes', 'quotaBytes', 'quotaUsedBytes', 'quotaPercent', 'dataRedisBytes'],
   additionalProperties: false,
   description:
-    "Bytes the workspace stores (players' data and history, leaderboard entries, answers kept for Idempotency-Keys, waiting messages) and players with data, as the instances last added them up (within STORAGE_FLUSH_MS), and the plan's quota.",
+    "Bytes the workspace stores (players' data and history, leaderboard entries, answers kept for Idempotency-Keys, waiting messages, players held by sessions before they have data) and players with data, as the instances last added them up (within STORAGE_FLUSH_MS), and the plan's quota.",
   properties: {
-    bytes: { type: 'integer', description: 'Everything counted: the players\' data and history, boardBytes, keptBytes and messageBytes. The quota weighs bytes less historyBytes.' },
+    bytes: { type: 'integer', description: 'Everything counted: the players\' data and history, boardBytes, keptBytes, messageBytes and sessionBytes. The quota weighs quotaUsedBytes.' },
     players: { type: 'integer' },
     historyBytes: {
       type: 'integer',
@@ -59,8 +59,15 @@ export const storageView = {
     boardBytes: { type: 'integer', description: 'Leaderboard entries (docs/leaderboards.md).' },
     keptBytes: { type: 'integer', description: 'Answers kept for Idempotency-Keys that may still be alive (docs/safe-saves.md).' },
     messageBytes: { type: 'integer', description: 'Messages waiting for players (docs/safe-saves.md, "Messages to players").' },
+    sessionBytes: {
+      type: 'integer',
+      description: 'Players held by sessions before they have any data, as Redis holds them, from the acquire until the release, the first data or the lease\'s end (docs/safe-saves.md, "Size limits").',
+    },
     quotaBytes: { type: 'integer', minimum: 0 },
-    quotaUsedBytes: { type: 'integer', description: 'What the quota weighs: bytes less historyBytes.' },
+    quotaUsedBytes: {
+      type: 'integer',
+      description: 'What the quota weighs, in Redis bytes: dataRedisBytes, boardBytes, keptBytes, messageBytes and sessionBytes; not history. A save is weighed without sessionBytes (docs/safe-saves.md, "Size limits").',
+    },
     dataRedisBytes: {
       type: 'integer',
       description:

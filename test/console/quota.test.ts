@@ -25,7 +25,8 @@ describe('operator console: warnings before the storage quota', function () {
     const light = await testOps(h.redis).createWorkspace({ name: `Light ${randomSuffix()}`, plan: 'free' });
     const save = async (key: string, chars: number) =>
       expect((await call(h.service, 'POST', '/data/set', { key, body: { userId: 'p', key: 'save', value: 'x'.repeat(chars) } })).status).to.equal(200);
-    await save(full.apiKey, 42_500);
+    // In Redis bytes, as the quota weighs them (1.2 x counted + 150 B a player): 42,500 B, 85%.
+    await save(full.apiKey, 35_270);
     await save(light.apiKey, 1_000);
     await settle();
 
@@ -39,7 +40,7 @@ describe('operator console: warnings before the storage quota', function () {
     await openTab(page, 'API keys');
     expect(await banner.isVisible()).to.equal(true);
 
-    await save(full.apiKey, 48_000);
+    await save(full.apiKey, 39_853);
     await settle();
     await page.reload();
     await banner.waitFor();

@@ -21,11 +21,12 @@ describe('metrics: pds_storage_quota_used_ratio', () => {
   it('has a series only for workspaces at or over 80% of their quota, with their share', async () => {
     const full = await newWorkspace(h.redis, 'free');
     const light = await newWorkspace(h.redis, 'free');
-    expect((await client(h.service, full.apiKey).post('/data/set', { userId: 'p', key: 'save', value: 'x'.repeat(42_500) })).status).to.equal(200);
+    expect((await client(h.service, full.apiKey).post('/data/set', { userId: 'p', key: 'save', value: 'x'.repeat(35_270) })).status).to.equal(200);
     expect((await client(h.service, light.apiKey).post('/data/set', { userId: 'p', key: 'save', value: 'x'.repeat(5_000) })).status).to.equal(200);
     await settle();
     const seen = await scrape();
-    // 42,500 B of value, its JSON quotes, the key and its entry: 85.0x%.
+    // 35,270 B of value, its JSON quotes, the key and its entry (35,292 B counted), in Redis
+    // bytes as the quota weighs them (1.2 x counted + 150 B a player): 42,500 B, 85.0x%.
     expect(seen.get(full.workspaceId)).to.be.within(0.85, 0.852);
     expect(seen.has(light.workspaceId)).to.equal(false);
 

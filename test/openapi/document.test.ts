@@ -173,7 +173,7 @@ describe('OpenAPI document', () => {
         ...base,
         path: '/admin/v1/workspaces/ws_1',
         headers: { 'x-request-id': 'req-2' },
-        body: { success: true, data: { ...workspace, keys: [], storage: { bytes: 0, players: 0, historyBytes: 0, boardBytes: 0, keptBytes: 0, messageBytes: 0, quotaBytes: 1, quotaUsedBytes: 0, quotaPercent: 0, dataRedisBytes: 0 } } },
+        body: { success: true, data: { ...workspace, keys: [], storage: { bytes: 0, players: 0, historyBytes: 0, boardBytes: 0, keptBytes: 0, messageBytes: 0, sessionBytes: 0, quotaBytes: 1, quotaUsedBytes: 0, quotaPercent: 0, dataRedisBytes: 0 } } },
       };
       expect(checker.check(admin)).to.equal(undefined);
       const unknown = { ...base, path: '/api/v1/nope', status: 404, body: { success: false, error: 'No such endpoint', code: 'NOT_FOUND' } };

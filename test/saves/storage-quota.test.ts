@@ -1,9 +1,11 @@
 // The storage quota of a workspace by plan: writes that add data stop at the quota with 403
 // STORAGE_QUOTA_EXCEEDED, deletes always work, a plan change applies at once, and the totals
-// every instance adds up match what the players hold.
+// every instance adds up match what the players hold. The quota weighs Redis bytes, estimated
+// from the counted ones (1.2 x counted + 150 B a player, store/players/redis-memory.ts).
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
 import { keys } from '../../src/store/keys.js';
+import { estimatedRedisBytes } from '../../src/store/players/redis-memory.js';
 import type { RunningService } from '../../src/server.js';
 import { testOps } from '../support/admin.js';
 import { client, newWorkspace, startTestService, testClock, testRedis } from '../support/service.js';
@@ -50,9 +52,10 @@ describe('safe saves: storage quota per workspace', () => {
     expect(refused?.status).to.equal(403);
     expect(refused?.body.code).to.equal('STORAGE_QUOTA_EXCEEDED');
     expect(refused?.body.error).to.match(/free plan's quota is 20000/);
-    // One instance knows its own writes at once: the overshoot is the one write that crossed.
-    const held = await heldBytes(ws.workspaceId, users);
-    expect(held).to.be.at.least(QUOTA).and.below(QUOTA + 1000);
+    // One instance knows its own writes at once: the overshoot is the one write that crossed
+    // (the refused player has no data).
+    const held = estimatedRedisBytes(await heldBytes(ws.workspaceId, users), users.length - 1);
+    expect(held).to.be.at.least(QUOTA).and.below(QUOTA + 1300);
     expect((await api.post('/data/batch', { players: [{ userId: 'p0', ops: [{ op: 'set', key: 'k', value: 1 }] }] })).body.code).to.equal(
       'STORAGE_QUOTA_EXCEEDED',
     );
@@ -70,6 +73,7 @@ describe('safe saves: storage quota per workspace', () => {
     // Players with data: all but the one refused and p1, whose only key was deleted (p0 was
     // deleted and written again).
     const heldNow = await heldBytes(ws.workspaceId, users);
+    const redisNow = Math.round(heldNow * 1.2 + (users.length - 2) * 150);
     expect(shown.storage).to.deep.equal({
       bytes: heldNow,
       players: users.length - 2,
@@ -77,23 +81,27 @@ describe('safe saves: storage quota per workspace', () => {
       boardBytes: 0,
       keptBytes: 0,
       messageBytes: 0,
+      sessionBytes: 0,
       quotaBytes: QUOTA,
-      quotaUsedBytes: heldNow,
-      quotaPercent: Math.round((heldNow / QUOTA) * 1000) / 10,
-      dataRedisBytes: Math.round(heldNow * 1.2 + (users.length - 2) * 150),
+      quotaUsedBytes: redisNow,
+      quotaPercent: Math.round((redisNow / QUOTA) * 1000) / 10,
+      dataRedisBytes: redisNow,
     });
   });
 
   it('refuses a write that adds data at exactly the quota, and takes one a byte below it', async () => {
-    /** Fills a new workspace to `target` bytes with two players, checked against what they hold. */
+    /** Fills a new workspace to `target` Redis bytes (as the quota weighs them) with two players, checked against what they hold. */
     async function filledTo(target: number) {
       const ws = await newWorkspace(redis, 'free');
       const api = client(services[0]!, ws.apiKey);
       expect((await api.post('/data/set', { userId: 'a', key: 'save', value: 'x'.repeat(900) })).status).to.equal(200);
+      // The counted bytes whose estimate over two players is the target (20,000 and 19,999 have one).
+      const counted = Math.round((target - 300) / 1.2);
+      expect(estimatedRedisBytes(counted, 2)).to.equal(target);
       // A stored entry is `[<13-digit ms>,"<value>"]`: 18 bytes around the value, with the key's 4.
-      const rest = target - (await heldBytes(ws.workspaceId, ['a'])) - 4 - 18;
+      const rest = counted - (await heldBytes(ws.workspaceId, ['a'])) - 4 - 18;
       expect((await api.post('/data/set', { userId: 'b', key: 'save', value: 'y'.repeat(rest) })).status).to.equal(200);
-      expect(await heldBytes(ws.workspaceId, ['a', 'b'])).to.equal(target);
+      expect(estimatedRedisBytes(await heldBytes(ws.workspaceId, ['a', 'b']), 2)).to.equal(target);
       return api;
     }
     const full = await filledTo(QUOTA);
@@ -138,7 +146,8 @@ describe('safe saves: storage quota per workspace', () => {
     };
     await Promise.all([writer(0), writer(1)]);
     const held = await heldBytes(ws.workspaceId, users);
-    expect(held).to.be.at.least(QUOTA);
+    // Each writer stops at its first refusal: two players without data.
+    expect(estimatedRedisBytes(held, users.length - 2)).to.be.at.least(QUOTA);
     // An instance learns the other's writes within STORAGE_FLUSH_MS (100 ms here): the overshoot
     // is what the other wrote in that interval (docs/reliability.md gives the bound), not the run's.
     expect(held, `held ${held}`).to.be.below(QUOTA * 4);
@@ -148,7 +157,7 @@ describe('safe saves: storage quota per workspace', () => {
     for (const api of apis) expect((await api.post('/data/set', { userId: 'late', key: 'k', value: 1 })).status).to.equal(403);
   });
 
-  it('stops one instance\'s concurrent writes at the one that crosses the quota (60 sets of 60 KB at once against 300,000 B)', async () => {
+  it('stops one instance\'s concurrent writes at the one that crosses the quota (60 sets of 60 KB at once against 300,000 B of Redis)', async () => {
     const quota = 300_000;
     const service = await startTestService({ ...ENV, STORAGE_QUOTA_FREE_BYTES: String(quota), RATE_LIMIT_FREE: '100000', STORAGE_FLUSH_MS: '5000' });
     try {
@@ -159,10 +168,12 @@ describe('safe saves: storage quota per workspace', () => {
       const statuses = answers.map((a) => a.status);
       expect(statuses.filter((s) => s !== 200 && s !== 403), 'only taken or refused by the quota').to.deep.equal([]);
       const users = Array.from({ length: 60 }, (_, i) => `c${i}`);
-      const held = await heldBytes(ws.workspaceId, users);
+      const taken = statuses.filter((s) => s === 200).length;
+      const held = estimatedRedisBytes(await heldBytes(ws.workspaceId, users), taken);
       // Each write sees the ones in flight before it: the total passes the quota by one body at most.
-      expect(held).to.be.at.least(quota - 60_100).and.below(quota + 60_100);
-      expect(statuses.filter((s) => s === 200).length).to.equal(Math.ceil(quota / 60_020));
+      const one = estimatedRedisBytes(60_024, 1);
+      expect(held).to.be.at.least(quota - one).and.below(quota + one);
+      expect(taken).to.equal(Math.ceil(quota / one));
     } finally {
       await service.close();
     }

@@ -20,6 +20,23 @@ export interface StorageDelta {
   readonly players: number;
   /** Bytes of history. */
   readonly historyBytes: number;
+  /**
+   * A player held by a session before it had any data, as it starts or stops counting:
+   * `[minute its hash has surely expired in, Redis bytes]` each (negative: stops). Absent: none.
+   */
+  readonly held?: HeldChanges;
+}
+
+/** `[minute, bytes]` pairs of players held without data (lua/includes/session.lua's heldChange). */
+export type HeldChanges = ReadonlyArray<readonly [minute: number, bytes: number]>;
+
+/** The held field of a script's reply: `<minute> <bytes> ...`, '' (or absent) for none. */
+export function heldChangesOf(text: unknown): HeldChanges | undefined {
+  if (typeof text !== 'string' || text === '') return undefined;
+  const parts = text.split(' ').map(Number);
+  const changes: Array<[number, number]> = [];
+  for (let i = 0; i + 1 < parts.length; i += 2) changes.push([parts[i]!, parts[i + 1]!]);
+  return changes;
 }
 
 export const NO_STORAGE_CHANGE: StorageDelta = Object.freeze({ dataBytes: 0, players: 0, historyBytes: 0 });
@@ -120,9 +137,11 @@ export type SessionReply =
       readonly session: LiveSession;
       readonly metadata?: PlayerMetadata;
       readonly messages?: readonly DeliveredMessage[];
+      /** A player without data starting (or moving) to count as held in its workspace's totals. */
+      readonly held?: HeldChanges;
     }
   /** release: whether this call released it (false: it was not held by that id). */
-  | { readonly applied: true; readonly kind: 'released'; readonly version: number; readonly released: boolean }
+  | { readonly applied: true; readonly kind: 'released'; readonly version: number; readonly released: boolean; readonly held?: HeldChanges }
   | { readonly applied: false; readonly refusal: Refusal };
 
 /** A script's decoded reply, and whether it replays an Idempotency-Key's first answer. */
@@ -269,24 +288,27 @@ export function writePlayerArgs(limitsArg: string, write: PlayerWrite, context: 
 /** Status of an applied write in the layout of the release before (kept answers may still hold it). */
 const APPLIED_V1 = 1;
 const APPLIED = 3;
+/** APPLIED to a player held without data, with its held change before the results. */
+const APPLIED_HELD = 4;
 
 /**
  * lua/write-player.lua's reply: `{ 3, version, dataBytesDelta, playersDelta, historyBytesDelta,
- * inboxBytesDelta, workBytes, messages, r1, ... }`, or `{ 1, version, dataBytesDelta,
+ * inboxBytesDelta, workBytes, messages, r1, ... }` (4: the same with a held change before r1), or `{ 1, version, dataBytesDelta,
  * playersDelta, historyBytesDelta, r1, ... }` in an answer kept by the release before, or a refusal.
  */
 export function decodeWriteReply(raw: RawReply): Replayable<WriteReply> {
   const { reply, replayed } = unwrapReplay(raw);
   const version = Number(reply[1]);
-  if (reply[0] === APPLIED) {
+  if (reply[0] === APPLIED || reply[0] === APPLIED_HELD) {
+    const held = reply[0] === APPLIED_HELD ? heldChangesOf(reply[8]) : undefined;
     return {
       reply: {
         applied: true,
         version,
-        storage: storageAt(reply, 2),
+        storage: held ? { ...storageAt(reply, 2), held } : storageAt(reply, 2),
         workBytes: Number(reply[6]),
         messages: messageChangesOf(reply[7]),
-        results: reply.slice(8).map(String),
+        results: reply.slice(reply[0] === APPLIED_HELD ? 9 : 8).map(String),
       },
       replayed,
       raw: reply,
@@ -333,15 +355,21 @@ export function playerSessionArgs(request: SessionRequest, idempotency: WriteCon
 }
 
 /**
- * lua/player-session.lua's reply: `{ 1, version, sessionId, owner, expiresAtMs }` for acquire
- * and renew, `{ 1, version, released }` for release, or a refusal.
+ * lua/player-session.lua's reply: `{ 1, version, sessionId, owner, expiresAtMs, ... }` for
+ * acquire and renew, `{ 1, version, released, held }` for release, or a refusal; its header
+ * describes the fields, the held change last.
  */
 export function decodeSessionReply(raw: RawReply, action: SessionRequest['action']): Replayable<SessionReply> {
   const { reply, replayed } = unwrapReplay(raw);
   if (reply[0] !== 1) return { reply: { applied: false, refusal: refusalOf(reply) }, replayed, raw: reply };
   const version = Number(reply[1]);
-  if (action === 'release') return { reply: { applied: true, kind: 'released', version, released: Number(reply[2]) === 1 }, replayed, raw: reply };
-  const acquired = reply.length > 5 ? { metadata: { firstSessionAtMs: Number(reply[5]), sessionCount: Number(reply[6]) }, messages: deliveredOf(reply[7] ? JSON.parse(String(reply[7])) : []) } : {};
+  if (action === 'release') {
+    const held = heldChangesOf(reply[3]);
+    return { reply: { applied: true, kind: 'released', version, released: Number(reply[2]) === 1, ...(held ? { held } : {}) }, replayed, raw: reply };
+  }
+  // An acquire's answer kept by an older release has no metadata; a renew's has none.
+  const acquired = action === 'acquire' && reply.length > 5 ? { metadata: { firstSessionAtMs: Number(reply[5]), sessionCount: Number(reply[6]) }, messages: deliveredOf(reply[7] ? JSON.parse(String(reply[7])) : []) } : {};
+  const held = heldChangesOf(reply[action === 'acquire' ? 8 : 5]);
   return {
     reply: {
       applied: true,
@@ -349,6 +377,7 @@ export function decodeSessionReply(raw: RawReply, action: SessionRequest['action
       version,
       session: { sessionId: String(reply[2]), owner: String(reply[3]), expiresAtMs: Number(reply[4]) },
       ...acquired,
+      ...(held ? { held } : {}),
     },
     replayed,
     raw: reply,

@@ -9,6 +9,10 @@
 //            the UTC hour they expire in (h = ms / 3,600,000): they expire by themselves, so an
 //            hour's bytes count until that hour has passed; one removed early (a message
 //            acknowledged) is taken off its hour
+//   ses:<m>  players held by a session before they have any data (lua/player-session.lua), by
+//            the UTC minute their hash has surely expired in (m = ms / 60,000: the lease's end
+//            and its 60 s margin): a lapsed lease leaves the totals once that minute has
+//            passed, a release or the player's first data take it off its minute at once
 // A workspace's total cannot be updated in the same step as a player's write, since on a cluster
 // the player lives in another slot. So each instance adds its deltas up in memory and writes them
 // to the workspace's hash every STORAGE_FLUSH_MS (HINCRBY, paced like the usage counts), and
@@ -39,7 +43,12 @@ export interface StorageTotals {
   readonly boardBytes: number;
   readonly keptBytes: number;
   readonly messageBytes: number;
+  /** Players held by sessions before they have any data: their hashes' Redis bytes (lua/includes/session.lua). */
+  readonly sessionBytes: number;
 }
+
+/** Bytes by the UTC minute (ms since the epoch / 60,000) they expire in. */
+export type ByExpiryMinute = ReadonlyMap<number, number>;
 
 /** Bytes by the UTC hour (ms since the epoch / 3,600,000) they expire in. */
 export type ByExpiryHour = ReadonlyMap<number, number>;
@@ -56,12 +65,18 @@ export interface StorageChange {
   readonly kept?: ByExpiryHour;
   /** Messages waiting for players, by the hour they expire in (negative: acknowledged). */
   readonly messages?: ByExpiryHour;
+  /** Players held without data, by the minute their hash has surely expired in (negative: released, or given data). */
+  readonly sessions?: ByExpiryMinute;
 }
 
 const HOUR_MS = 3_600_000;
 const KEPT = 'kept:';
 const MESSAGES = 'msg:';
+const SESSIONS = 'ses:';
 export const expiryHourOf = (expiresAtMs: number) => Math.floor(expiresAtMs / HOUR_MS);
+const MINUTE_MS = 60_000;
+/** The UTC minute a time falls in (ms / 60,000): the buckets of players held without data. */
+export const expiryMinuteOf = (expiresAtMs: number) => Math.floor(expiresAtMs / MINUTE_MS);
 
 interface Known {
   totals: StorageTotals;
@@ -82,19 +97,34 @@ interface Pending {
   boards: number;
   kept: Map<number, number>;
   messages: Map<number, number>;
+  sessions: Map<number, number>;
 }
 
-const emptyPending = (): Pending => ({ bytes: 0, history: 0, players: 0, boards: 0, kept: new Map(), messages: new Map() });
+const emptyPending = (): Pending => ({ bytes: 0, history: 0, players: 0, boards: 0, kept: new Map(), messages: new Map(), sessions: new Map() });
 
 const addTo = (into: Map<number, number>, hour: number, bytes: number) => into.set(hour, (into.get(hour) ?? 0) + bytes);
+
+/** `[minute, bytes]` changes summed by minute (a renew takes off and adds in the same minute). */
+export function byMinute(changes: Iterable<readonly [minute: number, bytes: number]> = []): Map<number, number> {
+  const summed = new Map<number, number>();
+  for (const [minute, bytes] of changes) addTo(summed, minute, bytes);
+  return summed;
+}
 
 /** The totals of a storage hash's fields at `nowMs`: expiring bytes of hours not yet past only. */
 function totalsOf(fields: Record<string, string>, nowMs: number): { totals: StorageTotals; expired: string[] } {
   const thisHour = expiryHourOf(nowMs);
+  const thisMinute = Math.floor(nowMs / MINUTE_MS);
   let kept = 0;
   let messages = 0;
+  let sessions = 0;
   const expired: string[] = [];
   for (const [field, value] of Object.entries(fields)) {
+    if (field.startsWith(SESSIONS)) {
+      if (Number(field.slice(SESSIONS.length)) < thisMinute) expired.push(field);
+      else sessions += Number(value);
+      continue;
+    }
     const prefix = field.startsWith(KEPT) ? KEPT : field.startsWith(MESSAGES) ? MESSAGES : undefined;
     if (prefix === undefined) continue;
     if (Number(field.slice(prefix.length)) < thisHour) expired.push(field);
@@ -103,14 +133,17 @@ function totalsOf(fields: Record<string, string>, nowMs: number): { totals: Stor
   }
   const players = Number(fields['bytes'] ?? 0);
   const boards = Number(fields['boards'] ?? 0);
+  // Below 0 only for holds taken before they were counted (an upgrade), released since.
+  sessions = Math.max(0, sessions);
   return {
     totals: {
-      bytes: players + boards + kept + messages,
+      bytes: players + boards + kept + messages + sessions,
       players: Number(fields['players'] ?? 0),
       historyBytes: Number(fields['history'] ?? 0),
       boardBytes: boards,
       keptBytes: kept,
       messageBytes: messages,
+      sessionBytes: sessions,
     },
     expired,
   };
@@ -136,6 +169,7 @@ export async function addToStorageTotals(
   if (change.boards) writes.push(redis.hincrby(key, 'boards', change.boards));
   for (const [hour, bytes] of change.kept ?? []) if (bytes) writes.push(redis.hincrby(key, `${KEPT}${hour}`, bytes));
   for (const [hour, bytes] of change.messages ?? []) if (bytes) writes.push(redis.hincrby(key, `${MESSAGES}${hour}`, bytes));
+  for (const [minute, bytes] of change.sessions ?? []) if (bytes) writes.push(redis.hincrby(key, `${SESSIONS}${minute}`, bytes));
   const [fields] = await Promise.all([redis.hgetall(key), ...writes]);
   const { totals, expired } = totalsOf(fields, options.nowMs ?? Date.now());
   if (expired.length > 0) await redis.hdel(key, ...expired);
@@ -208,6 +242,14 @@ export class StorageUsage {
   }
 
   /**
+   * Adds (or, negative, takes off) players held without data, by the minute their hash has
+   * surely expired in (expiryMinute, the scripts' held changes).
+   */
+  recordSessions(workspaceId: string, changes: Iterable<readonly [minute: number, bytes: number]>): void {
+    for (const [minute, bytes] of changes) if (bytes !== 0) addTo(this.pendingOf(workspaceId).sessions, minute, bytes);
+  }
+
+  /**
    * The workspace's totals as this instance knows them: synchronous while what Redis last said
    * is fresh (the common case), a promise when it must be read first.
    */
@@ -274,7 +316,7 @@ export class StorageUsage {
     await this.flush();
     const before = await readStorageTotals(this.redis, workspaceId);
     const held = await sumPlayerSizes(this.redis, workspaceId);
-    const playersBytes = before.bytes - before.boardBytes - before.keptBytes - before.messageBytes;
+    const playersBytes = before.bytes - before.boardBytes - before.keptBytes - before.messageBytes - before.sessionBytes;
     const after = await addToStorageTotals(this.redis, workspaceId, {
       bytes: held.bytes - playersBytes,
       history: held.historyBytes - before.historyBytes,
@@ -290,22 +332,25 @@ export class StorageUsage {
   }
 
   private withPending(workspaceId: string, known: Known): StorageTotals {
-    let { bytes, players, historyBytes, boardBytes, keptBytes, messageBytes } = known.totals;
+    let { bytes, players, historyBytes, boardBytes, keptBytes, messageBytes, sessionBytes } = known.totals;
     const flushing = known.holdsFlushing ? undefined : this.flushing.get(workspaceId);
     for (const deltas of [this.pending.get(workspaceId), flushing]) {
       if (deltas === undefined) continue;
       let kept = 0;
       let messages = 0;
+      let sessions = 0;
       for (const b of deltas.kept.values()) kept += b;
       for (const b of deltas.messages.values()) messages += b;
-      bytes += deltas.bytes + deltas.boards + kept + messages;
+      for (const b of deltas.sessions.values()) sessions += b;
+      bytes += deltas.bytes + deltas.boards + kept + messages + sessions;
       players += deltas.players;
       historyBytes += deltas.history;
       boardBytes += deltas.boards;
       keptBytes += kept;
       messageBytes += messages;
+      sessionBytes += sessions;
     }
-    return { bytes, players, historyBytes, boardBytes, keptBytes, messageBytes };
+    return { bytes, players, historyBytes, boardBytes, keptBytes, messageBytes, sessionBytes };
   }
 
   private async read(workspaceId: string, nowMs: number): Promise<Known> {
@@ -346,6 +391,7 @@ export class StorageUsage {
           pending.boards += delta.boards;
           for (const [hour, bytes] of delta.kept) addTo(pending.kept, hour, bytes);
           for (const [hour, bytes] of delta.messages) addTo(pending.messages, hour, bytes);
+          for (const [minute, bytes] of delta.sessions) addTo(pending.sessions, minute, bytes);
         }
       });
     } finally {

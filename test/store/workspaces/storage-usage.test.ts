@@ -16,9 +16,9 @@ describe('storage totals of an instance', () => {
     const usage = new StorageUsage(redis, 60_000);
     const workspaceId = randomId('ws');
     try {
-      expect(await usage.current(workspaceId, Date.now())).to.deep.equal({ bytes: 0, players: 0, historyBytes: 0, boardBytes: 0, keptBytes: 0, messageBytes: 0 });
+      expect(await usage.current(workspaceId, Date.now())).to.deep.equal({ bytes: 0, players: 0, historyBytes: 0, boardBytes: 0, keptBytes: 0, messageBytes: 0, sessionBytes: 0 });
       usage.record(workspaceId, 5000, 2);
-      expect(usage.current(workspaceId, Date.now())).to.deep.equal({ bytes: 5000, players: 2, historyBytes: 0, boardBytes: 0, keptBytes: 0, messageBytes: 0 });
+      expect(usage.current(workspaceId, Date.now())).to.deep.equal({ bytes: 5000, players: 2, historyBytes: 0, boardBytes: 0, keptBytes: 0, messageBytes: 0, sessionBytes: 0 });
 
       proxy.hold();
       const flushed = usage.flush();
@@ -27,13 +27,13 @@ describe('storage totals of an instance', () => {
         expect(i, 'the flush reaches Redis').to.be.lessThan(1000);
         await new Promise((r) => setTimeout(r, 5));
       }
-      expect(usage.current(workspaceId, Date.now()), 'while the flush is in flight').to.deep.equal({ bytes: 5000, players: 2, historyBytes: 0, boardBytes: 0, keptBytes: 0, messageBytes: 0 });
+      expect(usage.current(workspaceId, Date.now()), 'while the flush is in flight').to.deep.equal({ bytes: 5000, players: 2, historyBytes: 0, boardBytes: 0, keptBytes: 0, messageBytes: 0, sessionBytes: 0 });
       usage.record(workspaceId, 100, 0);
-      expect(usage.current(workspaceId, Date.now())).to.deep.equal({ bytes: 5100, players: 2, historyBytes: 0, boardBytes: 0, keptBytes: 0, messageBytes: 0 });
+      expect(usage.current(workspaceId, Date.now())).to.deep.equal({ bytes: 5100, players: 2, historyBytes: 0, boardBytes: 0, keptBytes: 0, messageBytes: 0, sessionBytes: 0 });
       proxy.release();
       await flushed;
-      expect(usage.current(workspaceId, Date.now()), 'once it has landed').to.deep.equal({ bytes: 5100, players: 2, historyBytes: 0, boardBytes: 0, keptBytes: 0, messageBytes: 0 });
-      expect(await readStorageTotals(direct, workspaceId)).to.deep.equal({ bytes: 5000, players: 2, historyBytes: 0, boardBytes: 0, keptBytes: 0, messageBytes: 0 });
+      expect(usage.current(workspaceId, Date.now()), 'once it has landed').to.deep.equal({ bytes: 5100, players: 2, historyBytes: 0, boardBytes: 0, keptBytes: 0, messageBytes: 0, sessionBytes: 0 });
+      expect(await readStorageTotals(direct, workspaceId)).to.deep.equal({ bytes: 5000, players: 2, historyBytes: 0, boardBytes: 0, keptBytes: 0, messageBytes: 0, sessionBytes: 0 });
     } finally {
       proxy.release();
       redis.disconnect();
