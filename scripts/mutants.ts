@@ -403,8 +403,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'quota-weighs-history',
     bug: 'the storage quota counts history, so a workspace full of history refuses every save',
     file: 'src/saves/storage-quota.ts',
-    find: 'totals.bytes - totals.historyBytes;',
-    replace: 'totals.bytes;',
+    find: 't.bytes - t.historyBytes - t.boardBytes',
+    replace: 't.bytes - t.boardBytes',
     tests: ['test/saves/history-sweep.test.ts'],
   },
   {
