@@ -1,12 +1,21 @@
 // `npm run capacity -- --ccu 1000000`: the fleet for that many concurrent players, from the latest
 // measured cost of each session operation (bench/results/session-cost.json, written by
-// `npm run bench:session`) and the player model of bench/lib/capacity.ts (each part a flag).
+// `npm run bench:session`), the history a stored player holds on average over a population
+// (bench/results/population.json, written by `npm run bench:population`, when present) and the
+// player model of bench/lib/capacity.ts (each part a flag).
 // docs/capacity.md explains the arithmetic and the model.
-import { readFileSync } from 'node:fs';
-import { relative } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
 import { DEFAULT_MODEL, plan, planText, type MeasuredCosts, type Model } from './lib/capacity.js';
+
+/** What bench/population.ts writes that the plan reads. */
+interface PopulationResults {
+  readonly date?: string;
+  readonly settings: { readonly players: number; readonly days: number };
+  readonly capacity: { readonly historyBytesPerPlayer: number };
+}
 
 const positive = (raw: string) => {
   const n = Number(raw);
@@ -36,6 +45,7 @@ const program = new Command()
   .description('The fleet (instances, cores, Redis masters and replicas, memory, headroom) for a number of concurrent players.')
   .requiredOption('--ccu <n>', 'concurrent players', positive)
   .option('--results <file>', 'measured costs', fileURLToPath(new URL('./results/session-cost.json', import.meta.url)))
+  .option('--population <file>', 'history per stored player over a population (default: population.json beside --results, when present)')
   .option('--json', 'print the plan as JSON');
 for (const [key, flag, help] of FLAGS) program.option(flag, `${help} (${DEFAULT_MODEL[key]})`, positive);
 program.parse();
@@ -48,6 +58,18 @@ for (const [key, flag] of FLAGS) {
   if (typeof value === 'number') (model as unknown as Record<string, number>)[key] = value;
 }
 const source = relative(process.cwd(), opts['results'] as string) || (opts['results'] as string);
-const costs = JSON.parse(readFileSync(source, 'utf8')) as MeasuredCosts;
+let costs = JSON.parse(readFileSync(source, 'utf8')) as MeasuredCosts;
+// The history of a player seen within the history's retention, averaged over a simulated
+// population (most play once, a few every day), instead of the heaviest player's 30 days.
+const populationFile = (opts['population'] as string | undefined) ?? join(dirname(opts['results'] as string), 'population.json');
+let populationLine = '';
+if (opts['population'] !== undefined || existsSync(populationFile)) {
+  const population = JSON.parse(readFileSync(populationFile, 'utf8')) as PopulationResults;
+  costs = { ...costs, memory: { ...costs.memory, historyBytesPerPlayer: population.capacity.historyBytesPerPlayer } };
+  populationLine =
+    `history: ${population.capacity.historyBytesPerPlayer.toLocaleString('en')} B a stored player, the mean over the players written ` +
+    `within the history's retention of a simulated population (${relative(process.cwd(), populationFile) || populationFile}, ` +
+    `${population.settings.players.toLocaleString('en')} players over ${population.settings.days} days, measured ${population.date ?? '?'})`;
+}
 const result = plan(costs, model);
-process.stdout.write(opts['json'] ? `${JSON.stringify(result, null, 2)}\n` : `${planText(result, costs, source)}\n`);
+process.stdout.write(opts['json'] ? `${JSON.stringify(result, null, 2)}\n` : `${planText(result, costs, source)}\n${populationLine ? `${populationLine}\n` : ''}`);

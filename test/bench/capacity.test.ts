@@ -1,6 +1,9 @@
 // `npm run capacity` on a small fixture of measured costs (test/fixtures/bench/session-cost.json):
 // its rates, cores, instances, memory and masters, each worked out here by hand from the fixture.
 import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
@@ -72,6 +75,21 @@ describe('bench: npm run capacity', function () {
     const total = 10_000_000 * (2000 + 40_000) + 1_000_000 * 300 + requests * 86_400 * 1000;
     expect(p.memoryBytes.total).to.be.closeTo(total, 1);
     expect(p.masters).to.equal(Math.max(3, Math.ceil(total / (50 * GiB * 0.7)), p.mastersForCpu));
+  });
+
+  it("takes the history of a stored player from a population's results (bench:population)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'capacity-'));
+    try {
+      const file = join(dir, 'population.json');
+      writeFileSync(file, JSON.stringify({ date: '2026-11-29', settings: { players: 100_000, days: 60 }, capacity: { historyBytesPerPlayer: 10_000 } }));
+      const { stdout, json: p } = await capacity('--ccu', '36000', '--population', file);
+      // 720,000 stored players of 10,000 B of history each, instead of the fixture's 40,000.
+      expect(p.memoryBytes.history).to.equal(720_000 * 10_000);
+      expect(p.memoryBytes.data).to.equal(720_000 * 2000);
+      expect(stdout).to.match(/^history: 10,000 B a stored player, .*100,000 players over 60 days/m);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a plan without --ccu, and a flag that is not a positive number', async () => {
