@@ -2,9 +2,9 @@
 // `cli:<os user>`, and one way to print results (a JSON line with --json, readable text
 // otherwise) and errors (stderr, non-zero exit).
 import { AppError, ErrorCode, badRequest, errorBody } from '../errors.js';
-import type { Session } from './session.js';
+import type { CliRuntime } from './runtime.js';
 
-export type CliContext = Session;
+export type CliContext = CliRuntime;
 
 export interface OutputOptions {
   json?: boolean;
@@ -39,17 +39,17 @@ export async function run<T>(
   /** Where the result goes: stdout, unless stdout carries the command's data (an export). */
   out: NodeJS.WritableStream = process.stdout,
 ): Promise<void> {
-  let session: Session | undefined;
+  let runtime: CliRuntime | undefined;
   try {
     precheck?.();
-    const { openSession } = await import('./session.js');
-    session = await openSession(options);
-    const result = await action(session);
+    const { openRuntime } = await import('./runtime.js');
+    runtime = await openRuntime(options);
+    const result = await action(runtime);
     out.write(options.json ? `${JSON.stringify(result)}\n` : `${human(result)}\n`);
   } catch (err) {
     fail(options, err);
   } finally {
-    const redis = session?.redis;
+    const redis = runtime?.redis;
     if (redis) await redis.quit().catch(() => redis.disconnect());
   }
 }

@@ -7,8 +7,8 @@ import Koa from 'koa';
 import { adminRouter } from '../admin/http/router.js';
 import type { AdminOperations } from '../admin/operations.js';
 import type { Config } from '../config.js';
-import { consoleAdminAuth, consoleSessionRouter } from '../console/session-http.js';
-import { ConsoleSessions } from '../console/sessions.js';
+import { consoleAdminAuth, consoleSignInRouter } from '../console/sign-in-http.js';
+import { ConsoleSignIns } from '../console/sign-ins.js';
 import { consolePages } from '../console/static-files.js';
 import { ConsoleSessionStore } from '../store/installation/console-sessions.js';
 import { AppError, ErrorCode } from '../errors.js';
@@ -67,13 +67,13 @@ export function buildOpsApp(deps: OpsDeps): Koa<AppState> {
 
   if (deps.config.admin.token) {
     // The operator console (docs/console.md) lives wherever the admin API does: its page, its
-    // sessions, and its session as a second way into the same admin routes.
-    const sessions = new ConsoleSessions(deps.config.admin.token, new ConsoleSessionStore(deps.ops.redis), deps.config.console);
-    const consoleSession = consoleSessionRouter(sessions, deps.ops, deps.config.limits.maxBodyBytes);
+    // sign-ins, and a sign-in as a second way into the same admin routes.
+    const signIns = new ConsoleSignIns(deps.config.admin.token, new ConsoleSessionStore(deps.ops.redis), deps.config.console);
+    const consoleSignIn = consoleSignInRouter(signIns, deps.ops, deps.config.limits.maxBodyBytes);
     app.use(consolePages());
-    app.use(consoleSession.routes());
-    app.use(consoleSession.allowedMethods());
-    const admin = adminRouter(deps.config.admin.token, deps.ops, deps.config, consoleAdminAuth(sessions));
+    app.use(consoleSignIn.routes());
+    app.use(consoleSignIn.allowedMethods());
+    const admin = adminRouter(deps.config.admin.token, deps.ops, deps.config, consoleAdminAuth(signIns));
     app.use(admin.routes());
     app.use(admin.allowedMethods());
   } else {

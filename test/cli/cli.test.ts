@@ -7,7 +7,7 @@ import { testOps } from '../support/admin.js';
 import { testRedis } from '../support/service.js';
 import { testRedisUrl } from '../support/hooks.js';
 import { loadConfig } from '../../src/config.js';
-import { redisNotice } from '../../src/cli/session.js';
+import { redisNotice } from '../../src/cli/runtime.js';
 
 const cli = (...args: (string | Record<string, string>)[]) => {
   const env = typeof args.at(-1) === 'object' ? (args.pop() as Record<string, string>) : {};

@@ -64,7 +64,7 @@ export function bearerAuth(token: string, failures: FailureCounter, limit: { max
   };
 }
 
-/** A second way in besides the bearer token: the operator console's session (src/console/). */
+/** A second way in besides the bearer token: the operator console's sign-in (src/console/sign-in-http.ts). */
 export interface AlternativeAuth {
   claims(ctx: Context): boolean;
   readonly middleware: Middleware<AppState>;

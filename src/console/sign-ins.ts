@@ -1,5 +1,6 @@
-// Sign-in, sessions and sign-out of the operator console: the admin token is exchanged once for
-// a random session id (the cookie) and a CSRF token (kept by the page in memory). Sign-ins are
+// Sign-in, its upkeep and sign-out of the operator console: the admin token is exchanged once
+// for a random sign-in id (the cookie) and a CSRF token (kept by the page in memory); the sign-in
+// lasts while it is used within CONSOLE_SESSION_IDLE_SECONDS. Sign-ins are
 // counted per address before the token is looked at, and one past CONSOLE_SIGNIN_ATTEMPTS in a
 // window is answered 429 without it, even for the right token: guessing costs a window per few
 // tries, however many guesses are sent at once. A right token clears its address's count.
@@ -9,17 +10,18 @@ import { AppError, ErrorCode, unauthorized } from '../errors.js';
 import type { ConsoleSessionRecord, ConsoleSessionStore } from '../store/installation/console-sessions.js';
 
 export interface SignedIn {
-  readonly sessionId: string;
+  /** The cookie's value: a bearer credential, kept in Redis only as its SHA-256. */
+  readonly signInId: string;
   readonly csrf: string;
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest();
-const idHash = (sessionId: string) => sha256(sessionId).toString('hex');
+const idHash = (signInId: string) => sha256(signInId).toString('hex');
 /** 32 random bytes, base64url: the id is a bearer credential and must not be guessable. */
 const randomToken = () => randomBytes(32).toString('base64url');
-const SESSION_ID = /^[\w-]{43}$/;
+const SIGN_IN_ID = /^[\w-]{43}$/;
 
-export class ConsoleSessions {
+export class ConsoleSignIns {
   private readonly expected: Buffer;
 
   constructor(
@@ -47,20 +49,20 @@ export class ConsoleSessions {
       throw unauthorized(`Wrong admin token (${left} ${left === 1 ? 'try' : 'tries'} left before sign-in pauses for this address)`);
     }
     await this.store.clearFailures(address);
-    const sessionId = randomToken();
+    const signInId = randomToken();
     const csrf = randomToken();
-    await this.store.create(idHash(sessionId), { csrf, address, createdAt: new Date(this.clock()).toISOString() }, this.config.sessionIdleMs);
-    return { sessionId, csrf };
+    await this.store.create(idHash(signInId), { csrf, address, createdAt: new Date(this.clock()).toISOString() }, this.config.sessionIdleMs);
+    return { signInId, csrf };
   }
 
-  /** The live session of this id, its idle time started again. */
-  resume(sessionId: string | undefined): Promise<ConsoleSessionRecord | undefined> {
-    if (!sessionId || !SESSION_ID.test(sessionId)) return Promise.resolve(undefined);
-    return this.store.touch(idHash(sessionId), this.config.sessionIdleMs);
+  /** The live sign-in of this id, its idle time started again. */
+  resume(signInId: string | undefined): Promise<ConsoleSessionRecord | undefined> {
+    if (!signInId || !SIGN_IN_ID.test(signInId)) return Promise.resolve(undefined);
+    return this.store.touch(idHash(signInId), this.config.sessionIdleMs);
   }
 
-  signOut(sessionId: string): Promise<boolean> {
-    return this.store.remove(idHash(sessionId));
+  signOut(signInId: string): Promise<boolean> {
+    return this.store.remove(idHash(signInId));
   }
 }
 

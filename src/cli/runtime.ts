@@ -9,7 +9,8 @@ import { AdminOperations } from '../admin/operations.js';
 import type { BanOperations } from '../admin/bans.js';
 import { connectRedis, createRedis, type RedisClient } from '../store/redis/redis.js';
 
-export interface Session {
+/** What a command runs with: the config, its Redis connection, and the admin operations acting as the CLI. */
+export interface CliRuntime {
   readonly config: Config;
   readonly redis: RedisClient;
   readonly ops: AdminOperations;
@@ -47,7 +48,7 @@ export function redisNotice(config: Config): string {
 }
 
 /** With `json`, stderr carries only the JSON error line, for scripts; the notice is for people. */
-export async function openSession(options: { json?: boolean } = {}): Promise<Session> {
+export async function openRuntime(options: { json?: boolean } = {}): Promise<CliRuntime> {
   const config = loadConfig();
   if (!options.json) process.stderr.write(redisNotice(config));
   const settings = {

@@ -1,6 +1,7 @@
-// The console's HTTP side of sessions: /console/session (sign in, resume, sign out), the cookie,
-// the same-origin checks, and the admin API's second way in (a console session instead of the
-// bearer token), which runs the request under the console's actor name for the audit trail.
+// The console's HTTP side of signing in: /console/session (sign in, resume, sign out; the route
+// keeps its name), the cookie, the same-origin checks, and the admin API's second way in (a
+// console sign-in instead of the bearer token), which runs the request under the console's
+// actor name for the audit trail.
 import Router from '@koa/router';
 import type { Context, Middleware } from 'koa';
 import { actingAs } from '../admin/acting-as.js';
@@ -11,7 +12,7 @@ import type { AppState } from '../http/state.js';
 import { compile } from '../http/validate.js';
 import { signInBody } from '../schemas/console.js';
 import type { ConsoleSessionRecord } from '../store/installation/console-sessions.js';
-import { sameToken, type ConsoleSessions } from './sessions.js';
+import { sameToken, type ConsoleSignIns } from './sign-ins.js';
 
 export const COOKIE = 'pds_console';
 export const CSRF_HEADER = 'x-csrf-token';
@@ -51,51 +52,51 @@ function peer(ctx: Context): string {
   return ctx.socket.remoteAddress ?? 'unknown';
 }
 
-async function liveSession(ctx: Context, sessions: ConsoleSessions): Promise<ConsoleSessionRecord> {
-  const session = await sessions.resume(ctx.cookies.get(COOKIE));
-  if (!session) {
+async function liveSignIn(ctx: Context, signIns: ConsoleSignIns): Promise<ConsoleSessionRecord> {
+  const signIn = await signIns.resume(ctx.cookies.get(COOKIE));
+  if (!signIn) {
     setCookie(ctx, '', 0);
     throw unauthorized('The console session has ended: sign in again');
   }
-  setCookie(ctx, ctx.cookies.get(COOKIE)!, Math.round(sessions.config.sessionIdleMs / 1000));
-  return session;
+  setCookie(ctx, ctx.cookies.get(COOKIE)!, Math.round(signIns.config.sessionIdleMs / 1000));
+  return signIn;
 }
 
-function assertCsrf(ctx: Context, session: ConsoleSessionRecord): void {
+function assertCsrf(ctx: Context, signIn: ConsoleSessionRecord): void {
   assertSameOrigin(ctx);
-  if (!sameToken(ctx.get(CSRF_HEADER), session.csrf)) {
+  if (!sameToken(ctx.get(CSRF_HEADER), signIn.csrf)) {
     throw new AppError(ErrorCode.FORBIDDEN, 'Missing or wrong X-CSRF-Token: reload the console');
   }
 }
 
-function sessionAnswer(csrf: string, sessions: ConsoleSessions) {
-  return { success: true, data: { csrfToken: csrf, idleSeconds: Math.round(sessions.config.sessionIdleMs / 1000), actor: CONSOLE_ACTOR } };
+function signInAnswer(csrf: string, signIns: ConsoleSignIns) {
+  return { success: true, data: { csrfToken: csrf, idleSeconds: Math.round(signIns.config.sessionIdleMs / 1000), actor: CONSOLE_ACTOR } };
 }
 
-export function consoleSessionRouter(sessions: ConsoleSessions, ops: AdminOperations, maxBodyBytes: number): Router<AppState> {
+export function consoleSignInRouter(signIns: ConsoleSignIns, ops: AdminOperations, maxBodyBytes: number): Router<AppState> {
   const router = new Router<AppState>({ sensitive: true });
 
   router.post('/console/session', jsonBody(maxBodyBytes), async (ctx) => {
     assertSameOrigin(ctx);
     const { token } = validateSignIn('body', ctx.request.body);
     const address = peer(ctx);
-    const signedIn = await sessions.signIn(token, address);
-    setCookie(ctx, signedIn.sessionId, Math.round(sessions.config.sessionIdleMs / 1000));
+    const signedIn = await signIns.signIn(token, address);
+    setCookie(ctx, signedIn.signInId, Math.round(signIns.config.sessionIdleMs / 1000));
     await actingAs(CONSOLE_ACTOR, () => ops.audit('console.sign-in', 'console', { details: { address } }));
-    ctx.body = sessionAnswer(signedIn.csrf, sessions);
+    ctx.body = signInAnswer(signedIn.csrf, signIns);
   });
 
   // The page asks on load whether it is signed in, and takes the CSRF token from the answer.
   router.get('/console/session', async (ctx) => {
-    const session = await liveSession(ctx, sessions);
+    const signIn = await liveSignIn(ctx, signIns);
     ctx.set('Cache-Control', 'no-store');
-    ctx.body = sessionAnswer(session.csrf, sessions);
+    ctx.body = signInAnswer(signIn.csrf, signIns);
   });
 
   router.delete('/console/session', async (ctx) => {
-    const session = await liveSession(ctx, sessions);
-    assertCsrf(ctx, session);
-    await sessions.signOut(ctx.cookies.get(COOKIE)!);
+    const signIn = await liveSignIn(ctx, signIns);
+    assertCsrf(ctx, signIn);
+    await signIns.signOut(ctx.cookies.get(COOKIE)!);
     setCookie(ctx, '', 0);
     await actingAs(CONSOLE_ACTOR, () => ops.audit('console.sign-out', 'console', { details: { address: peer(ctx) } }));
     ctx.body = { success: true, data: { signedOut: true } };
@@ -104,19 +105,19 @@ export function consoleSessionRouter(sessions: ConsoleSessions, ops: AdminOperat
   return router;
 }
 
-export interface AdminSessionAuth {
-  /** Whether this request means to use a console session rather than the bearer token. */
+export interface AdminSignInAuth {
+  /** Whether this request means to use a console sign-in rather than the bearer token. */
   claims(ctx: Context): boolean;
   readonly middleware: Middleware<AppState>;
 }
 
-/** The admin API's console way in: a live session, and for every write its CSRF token. */
-export function consoleAdminAuth(sessions: ConsoleSessions): AdminSessionAuth {
+/** The admin API's console way in: a live sign-in, and for every write its CSRF token. */
+export function consoleAdminAuth(signIns: ConsoleSignIns): AdminSignInAuth {
   return {
     claims: (ctx) => !ctx.get('authorization') && ctx.cookies.get(COOKIE) !== undefined,
     middleware: async (ctx, next) => {
-      const session = await liveSession(ctx, sessions);
-      if (!SAFE_METHODS.has(ctx.method)) assertCsrf(ctx, session);
+      const signIn = await liveSignIn(ctx, signIns);
+      if (!SAFE_METHODS.has(ctx.method)) assertCsrf(ctx, signIn);
       await actingAs(CONSOLE_ACTOR, () => next() as Promise<void>);
     },
   };

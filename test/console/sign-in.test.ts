@@ -1,4 +1,4 @@
-// The console's session over plain HTTP: cookie flags, idle expiry, CSRF and same-origin
+// The console's sign-in over plain HTTP: cookie flags, idle expiry, CSRF and same-origin
 // checks, the limit on wrong tokens, sign-out, the audit name, and the token never echoed.
 import { createHash } from 'node:crypto';
 import { expect } from 'chai';
