@@ -101,7 +101,7 @@ export class AdminOperations implements AdminContext {
 
   /**
    * The admin operations of an installation, with its limits and retention from its config:
-   * how the admin API (server.ts), the CLI (cli/session.ts) and the quick start build them.
+   * how the admin API (server.ts), the CLI (cli/runtime.ts) and the quick start build them.
    * `actor` names who acts in the audit trail.
    */
   static forInstallation(redis: RedisClient, config: Config, actor: string, clock?: () => number): AdminOperations {
