@@ -3,13 +3,12 @@
 // its workspace (saves/idempotency.ts, as player writes claim theirs), the board's script, and
 // the entries it added or removed counted into the workspace's storage total.
 import type { Period } from '../domain/periods.js';
-import { AppError } from '../errors.js';
+import { AppError, ErrorCode } from '../errors.js';
 import { REPLAYED_HEADER, keyReused, withClaim, type IdempotencyClaims } from '../saves/idempotency.js';
 import type { WriteOrigin } from '../saves/player-writes.js';
 import type { StorageQuota } from '../saves/storage-quota.js';
 import { BOARD_ENTRY_BYTES } from '../store/boards/board-memory.js';
-import type { BoardOp, BoardWriteReply, LeaderboardStore } from '../store/boards/leaderboard-store.js';
-import { BoardScriptCode, ERROR_OF_BOARD_CODE, unexpectedScriptReply } from '../store/redis/scripts.js';
+import type { BoardOp, BoardRefusal, BoardWriteReply, LeaderboardStore } from '../store/boards/leaderboard-store.js';
 import type { StorageUsage } from '../store/workspaces/storage-usage.js';
 
 /** About what an answer a board's script keeps for an Idempotency-Key costs Redis (store/workspaces/idempotency-claims.ts keptRecordBytes). */
@@ -19,22 +18,20 @@ export type BoardWriteOutcome =
   | { readonly status: 'scored'; readonly scores: ReadonlyArray<readonly [Period, string]>; readonly replayed: boolean }
   | { readonly status: 'deleted'; readonly deleted: boolean; readonly replayed: boolean };
 
-/** The refusal of a board script's reply, as its first answer said it (and a replay repeats). */
-function refusal(code: number, period: Period | undefined, replayed: boolean, maxEntries: number): AppError {
+/** The error of a board script's refusal, as its first answer said it (and a replay repeats). */
+function refusalError(refusal: BoardRefusal, replayed: boolean, maxEntries: number): AppError {
   const headers = replayed ? { headers: { [REPLAYED_HEADER]: 'true' } } : {};
-  switch (code) {
-    case BoardScriptCode.BOARD_FULL:
+  switch (refusal.code) {
+    case ErrorCode.BOARD_FULL:
       return new AppError(
-        ERROR_OF_BOARD_CODE[code]!,
-        `The ${period} period of this leaderboard holds ${maxEntries} entries, the most it may (LEADERBOARD_MAX_ENTRIES): a new player cannot be added; existing ones can still be written`,
+        refusal.code,
+        `The ${refusal.period} period of this leaderboard holds ${maxEntries} entries, the most it may (LEADERBOARD_MAX_ENTRIES): a new player cannot be added; existing ones can still be written`,
         headers,
       );
-    case BoardScriptCode.NUMBER_OUT_OF_RANGE:
-      return new AppError(ERROR_OF_BOARD_CODE[code]!, `The increment would leave the finite number range in the ${period} period`, headers);
-    case BoardScriptCode.IDEMPOTENCY_KEY_REUSED:
+    case ErrorCode.NUMBER_OUT_OF_RANGE:
+      return new AppError(refusal.code, `The increment would leave the finite number range in the ${refusal.period} period`, headers);
+    case ErrorCode.IDEMPOTENCY_KEY_REUSED:
       return keyReused();
-    default:
-      return unexpectedScriptReply([code]);
   }
 }
 
@@ -64,7 +61,7 @@ export class BoardWrites {
   }
 
   private outcome(workspaceId: string, reply: BoardWriteReply): BoardWriteOutcome {
-    if (reply.status === 'refused') throw refusal(reply.code, reply.period, reply.replayed, this.store.limits.maxEntries);
+    if (reply.status === 'refused') throw refusalError(reply.refusal, reply.replayed, this.store.limits.maxEntries);
     if (!reply.replayed && reply.entriesDelta !== 0) this.usage.recordBoards(workspaceId, reply.entriesDelta * BOARD_ENTRY_BYTES);
     return reply.status === 'scored'
       ? { status: 'scored', scores: reply.scores, replayed: reply.replayed }

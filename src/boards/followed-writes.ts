@@ -157,7 +157,7 @@ export class FollowedWrites {
           if (reply.status === 'refused') {
             // A board full (LEADERBOARD_MAX_ENTRIES), or a value out of range: the player's
             // write stands, the board keeps what it had. Said once, not retried.
-            this.options.logger?.warn({ workspaceId, board, code: reply.code }, 'a followed board refused a value');
+            this.options.logger?.warn({ workspaceId, board, code: reply.refusal.code }, 'a followed board refused a value');
           } else if (reply.entriesDelta !== 0) {
             await this.options.recordBoardBytes(workspaceId, reply.entriesDelta * BOARD_ENTRY_BYTES);
           }

@@ -48,7 +48,7 @@ describe('leaderboard scripts', () => {
       expect(again).to.deep.equal({ ...first, replayed: true });
       expect(await redis.zscore(all('b'), (await redis.zrange(all('b'), '0', '0'))[0]!)).to.equal('2');
       const reused = await store.write(ws, 'b', 'u', { op: 'increment', amount: 3 }, { nowMs: T0, idempotency: { keyHash: 'h1', fingerprint: 'fp2' } });
-      expect(reused).to.include({ status: 'refused', code: -8 });
+      expect(reused).to.deep.include({ status: 'refused', refusal: { code: 'IDEMPOTENCY_KEY_REUSED' } });
       // Called with periods the board does not keep: -2 and nothing kept under the key.
       const raw = await redis.boardWrite(
         5,
@@ -87,7 +87,7 @@ describe('leaderboard scripts', () => {
       await small.registry.register(ws, 'f', T0, { field: 'periods', periods: ['all', 'daily'] });
       await small.write(ws, 'f', 'a', { op: 'set', score: 1 }, { nowMs: T0 });
       // 'b' would be the second entry of both periods: refused in all-time, so not written in today's either.
-      expect(await small.write(ws, 'f', 'b', { op: 'set', score: 1 }, { nowMs: T0 })).to.include({ status: 'refused', period: 'all' });
+      expect(await small.write(ws, 'f', 'b', { op: 'set', score: 1 }, { nowMs: T0 })).to.deep.include({ status: 'refused', refusal: { code: 'BOARD_FULL', period: 'all' } });
       expect(await redis.zcard(keys.boardScores(ws, 'f', '2031-03-04'))).to.equal(1);
       expect(await redis.hget(keys.boardMeta(ws, 'f'), 's')).to.equal('1');
     });

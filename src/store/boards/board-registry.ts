@@ -2,9 +2,10 @@
 // slot (keys.boardRegistry), so the most boards a workspace may have is checked and a board
 // added in one step (lua/board-register.lua). The periods a board keeps are copied into the
 // board's own meta (`p`), which its write script checks; the registry is where they are set.
-import { PERIODS, isPeriod, type Period } from '../../domain/periods.js';
+import { isPeriod, type Period } from '../../domain/periods.js';
 import { keys } from '../keys.js';
 import type { RedisClient } from '../redis/redis.js';
+import { canonicalPeriods, decodeBoardRegister } from './board-protocol.js';
 
 export interface BoardConfig {
   /** The periods every write goes to, in PERIODS order. */
@@ -21,19 +22,7 @@ export interface RegisteredBoard extends BoardConfig {
 
 export const DEFAULT_PERIODS: readonly Period[] = ['all'];
 
-/** Periods in one order, once each: the form `p` holds and the write script compares. */
-export function canonicalPeriods(periods: readonly Period[]): Period[] {
-  return PERIODS.filter((p) => periods.includes(p));
-}
-
-/** The meta's `p`: the periods, space-separated, in PERIODS order. */
-export function periodsField(periods: readonly Period[]): string {
-  return canonicalPeriods(periods).join(' ');
-}
-
-export function parsePeriodsField(field: string): Period[] {
-  return canonicalPeriods(field.split(' ').filter(isPeriod));
-}
+export { canonicalPeriods, parsePeriodsField, periodsField } from './board-protocol.js';
 
 function parseConfig(json: string): BoardConfig {
   const raw = JSON.parse(json) as { periods?: unknown; follow?: { key?: unknown } | null; createdAt?: unknown };
@@ -72,9 +61,9 @@ export class BoardRegistry {
       field = 'follow';
       value = change.key === null ? 'null' : JSON.stringify({ key: change.key });
     }
-    const [status, reply] = await this.redis.boardRegister(keys.boardRegistry(workspaceId), board, String(this.maxBoards), initial, field, value);
-    if (status < 0) return { ok: false, boards: Number(reply) };
-    return { ok: true, created: status === 2, config: parseConfig(String(reply)) };
+    const reply = decodeBoardRegister(await this.redis.boardRegister(keys.boardRegistry(workspaceId), board, String(this.maxBoards), initial, field, value));
+    if (!reply.ok) return reply;
+    return { ok: true, created: reply.created, config: parseConfig(reply.configJson) };
   }
 
   async get(workspaceId: string, board: string): Promise<BoardConfig | undefined> {

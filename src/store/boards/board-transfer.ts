@@ -6,6 +6,7 @@ import { decodeCursor } from '../../domain/leaderboard.js';
 import { periodAt, type Period, type PeriodWindow } from '../../domain/periods.js';
 import { keys } from '../keys.js';
 import type { RedisClient } from '../redis/redis.js';
+import { decodeBoardImport, type ImportedChunk } from './board-protocol.js';
 import type { LeaderboardStore } from './leaderboard-store.js';
 import { periodKeys } from './period-keys.js';
 
@@ -44,14 +45,6 @@ export function importTtlMs(window: PeriodWindow, nowMs: number): number {
   return periodAt(window.period, window.endMs).endMs - nowMs;
 }
 
-export interface ImportedChunk {
-  readonly written: number;
-  /** The change of the board's entries counted into storage. */
-  readonly entriesDelta: number;
-  /** The period reached the most entries: `written` were loaded before it. */
-  readonly full: boolean;
-}
-
 /** Writes one chunk of a period's entries, in order, with the board's next sequence numbers. */
 export async function writeBoardEntries(
   redis: RedisClient,
@@ -65,14 +58,7 @@ export async function writeBoardEntries(
   const ttl = importTtlMs(window, nowMs);
   if (ttl < 0 || entries.length === 0) return { written: 0, entriesDelta: 0, full: false };
   const target = periodKeys(workspaceId, board, window.period, window.startMs);
-  const [first, second, third] = await redis.boardImport(
-    keys.boardMeta(workspaceId, board),
-    target.scores,
-    target.members,
-    String(Math.floor(ttl)),
-    String(maxEntries),
-    ...entries.flat(),
+  return decodeBoardImport(
+    await redis.boardImport(keys.boardMeta(workspaceId, board), target.scores, target.members, String(Math.floor(ttl)), String(maxEntries), ...entries.flat()),
   );
-  if (first === -3) return { written: second, entriesDelta: third ?? 0, full: true };
-  return { written: first, entriesDelta: second, full: false };
 }

@@ -1,27 +1,46 @@
 // Reads and writes leaderboards: one sorted set and member hash per board and period, in the
 // board's own slot (keys.ts), written by lua/board-write.lua and read by lua/board-page.lua and
-// lua/board-rank.lua, one script call each. This module turns their replies into values. A
-// write's script sent and not answered in time (a timeout, a connection dropped after it left)
-// may have been applied: OUTCOME_UNKNOWN, as for player writes, never STORAGE_UNAVAILABLE.
+// lua/board-rank.lua, one script call each (a first page without a cursor or score range is
+// one ZRANGE instead). The scripts' arguments and replies are board-protocol.ts's; this module
+// picks the keys, sends the calls and acts on what a reply asks. A write's script sent and not
+// answered in time (a timeout, a connection dropped after it left) may have been applied:
+// OUTCOME_UNKNOWN, as for player writes, never STORAGE_UNAVAILABLE.
 //
 // A write passes the keys of the periods the board keeps. Which those are is the registry's
 // (board-registry.ts), copied into the board's meta, which the script checks: this instance
 // remembers each board's periods, and a write sent with stale ones is refused unapplied and
 // sent again with the board's (one more round trip, after an operator's change or a restart).
-// A board's first write registers it first, within the workspace's most boards.
+// A board's first write registers it first, within the workspace's most boards. Erasure and
+// reset go through here too: a player off every board, a board emptied or dropped.
 import { LRUCache } from 'lru-cache';
-import { encodeCursor, type Cursor, type Order } from '../../domain/leaderboard.js';
+import { encodeCursor } from '../../domain/leaderboard.js';
 import { PERIODS, type Period } from '../../domain/periods.js';
 import { AppError, ErrorCode } from '../../errors.js';
 import { keys } from '../keys.js';
 import { noteKeptElsewhere } from '../players/kept-elsewhere.js';
 import { changing, type RedisClient } from '../redis/redis.js';
-import { BoardScriptCode, unexpectedScriptReply } from '../redis/scripts.js';
-import { BoardRegistry, parsePeriodsField, periodsField, DEFAULT_PERIODS } from './board-registry.js';
-import { decodeWrite, entriesOf, type BoardWriteReply, type PageResult, type RankResult } from './board-replies.js';
+import {
+  boardLimitsArg,
+  boardPageArgs,
+  boardRankArgs,
+  boardWriteArgs,
+  decodeBoardPage,
+  decodeBoardRank,
+  decodeBoardWrite,
+  entriesOf,
+  parsePeriodsField,
+  periodsField,
+  type BoardLimits,
+  type BoardWriteOp,
+  type BoardWriteReply,
+  type PageQuery,
+  type PageResult,
+  type RankResult,
+} from './board-protocol.js';
+import { BoardRegistry, DEFAULT_PERIODS } from './board-registry.js';
 import { everyPeriodKey, periodKeys, writeKeys, type PeriodKeys } from './period-keys.js';
 
-export type { BoardEntry, BoardWriteReply, PageResult, RankResult } from './board-replies.js';
+export type { BoardEntry, BoardLimits, BoardRefusal, BoardWriteReply, PageQuery, PageResult, RankResult } from './board-protocol.js';
 
 export type BoardOp =
   | { readonly op: 'set'; readonly score: number }
@@ -32,22 +51,6 @@ export interface BoardWriteContext {
   readonly nowMs: number;
   /** The request's idempotency key (its SHA-256) and fingerprint, when it has one. */
   readonly idempotency?: { readonly keyHash: string; readonly fingerprint: string } | undefined;
-}
-
-export interface PageQuery {
-  readonly period: Period;
-  readonly previous: boolean;
-  readonly order: Order;
-  /** 1-100. */
-  readonly limit: number;
-  readonly after?: Cursor | undefined;
-  readonly min?: number | undefined;
-  readonly max?: number | undefined;
-}
-
-export interface BoardLimits {
-  readonly maxEntries: number;
-  readonly idempotencyTtlSeconds: number;
 }
 
 /** Boards whose periods this instance remembers (each a name and a short string). */
@@ -67,7 +70,7 @@ export class LeaderboardStore {
     readonly registry: BoardRegistry,
     readonly limits: BoardLimits,
   ) {
-    this.limitsArg = `${limits.maxEntries} ${limits.idempotencyTtlSeconds}`;
+    this.limitsArg = boardLimitsArg(limits);
   }
 
   /**
@@ -122,7 +125,7 @@ export class LeaderboardStore {
     workspaceId: string,
     board: string,
     userId: string,
-    op: 's' | 'i' | 'd' | 'e' | 'f',
+    op: BoardWriteOp,
     arg: string,
     version: string,
     context: BoardWriteContext,
@@ -140,32 +143,17 @@ export class LeaderboardStore {
       const period = writeKeys(workspaceId, board, periods, context.nowMs);
       // Sent and not answered in time, it may have been applied: OUTCOME_UNKNOWN (a retry
       // without an Idempotency-Key would count an increment twice).
+      const args = boardWriteArgs(op, userId, arg, period, this.limitsArg, idempotency?.fingerprint ?? '', version);
       const raw = await changing(this.redis, () =>
-        this.redis.boardWrite(
-          fixed.length + period.keys.length,
-          ...fixed,
-          ...period.keys,
-          op,
-          userId,
-          arg,
-          period.spec,
-          period.ttls,
-          this.limitsArg,
-          idempotency?.fingerprint ?? '',
-          version,
-        ),
+        this.redis.boardWrite(fixed.length + period.keys.length, ...fixed, ...period.keys, ...args),
       );
-      if (raw[0] === 2) {
-        const first = JSON.parse(String(raw[1])) as unknown;
-        if (!Array.isArray(first)) throw unexpectedScriptReply(raw);
-        return decodeWrite(first as Array<string | number>, op, true);
-      }
-      if (raw[0] === BoardScriptCode.UNREGISTERED) {
+      const reply = decodeBoardWrite(raw, op);
+      if (reply.status === 'unregistered') {
         this.known.set(cacheKey, await this.register(workspaceId, board, context.nowMs));
-      } else if (raw[0] === BoardScriptCode.PERIODS_CHANGED) {
-        this.known.set(cacheKey, String(raw[1]));
+      } else if (reply.status === 'periods-changed') {
+        this.known.set(cacheKey, reply.periods);
       } else {
-        return decodeWrite(raw, op, false);
+        return reply;
       }
     }
     throw new AppError(ErrorCode.INTERNAL, `The periods of board ${board} kept changing during a write`);
@@ -198,25 +186,8 @@ export class LeaderboardStore {
   async page(workspaceId: string, board: string, query: PageQuery, nowMs: number): Promise<PageResult> {
     const period = periodKeys(workspaceId, board, query.period, nowMs, query.previous);
     if (query.after === undefined && query.min === undefined && query.max === undefined) return this.firstPage(workspaceId, board, query, period);
-    const raw = await this.redis.boardPage(
-      keys.boardMeta(workspaceId, board),
-      period.scores,
-      query.period,
-      query.order === 'desc' ? 'd' : 'a',
-      String(query.limit),
-      query.after?.score ?? '',
-      query.after?.member ?? '',
-      query.min === undefined ? '-inf' : String(query.min),
-      query.max === undefined ? '+inf' : String(query.max),
-    );
-    if (raw[0] === BoardScriptCode.PERIODS_CHANGED) return { kept: false, periods: parsePeriodsField(String(raw[1])) };
-    if (raw[0] !== 1) throw unexpectedScriptReply(raw);
-    const entries = entriesOf(raw, 3, Number(raw[1]));
-    let next: string | null = null;
-    if (Number(raw[2]) === 1 && raw.length >= 5) {
-      next = encodeCursor({ order: query.order, member: String(raw[raw.length - 2]), score: String(raw[raw.length - 1]) });
-    }
-    return { kept: true, window: period.window, entries, next };
+    const raw = await this.redis.boardPage(keys.boardMeta(workspaceId, board), period.scores, ...boardPageArgs(query));
+    return decodeBoardPage(raw, query.order, period.window);
   }
 
   /**
@@ -244,20 +215,8 @@ export class LeaderboardStore {
 
   async rank(workspaceId: string, board: string, userId: string, query: Omit<PageQuery, 'limit' | 'after' | 'min' | 'max'> & { around: number }, nowMs: number): Promise<RankResult> {
     const period = periodKeys(workspaceId, board, query.period, nowMs, query.previous);
-    const raw = await this.redis.boardRank(
-      keys.boardMeta(workspaceId, board),
-      period.scores,
-      period.members,
-      query.period,
-      query.order === 'desc' ? 'd' : 'a',
-      userId,
-      String(query.around),
-    );
-    if (raw[0] === BoardScriptCode.PERIODS_CHANGED) return { kept: false, periods: parsePeriodsField(String(raw[1])) };
-    if (raw[0] === 0) return { kept: true, found: false, window: period.window };
-    if (raw[0] !== 1) throw unexpectedScriptReply(raw);
-    const entries = raw.length > 3 ? entriesOf(raw, 4, Number(raw[3])) : [];
-    return { kept: true, found: true, window: period.window, rank: Number(raw[1]) + 1, score: String(raw[2]), entries };
+    const raw = await this.redis.boardRank(keys.boardMeta(workspaceId, board), period.scores, period.members, ...boardRankArgs(query.period, query.order, userId, query.around));
+    return decodeBoardRank(raw, period.window);
   }
 
   /**

@@ -1,5 +1,7 @@
 // Loads every Lua script in lua/ with defineCommand, with the shared pieces of lua/includes/
-// put in place (`--- @include`), and names the player scripts' negative return codes once.
+// put in place (`--- @include`), and names the player scripts' negative return codes once
+// (the leaderboard scripts' are store/boards/board-protocol.ts's). Unwraps the replay that
+// every script keeping answers under an Idempotency-Key returns (lua/includes/idempotency.lua).
 // Command names match the file names in camelCase.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -187,42 +189,24 @@ export const ScriptCode = {
   INBOX_FULL: -10,
 } as const;
 
-/** The error code of each script code. */
-export const ERROR_OF_SCRIPT_CODE: Readonly<Record<number, ErrorCode>> = {
-  [ScriptCode.NOT_A_NUMBER]: ErrorCode.NOT_A_NUMBER,
-  [ScriptCode.NUMBER_OUT_OF_RANGE]: ErrorCode.NUMBER_OUT_OF_RANGE,
-  [ScriptCode.TOO_MANY_KEYS]: ErrorCode.TOO_MANY_KEYS,
-  [ScriptCode.VERSION_CONFLICT]: ErrorCode.VERSION_CONFLICT,
-  [ScriptCode.SESSION_LOCKED]: ErrorCode.SESSION_LOCKED,
-  [ScriptCode.SESSION_LOST]: ErrorCode.SESSION_LOST,
-  [ScriptCode.PLAYER_TOO_LARGE]: ErrorCode.PLAYER_TOO_LARGE,
-  [ScriptCode.IDEMPOTENCY_KEY_REUSED]: ErrorCode.IDEMPOTENCY_KEY_REUSED,
-  [ScriptCode.STORAGE_QUOTA_EXCEEDED]: ErrorCode.STORAGE_QUOTA_EXCEEDED,
-  [ScriptCode.INBOX_FULL]: ErrorCode.INBOX_FULL,
-};
-
-/** The negative codes of the leaderboard scripts (lua/board-*.lua), named once. */
-export const BoardScriptCode = {
-  /** Not an error: the board is not in its workspace's registry yet; register, then write again. */
-  UNREGISTERED: -1,
-  /** Not an error: the board keeps other periods than the caller passed (or, on a read, not the one asked for). */
-  PERIODS_CHANGED: -2,
-  BOARD_FULL: -3,
-  NUMBER_OUT_OF_RANGE: -4,
-  /** The same code as the player scripts': the idempotency prologue is one and the same. */
-  IDEMPOTENCY_KEY_REUSED: -8,
-  STORAGE_QUOTA_EXCEEDED: -9,
-  INBOX_FULL: -10,
-} as const;
-
-/** The error code of each board script code that is a refusal. */
-export const ERROR_OF_BOARD_CODE: Readonly<Record<number, ErrorCode>> = {
-  [BoardScriptCode.BOARD_FULL]: ErrorCode.BOARD_FULL,
-  [BoardScriptCode.NUMBER_OUT_OF_RANGE]: ErrorCode.NUMBER_OUT_OF_RANGE,
-  [BoardScriptCode.IDEMPOTENCY_KEY_REUSED]: ErrorCode.IDEMPOTENCY_KEY_REUSED,
-};
-
 /** A reply code no script returns: a bug, answered 500. */
 export function unexpectedScriptReply(reply: unknown): AppError {
   return new AppError(ErrorCode.INTERNAL, `Unexpected script reply ${JSON.stringify(reply)}`);
+}
+
+/**
+ * A reply of a script that keeps answers under an Idempotency-Key (lua/includes/idempotency.lua):
+ * `{ 2, '<first answer as JSON>' }` is a replay of that answer, handed back to be decoded as the
+ * first one was; any other reply is handed back as it is.
+ */
+export function unwrapReplay(raw: ReadonlyArray<string | number>): { reply: ReadonlyArray<string | number>; replayed: boolean } {
+  if (raw[0] !== 2) return { reply: raw, replayed: false };
+  let first: unknown;
+  try {
+    first = JSON.parse(String(raw[1]));
+  } catch {
+    throw unexpectedScriptReply(raw);
+  }
+  if (!Array.isArray(first)) throw unexpectedScriptReply(raw);
+  return { reply: first as ReadonlyArray<string | number>, replayed: true };
 }

@@ -73,7 +73,7 @@ describe('LeaderboardStore', () => {
   it('increments from 0, refuses a result beyond the finite range and writes nothing', async () => {
     await write('b', 'p', { op: 'increment', amount: 1e308 });
     const refused = await write('b', 'p', { op: 'increment', amount: 1e308 });
-    expect(refused).to.include({ status: 'refused', code: -4, period: 'all' });
+    expect(refused).to.deep.include({ status: 'refused', refusal: { code: 'NUMBER_OUT_OF_RANGE', period: 'all' } });
     expect((await page('b')).entries).to.deep.equal([{ rank: 1, userId: 'p', score: '1e+308' }]);
   });
 
@@ -192,7 +192,7 @@ describe('LeaderboardStore', () => {
   it('refuses a new player past the most entries of a period, still lets existing ones move', async () => {
     const small = new LeaderboardStore(redis, new BoardRegistry(redis, 5), { maxEntries: 3, idempotencyTtlSeconds: 60 });
     for (const user of ['a', 'b', 'c']) await small.write(ws, 'full', user, { op: 'set', score: 1 }, { nowMs: T0 });
-    expect(await small.write(ws, 'full', 'd', { op: 'set', score: 1 }, { nowMs: T0 })).to.include({ status: 'refused', code: -3, period: 'all' });
+    expect(await small.write(ws, 'full', 'd', { op: 'set', score: 1 }, { nowMs: T0 })).to.deep.include({ status: 'refused', refusal: { code: 'BOARD_FULL', period: 'all' } });
     expect(await small.write(ws, 'full', 'a', { op: 'increment', amount: 1 }, { nowMs: T0 })).to.include({ status: 'scored' });
     expect(await ids('full')).to.deep.equal(['a', 'b', 'c']);
   });
