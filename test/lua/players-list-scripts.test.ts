@@ -28,6 +28,30 @@ describe('lua/index-players.lua', () => {
     expect(await index('c', '-50')).to.equal(0); // a removal of a player never listed
   });
 
+  it('adds a run of writes in a few ZADDs, not one a player, with removals still in their place', async () => {
+    // The list sits in the workspace's slot: one ZADD a written player made that master the
+    // busiest of a cluster (test-long/fleet). The outcome and the count are a ZADD's a pair.
+    const ws = randomId('ws');
+    await redis.hset(keys.workspace(ws), 'id', ws);
+    const list = keys.workspacePlayers(ws);
+    await redis.zadd(list, '500', 'p0', '500', 'p1');
+    const pairs: string[] = [];
+    for (let i = 0; i < 1200; i++) pairs.push(`p${i}`, String(1000 + i));
+    // p0 written at 1000 then removed at 900 (a removal older than a write: ignored); p1 removed
+    // at 1100 after its write at 1001 (applied), then written again at 1050 (an older write after
+    // the removal, in order: listed again); p2 reported twice (counted twice, kept at the latest).
+    pairs.push('p0', '-900', 'p1', '-1100', 'p1', '1050', 'p2', '2000');
+    const zadds = async () => Number(/cmdstat_zadd:calls=(\d+)/.exec(await redis.info('commandstats'))?.[1] ?? 0);
+    const before = await zadds();
+    expect(await redis.indexPlayers(keys.workspace(ws), list, ...pairs)).to.equal(1200 + 1 + 1 + 1);
+    expect((await zadds()) - before).to.be.at.most(4);
+    expect(await redis.zcard(list)).to.equal(1200);
+    expect(await redis.zscore(list, 'p0')).to.equal('1000');
+    expect(await redis.zscore(list, 'p1')).to.equal('1050');
+    expect(await redis.zscore(list, 'p2')).to.equal('2000');
+    expect(await redis.zscore(list, 'p1199')).to.equal('2199');
+  });
+
   it('writes nothing once the workspace is gone', async () => {
     const ws = randomId('ws');
     expect(await redis.indexPlayers(keys.workspace(ws), keys.workspacePlayers(ws), 'a', '1')).to.equal(-1);
