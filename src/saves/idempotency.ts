@@ -13,7 +13,7 @@ import { AppError, ErrorCode, badRequest } from '../errors.js';
 import type { KeepVerdict } from './storage-quota.js';
 import { isUnavailableError, type RedisClient } from '../store/redis/redis.js';
 import { KEPT_NOTE_BYTES } from '../store/players/kept-elsewhere.js';
-import { claimBytes, claimIdempotencyKey, keepClaimAnswer, readLegacyClaim } from '../store/workspaces/idempotency-claims.js';
+import { claimBytes, claimIdempotencyKey, claimsSpreadSince, keepClaimAnswer, readLegacyClaim } from '../store/workspaces/idempotency-claims.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 export const REPLAYED_HEADER = 'Idempotent-Replayed';
@@ -58,6 +58,8 @@ export const CLAIM_RETRY_MS = 250;
 
 export class IdempotencyClaims {
   private readonly inFlight = new Set<string>();
+  /** Workspace id -> until when (ms) its legacy claims are read (readLegacy), once this instance knows. */
+  private readonly legacyUntilMs = new Map<string, number>();
 
   constructor(
     private readonly redis: RedisClient,
@@ -102,6 +104,25 @@ export class IdempotencyClaims {
   }
 
   /**
+   * The claim of `keyHash` the release before kept in the workspace's slot, while one may live:
+   * for twice IDEMPOTENCY_TTL_SECONDS (a claim's longest life, after a rolling upgrade shorter
+   * than that) from the first such read by this release in the workspace (keys.claimsSpreadSince,
+   * read with the first legacy read of each workspace by each instance). Past that, a many-player
+   * request sends nothing to the workspace's slot for it: one GET a request on one master made
+   * it the busiest of a cluster under one busy workspace (test-long/fleet). Both reads wait out
+   * a failover of that master as the claim does.
+   */
+  private async readLegacy(workspaceId: string, keyHash: string): Promise<string | null> {
+    const until = this.legacyUntilMs.get(workspaceId);
+    if (until !== undefined && Date.now() >= until) return null;
+    const read = this.servedThroughFailover(() => readLegacyClaim(this.redis, workspaceId, keyHash));
+    if (until !== undefined) return read;
+    const [since, held] = await Promise.all([this.servedThroughFailover(() => claimsSpreadSince(this.redis, workspaceId, Date.now())), read]);
+    this.legacyUntilMs.set(workspaceId, since + 2 * this.ttlSeconds * 1000);
+    return Date.now() < since + 2 * this.ttlSeconds * 1000 ? held : null;
+  }
+
+  /**
    * Claims `rawKey` for this request in the workspace, for `ttlSeconds` (the configured time
    * unless the workspace keeps answers shorter): 409 while this instance still applies a
    * request with the same key, 422 when the key was first used for another request.
@@ -125,8 +146,9 @@ export class IdempotencyClaims {
       // A many-player request keeps its whole answer in its claim only (its players' records a
       // minute): retried across the upgrade that spread the claims, it finds that answer in the
       // claim the release before kept in the workspace's slot. One GET, many-player requests
-      // without a kept answer only; goes with keys.legacyIdempotencyClaim.
-      const legacy = manyPlayers(body) && !first?.includes('\n') ? await this.servedThroughFailover(() => readLegacyClaim(this.redis, workspaceId, keyHash)) : null;
+      // without a kept answer only, while such a claim may live (readLegacy); goes with
+      // keys.legacyIdempotencyClaim.
+      const legacy = manyPlayers(body) && !first?.includes('\n') ? await this.readLegacy(workspaceId, keyHash) : null;
       for (const held of [first, legacy]) {
         if (held === null) continue;
         const nl = held.indexOf('\n');

@@ -103,6 +103,14 @@ export const keys = {
    */
   legacyIdempotencyClaim: (workspaceId: string, keyHash: string) => `${PREFIX}ws:{${workspaceId}}:idem:${keyHash}`,
   /**
+   * String: when (ms) an instance of the release that spreads the claims first read a legacy
+   * claim of the workspace (SET NX). Those claims are read for twice IDEMPOTENCY_TTL_SECONDS from
+   * then (a claim's life, plus a rolling upgrade shorter than it), no longer after: each instance
+   * reads this once per workspace. In the workspace's slot, where the legacy claims are; deleted
+   * with the workspace's own keys. Remove with legacyIdempotencyClaim.
+   */
+  claimsSpreadSince: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:claims-spread-since`,
+  /**
    * Hash: `bytes` and `players` the workspace stores (data and history), summed from the player
    * scripts' deltas by every instance (store/workspaces/storage-usage.ts); not updated in the player's slot.
    */

@@ -45,9 +45,9 @@ describe('one busy workspace on a Redis Cluster: idempotency claims spread over 
       ADMIN_TOKEN,
       RATE_LIMIT_PRO: '1000000',
       // The per-instance flushes into the workspace's slot (players and history lists, usage,
-      // last use, storage totals) out of the measured window: one script call per flush, one
-      // ZADD inside it per player written since, whatever the requests; what is measured here is
-      // the traffic each request makes.
+      // last use, storage totals) out of the measured window: one script call per flush, a
+      // ZADD inside it per 500 players written since, whatever the requests; what is measured
+      // here is the traffic each request makes.
       PLAYER_INDEX_FLUSH_MS: '600000',
       USAGE_FLUSH_MS: '600000',
       KEY_LAST_USED_FLUSH_MS: '600000',
@@ -157,6 +157,48 @@ describe('one busy workspace on a Redis Cluster: idempotency claims spread over 
       expect(replay.status).to.equal(200);
       expect(replay.headers.get('idempotent-replayed')).to.equal('true');
     }
+  });
+
+  it("sends a many-player request nothing in the workspace's own slot once no legacy claim can live", async () => {
+    // A workspace this release has read legacy claims of for longer than two claims' lives
+    // (keys.claimsSpreadSince): its many-player requests read none (saves/idempotency.ts). What
+    // is left in its slot is the per-instance traffic (leases, flushes), none of it per request.
+    const created = await call({ baseUrl: `${service.opsUrl}/admin/v1` }, 'POST', '/workspaces', {
+      body: { name: 'Upgraded Studio', plan: 'pro' },
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(created.status, created.text).to.equal(201);
+    const ws = created.body.data as { workspaceId: string; apiKey: string };
+    await redis.set(keys.claimsSpreadSince(ws.workspaceId), '1');
+    const own = client(service, ws.apiKey);
+    const players = Array.from({ length: 6 }, (_, i) => `m${i}`);
+    // The first request of the workspace reads what an instance reads once (its key, its window).
+    expect((await own.post('/data/batch', { players: players.map((userId) => ({ userId, ops: [{ op: 'set', key: 'k', value: 0 }] })) }, withKey('warm'))).status).to.equal(200);
+
+    const port = await cluster.masterOf(keys.workspace(ws.workspaceId));
+    const node = redis.nodes('master').find((n) => n.options.port === port)!;
+    const monitor = await node.monitor();
+    // Commands sent to the workspace's slot (not those a script runs inside), but for the rate
+    // limiter's leases: an instance takes its window's budget a lease at a time, more requests
+    // in each as the workspace stays busy (store/workspaces/rate-limiter.ts).
+    const seen: string[] = [];
+    const tag = `{${ws.workspaceId}}`;
+    monitor.on('monitor', (_time: string, args: string[], source: string) => {
+      if (source === 'lua' || !args.some((a) => a.includes(tag))) return;
+      if (args.some((a) => a === keys.rateLimit(ws.workspaceId))) return;
+      seen.push(args.slice(0, 4).join(' '));
+    });
+    const REQUESTS = 10;
+    for (let r = 0; r < REQUESTS; r++) {
+      const body = { players: players.map((userId) => ({ userId, ops: [{ op: 'increment', key: 'n', amount: 1 }] })) };
+      const saved = await own.post('/data/batch', body, withKey(`upgraded-${r}`));
+      expect(saved.status, saved.text).to.equal(200);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    monitor.disconnect();
+    // Without the bound: a GET of the legacy claim each request.
+    expect(seen.filter((c) => c.includes(':idem:') || c.includes('claims-spread-since')), seen.join('\n')).to.deep.equal([]);
+    expect(seen.length, seen.join('\n')).to.be.below(REQUESTS / 2);
   });
 
   it("the workspace's deletion removes its claims from every master", async () => {

@@ -36,4 +36,29 @@ describe('claims kept by the release before the spread', () => {
     expect(other.status, other.text).to.equal(422);
     expect(other.body.code).to.equal('IDEMPOTENCY_KEY_REUSED');
   });
+
+  it('stops reading them twice IDEMPOTENCY_TTL_SECONDS after this release first read one in the workspace', async () => {
+    const players = ['a', 'b'].map((userId) => ({ userId, ops: [{ op: 'increment', key: 'n', amount: 1 }] }));
+    // A claim of the key for another request, as the release before kept it: refused while such
+    // a claim may live, and the first read marks when this release began reading them.
+    const open = await newWorkspace(t.redis);
+    await t.redis.set(keys.legacyIdempotencyClaim(open.workspaceId, hashOf('old-key')), 'another-request');
+    const startedAt = Date.now();
+    const refused = await client(t.service, open.apiKey).post('/data/batch', { players }, withKey('old-key'));
+    expect(refused.status, refused.text).to.equal(422);
+    const since = Number(await t.redis.get(keys.claimsSpreadSince(open.workspaceId)));
+    expect(since).to.be.within(startedAt - 1000, Date.now() + 1000);
+
+    // The same, in a workspace whose first read was longer ago than two claims' lives: not read.
+    const past = await newWorkspace(t.redis);
+    await t.redis.set(keys.claimsSpreadSince(past.workspaceId), '1');
+    await t.redis.set(keys.legacyIdempotencyClaim(past.workspaceId, hashOf('old-key')), 'another-request');
+    const served = await client(t.service, past.apiKey).post('/data/batch', { players }, withKey('old-key'));
+    expect(served.status, served.text).to.equal(200);
+    expect(await t.redis.get(keys.claimsSpreadSince(past.workspaceId))).to.equal('1');
+    // And once the instance knows it, without reading the mark again.
+    await t.redis.set(keys.legacyIdempotencyClaim(past.workspaceId, hashOf('old-key-2')), 'another-request');
+    const again = await client(t.service, past.apiKey).post('/data/batch', { players }, withKey('old-key-2'));
+    expect(again.status, again.text).to.equal(200);
+  });
 });

@@ -29,6 +29,15 @@ export async function readLegacyClaim(redis: RedisClient, workspaceId: string, k
 }
 
 /**
+ * When (ms) the workspace's legacy claims were first read by this release (keys.claimsSpreadSince):
+ * `nowMs` if this call is the first. One command: SET NX GET, in the workspace's slot.
+ */
+export async function claimsSpreadSince(redis: RedisClient, workspaceId: string, nowMs: number): Promise<number> {
+  const held = (await redis.call('SET', keys.claimsSpreadSince(workspaceId), String(nowMs), 'NX', 'GET')) as string | null;
+  return held === null ? nowMs : Number(held);
+}
+
+/**
  * Keeps a request's whole answer in its claim, after the fingerprint (`<fingerprint>\n<answer>`),
  * for the claim's remaining lifetime; nothing when the claim has expired meanwhile. The players
  * the answer names are noted first, each in its own slot (players/kept-elsewhere.ts), so that an
