@@ -183,15 +183,17 @@ describe("a workspace's writes run one at a time, each checking the debt the one
   // paid after it ran: sent side by side, every write would run before the first was paid for.
   let shift = 0;
   const t = useService({ WORKSPACE_BYTES_PER_SECOND: '100000', MAX_PLAYER_BYTES: '200000' }, { clock: () => Date.now() + shift });
+  // A second instance on the same Redis, with the same clock and a budget out of reach: it writes
+  // the players a test starts from and reads back what it left, so that the tested instance's
+  // bucket (each instance keeps its own) is full when the test begins, with no wait for its refill.
+  const setup = useService({ WORKSPACE_BYTES_PER_SECOND: String(64 * 1024 * 1024), MAX_PLAYER_BYTES: '200000' }, { clock: () => Date.now() + shift });
   const VALUE = 'v'.repeat(150_000);
 
   it('refuses the concurrent deletes of everything that come after one that left the workspace in debt', async () => {
     const ws = await newWorkspace(t.redis);
     const api = client(t.service, ws.apiKey);
-    for (const userId of ['d1', 'd2', 'd3']) {
-      expect((await api.post('/data/set', { userId, key: 'k', value: VALUE })).status).to.equal(200);
-      await sleep(4100); // the budget full again (200 KB at 100 KB/s, from the deepest debt)
-    }
+    const unlimited = client(setup.service, ws.apiKey);
+    for (const userId of ['d1', 'd2', 'd3']) expect((await unlimited.post('/data/set', { userId, key: 'k', value: VALUE })).status).to.equal(200);
     // A new restore-point interval: each delete records the 150 KB it replaces.
     shift += 300_000;
     const answers = await Promise.all(['d1', 'd2', 'd3'].map((userId) => api.post('/data/delete', { userId })));
@@ -204,19 +206,16 @@ describe("a workspace's writes run one at a time, each checking the debt the one
     expect(refused.headers.get('retry-after')).to.match(/^\d+$/);
     // Nothing of the refused one was written: its player still holds its value.
     const kept = ['d1', 'd2', 'd3'][answers.indexOf(refused)]!;
-    await sleep(4100);
-    const still = await api.get(`/data?userId=${kept}&key=k`);
+    const still = await unlimited.get(`/data?userId=${kept}&key=k`);
     expect(still.status, still.text).to.equal(200);
   });
 
   it("runs a batch's players one after another: past the budget the rest are refused 429 each, unwritten", async () => {
     const ws = await newWorkspace(t.redis);
     const api = client(t.service, ws.apiKey);
+    const unlimited = client(setup.service, ws.apiKey);
     const users = ['b1', 'b2', 'b3'];
-    for (const userId of users) {
-      expect((await api.post('/data/set', { userId, key: 'k', value: VALUE })).status).to.equal(200);
-      await sleep(4100);
-    }
+    for (const userId of users) expect((await unlimited.post('/data/set', { userId, key: 'k', value: VALUE })).status).to.equal(200);
     shift += 300_000;
     // Sent side by side, all three deletes of everything ran before the first was paid for.
     const answer = await api.post('/data/batch', { players: users.map((userId) => ({ userId, ops: [{ op: 'delete', key: 'k' }] })) });
@@ -228,12 +227,8 @@ describe("a workspace's writes run one at a time, each checking the debt the one
       ['b3', false, 429, 'RATE_LIMITED'],
     ]);
     expect(answer.headers.get('retry-after'), 'the refused players\' Retry-After, on the answer').to.match(/^[1-9]\d*$/);
-    await sleep(4100); // out of debt
-    expect((await api.get('/data?userId=b1&key=k')).status).to.equal(404);
-    for (const userId of ['b2', 'b3']) {
-      await sleep(4100); // each read of 150 KB is charged
-      expect((await api.get(`/data?userId=${userId}&key=k`)).status, userId).to.equal(200);
-    }
+    expect((await unlimited.get('/data?userId=b1&key=k')).status).to.equal(404);
+    for (const userId of ['b2', 'b3']) expect((await unlimited.get(`/data?userId=${userId}&key=k`)).status, userId).to.equal(200);
   });
 
   it("charges a batch's copies summed over the request: players each under LARGE_BYTES still add up, and past the budget the rest are refused", async () => {
@@ -254,22 +249,23 @@ describe("a workspace's writes run one at a time, each checking the debt the one
     const written = statuses.indexOf(429);
     expect(statuses.slice(written).every((s) => s === 429), statuses.join(' ')).to.equal(true);
     // The refused ones still hold their value.
-    await sleep(4100); // out of debt
-    expect((await api.get(`/data?userId=${users[written]}&key=k`)).status).to.equal(200);
-    expect((await api.get(`/data?userId=${users[0]}&key=k`)).status).to.equal(404);
+    const unlimited = client(setup.service, ws.apiKey);
+    expect((await unlimited.get(`/data?userId=${users[written]}&key=k`)).status).to.equal(200);
+    expect((await unlimited.get(`/data?userId=${users[0]}&key=k`)).status).to.equal(404);
   });
 
   it('applies the players a batch had refused once, when it is sent again with its Idempotency-Key, and the others not again', async () => {
     const ws = await newWorkspace(t.redis);
     const api = client(t.service, ws.apiKey);
-    expect((await api.post('/data/set', { userId: 'i1', key: 'k', value: VALUE })).status).to.equal(200);
-    await sleep(4100);
+    expect((await client(setup.service, ws.apiKey).post('/data/set', { userId: 'i1', key: 'k', value: VALUE })).status).to.equal(200);
     shift += 300_000;
     const body = { players: [{ userId: 'i1', ops: [{ op: 'delete', key: 'k' }] }, { userId: 'i2', ops: [{ op: 'increment', key: 'coins', amount: 5 }] }] };
     const send = () => call(t.service, 'POST', '/data/batch', { key: ws.apiKey, body, headers: { 'idempotency-key': 'retry-the-refused' } });
     const first = await send();
     expect(first.body.data.players.map((p: { status?: number }) => p.status ?? 200), first.text).to.deep.equal([200, 429]);
-    await sleep(4100);
+    // Out of debt once the Retry-After it answered has passed.
+    expect(first.headers.get('retry-after')).to.match(/^[1-9]\d*$/);
+    await sleep(Number(first.headers.get('retry-after')) * 1000 + 100);
     const second = await send();
     expect(second.body.data.players.map((p: { status?: number }) => p.status ?? 200), second.text).to.deep.equal([200, 200]);
     expect(second.body.data.players[1].results[0].value).to.equal(5);
@@ -360,6 +356,9 @@ describe('answers built of many small parts are paid for', () => {
   // charged alone; one acquire loads up to 100 players, one batch hands up to 64 KiB of messages
   // to each of its 100 players, one read of messages answers up to 100 of 16 KiB.
   const t = useService({ WORKSPACE_BYTES_PER_SECOND: '100000', MAX_PLAYER_BYTES: '200000' });
+  // Another instance, its budget out of reach, writes a large player a test starts from: the
+  // tested instance's bucket stays full, with no wait for its refill.
+  const setup = useService({ WORKSPACE_BYTES_PER_SECOND: String(64 * 1024 * 1024), MAX_PLAYER_BYTES: '200000' });
   const SMALL = 'v'.repeat(25_000);
 
   async function fill(api: ReturnType<typeof client>, userIds: string[], value = SMALL) {
@@ -383,8 +382,7 @@ describe('answers built of many small parts are paid for', () => {
   it('charges the small players of an answer that also holds a large one charged before it was read', async () => {
     const ws = await newWorkspace(t.redis);
     const api = client(t.service, ws.apiKey);
-    await fill(api, ['large'], 'L'.repeat(70_000));
-    await sleep(2100); // the 70 KB body's charge refilled
+    await fill(client(setup.service, ws.apiKey), ['large'], 'L'.repeat(70_000));
     const small = Array.from({ length: 5 }, (_, i) => `n${i}`);
     await fill(api, small);
     // 70 KB charged before its read, then 125 KB of small players: 195 of the 200 KB burst.
