@@ -40,6 +40,18 @@ async function commandsProcessed(port: number): Promise<number> {
   }
 }
 
+/** Calls per command name (INFO commandstats) on one node. */
+async function commandStats(port: number): Promise<Map<string, number>> {
+  const probe = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0 });
+  try {
+    const stats = new Map<string, number>();
+    for (const [, name, calls] of (await probe.info('commandstats')).matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) stats.set(name!, Number(calls));
+    return stats;
+  } finally {
+    probe.disconnect();
+  }
+}
+
 /** Slot -> port of its master now. */
 async function slotOwners(admin: Cluster): Promise<number[]> {
   const owners = new Array<number>(16384).fill(0);
@@ -91,6 +103,10 @@ describe('a fleet: three instances behind HAProxy on a 3+3 Redis Cluster, with a
     cluster = await startCluster();
     admin = new Cluster([{ host: '127.0.0.1', port: cluster.nodes[0]!.port }]);
     const ws = await new AdminOperations(admin).createWorkspace({ name: 'fleet', plan: 'pro' });
+    // FLEET_UPGRADED=1: a workspace whose claims the release before kept can no longer live
+    // (keys.claimsSpreadSince), as every workspace two claims' lives after the upgrade: its
+    // many-player requests read none in its slot. A new workspace's are read for that long.
+    if (process.env['FLEET_UPGRADED'] === '1') await admin.set(keys.claimsSpreadSince(ws.workspaceId), '1');
     const ports = await Promise.all([0, 1, 2].map(async () => ({ port: await freePort(), opsPort: await freePort() })));
     const env = (p: { port: number; opsPort: number }) => ({
       REDIS_CLUSTER_NODES: cluster!.seeds,
@@ -119,6 +135,7 @@ describe('a fleet: three instances behind HAProxy on a 3+3 Redis Cluster, with a
     const ledger: Ledger = newLedger(users);
     const start = Date.now();
     const commandsAtStart = new Map(await Promise.all(masters.map(async (m) => [m, await commandsProcessed(m)] as const)));
+    const statsAtStart = new Map(await Promise.all(masters.map(async (m) => [m, await commandStats(m)] as const)));
     const fleet = runFleet(
       { baseUrl: haproxy.baseUrl, apiKey: ws.apiKey, servers: SERVERS, playersPerServer: PLAYERS_PER_SERVER, saveEveryMs: 3000, until: start + LOAD_MS },
       ledger,
@@ -139,6 +156,7 @@ describe('a fleet: three instances behind HAProxy on a 3+3 Redis Cluster, with a
 
     await at(MASTER_KILL_AT);
     const commandsBeforeKill = new Map(await Promise.all(masters.map(async (m) => [m, await commandsProcessed(m)] as const)));
+    const statsBeforeKill = new Map(await Promise.all(masters.map(async (m) => [m, await commandStats(m)] as const)));
     const killedAt = Date.now();
     await cluster.nodes.find((n) => n.port === victimPort)!.redis.kill();
 
@@ -188,6 +206,13 @@ describe('a fleet: three instances behind HAProxy on a 3+3 Redis Cluster, with a
     const commands = masters.map((m) => commandsBeforeKill.get(m)! - commandsAtStart.get(m)!);
     const meanCommands = commands.reduce((a, b) => a + b, 0) / commands.length;
     const commandsSpread = Math.max(...commands.map((c) => Math.abs(c - meanCommands) / meanCommands));
+    // Per command name, the calls on each master over the same window (INFO commandstats): which
+    // commands make one master busier than the others.
+    const commandNames = new Set(masters.flatMap((m) => [...statsBeforeKill.get(m)!.keys()]));
+    const commandsByName = [...commandNames]
+      .map((name) => [name, masters.map((m) => (statsBeforeKill.get(m)!.get(name) ?? 0) - (statsAtStart.get(m)!.get(name) ?? 0))] as const)
+      .filter(([, calls]) => calls.some((c) => c > 0))
+      .sort((a, b) => Math.max(...b[1]) - Math.min(...b[1]) - (Math.max(...a[1]) - Math.min(...a[1])));
     const logs = instances.map((i) => logBursts(i.logs));
     const worstBurst = Math.max(...logs.map((l) => l.worst?.lines ?? 0));
 
@@ -217,6 +242,8 @@ describe('a fleet: three instances behind HAProxy on a 3+3 Redis Cluster, with a
       probeBackMs: probeBack,
       commandsPerMasterBeforeKill: commands,
       commandsSpreadPercent: Number((100 * commandsSpread).toFixed(1)),
+      workspaceMasterIndex: masters.indexOf(workspaceMaster),
+      commandsPerMasterByName: Object.fromEntries(commandsByName.slice(0, 12)),
       logLinesWarnError: logs.map((l) => [l.warn, l.error]),
       worstLogBurst: logs.map((l) => l.worst),
       // No answer, or HAProxy's own 502/503/504 (no JSON body): failures of the balancer or of an instance lost.
@@ -231,6 +258,7 @@ describe('a fleet: three instances behind HAProxy on a 3+3 Redis Cluster, with a
     if (logDir) {
       instances.forEach((i, n) => writeFileSync(join(logDir, `instance-${n}.log`), i.logs.join('\n')));
       writeFileSync(join(logDir, 'haproxy.log'), haproxy.logs.join('\n'));
+      writeFileSync(join(logDir, 'commands-by-name.json'), JSON.stringify({ masters, workspaceMaster, calls: Object.fromEntries(commandsByName) }, null, 1));
       const failed = counted.filter((o) => !o.ok).map((o) => ({ ...o, sentAt: o.sentAt - killedAt, at: o.at - killedAt, victim: onVictim.has(o.user) }));
       writeFileSync(join(logDir, 'failed.jsonl'), failed.map((o) => JSON.stringify(o)).join('\n'));
       const history = (user: string) => ledger.outcomes.filter((o) => o.user === user).map((o) => ({ ...o, sentAt: o.sentAt - killedAt, at: o.at - killedAt }));
