@@ -105,6 +105,10 @@ describe('the byte budget per workspace', () => {
     const INTERVAL_MS = 300_000;
     const shift = Math.ceil(Date.now() / INTERVAL_MS) * INTERVAL_MS + 1000 - Date.now();
     const t = useService({ WORKSPACE_BYTES_PER_SECOND: String(RATE), MAX_PLAYER_BYTES: String(BURST) }, { clock: () => Date.now() + shift });
+    // A second instance on the same Redis, with the same clock and a budget out of reach, writes
+    // the players a test starts from: each instance keeps its own buckets, so the tested one's is
+    // full when the test begins, as after a wait for its refill.
+    const setup = useService({ WORKSPACE_BYTES_PER_SECOND: String(1024 * 1024 * 1024), MAX_PLAYER_BYTES: String(BURST) }, { clock: () => Date.now() + shift });
     const budgetFull = () => sleep(((2 * BURST) / RATE) * 1000 + 100); // from the deepest debt
 
     it('answers A 429 with Retry-After past its budget while B is served, and B has a budget of its own', async () => {
@@ -153,30 +157,31 @@ describe('the byte budget per workspace', () => {
       const refused = await send('g2');
       expect(refused.status, refused.text).to.equal(429);
       expect(refused.body.code).to.equal('RATE_LIMITED');
-      await budgetFull();
-      // A chunked body of 150 KB: charged as its chunks arrive. One passes within the burst...
-      expect((await chunked(t.service.baseUrl, '/data/set', ws.apiKey, body('c1'))).status).to.equal(200);
+      // A chunked body of 150 KB, from a workspace whose bucket is full (a new one: buckets are
+      // per workspace): charged as its chunks arrive. One passes within the burst...
+      const ws2 = await newWorkspace(t.redis);
+      expect((await chunked(t.service.baseUrl, '/data/set', ws2.apiKey, body('c1'))).status).to.equal(200);
       // ...the next, with the bucket in debt from the first and its answer, is refused.
-      const cut = await chunked(t.service.baseUrl, '/data/set', ws.apiKey, body('c2'));
+      const cut = await chunked(t.service.baseUrl, '/data/set', ws2.apiKey, body('c2'));
       expect(cut.status).to.equal(429);
-      const stored = async (userId: string) => (await t.redis.hkeys(keys.player(ws.workspaceId, userId))).filter((f) => !f.startsWith('\0'));
-      expect([await stored('g1'), await stored('g2'), await stored('c1'), await stored('c2')]).to.deep.equal([['g1'], [], ['c1'], []]);
+      const stored = async (workspaceId: string, userId: string) => (await t.redis.hkeys(keys.player(workspaceId, userId))).filter((f) => !f.startsWith('\0'));
+      expect([await stored(ws.workspaceId, 'g1'), await stored(ws.workspaceId, 'g2'), await stored(ws2.workspaceId, 'c1'), await stored(ws2.workspaceId, 'c2')]).to.deep.equal([['g1'], [], ['c1'], []]);
 
-      await budgetFull();
-      // Mid-stream: a gzip body decoding to 3 bursts (random text, so it stays large compressed)
-      // is cut off while it streams, the socket closed rather than the rest read.
+      // Mid-stream, again from a full bucket (another new workspace): a gzip body decoding to 3
+      // bursts (random text, so it stays large compressed) is cut off while it streams, the
+      // socket closed rather than the rest read.
+      const ws3 = await newWorkspace(t.redis);
       const huge = gzipSync(Buffer.from(JSON.stringify({ userId: 'g3', key: 'g3', value: randomBytes(3 * BURST).toString('base64').slice(0, 3 * BURST) })));
-      const streamed = await chunked(t.service.baseUrl, '/data/set', ws.apiKey, huge, { 'content-encoding': 'gzip' });
+      const streamed = await chunked(t.service.baseUrl, '/data/set', ws3.apiKey, huge, { 'content-encoding': 'gzip' });
       expect(streamed.status).to.be.oneOf([413, 429]);
       expect(streamed.closed, `${streamed.status} ${JSON.stringify([...streamed.headers])}`).to.equal(true);
-      expect(await t.redis.exists(keys.player(ws.workspaceId, 'g3'))).to.equal(0);
+      expect(await t.redis.exists(keys.player(ws3.workspaceId, 'g3'))).to.equal(0);
     });
 
     it("charges a read of a player's versions by the data and history it reads, though the list it answers is small", async () => {
       const ws = await newWorkspace(t.redis);
       const api = client(t.service, ws.apiKey);
-      await api.post('/data/set', { userId: 'v', key: 'k', value: VALUE });
-      await budgetFull();
+      expect((await client(setup.service, ws.apiKey).post('/data/set', { userId: 'v', key: 'k', value: VALUE })).status).to.equal(200);
       const list = await api.get('/data/versions?userId=v');
       expect(list.status, list.text).to.equal(200);
       expect(list.text.length, 'the list itself is small: never charged as an answer').to.be.below(LARGE_BYTES);
@@ -193,10 +198,9 @@ describe('the byte budget per workspace', () => {
     it('charges an acquire with load by the player it reads, and a delete of everything by what its script copies', async () => {
       const ws = await newWorkspace(t.redis);
       const api = client(t.service, ws.apiKey);
-      await api.post('/data/set', { userId: 'p', key: 'k', value: VALUE });
-      await budgetFull();
-      await api.post('/data/set', { userId: 'r', key: 'k', value: VALUE });
-      await budgetFull();
+      const unlimited = client(setup.service, ws.apiKey);
+      expect((await unlimited.post('/data/set', { userId: 'p', key: 'k', value: VALUE })).status).to.equal(200);
+      expect((await unlimited.post('/data/set', { userId: 'r', key: 'k', value: VALUE })).status).to.equal(200);
       const first = await api.post('/sessions/acquire', { userId: 'p', owner: 'job-1', load: true, steal: true });
       expect(first.status, first.text).to.equal(200);
       expect(first.body.data.values.k).to.have.length(VALUE.length);
@@ -223,8 +227,7 @@ describe('the byte budget per workspace', () => {
 
       // A small request whose script reads 150 KB inside Redis: paid after the fact, so the
       // workspace's next large body waits. (Another player: job-2's acquire holds p, its answer refused.)
-      await budgetFull();
-      expect((await api.post('/data/set', { userId: 'q', key: 'k', value: VALUE })).status).to.equal(200);
+      expect((await unlimited.post('/data/set', { userId: 'q', key: 'k', value: VALUE })).status).to.equal(200);
       await budgetFull();
       const deleted = await api.post('/data/delete', { userId: 'q' });
       expect(deleted.status, deleted.text).to.equal(200);
