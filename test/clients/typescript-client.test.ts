@@ -807,13 +807,16 @@ describe("the TypeScript client README's examples (against the service)", () => 
 describe("TypeScript client: batchPlayers past the workspace's byte budget", () => {
   let shift = 0;
   const t = useService({ WORKSPACE_BYTES_PER_SECOND: '100000', MAX_PLAYER_BYTES: '200000' }, { clock: () => Date.now() + shift });
+  // A second instance on the same Redis, with the same clock and a budget out of reach, writes
+  // the players a test starts from: each instance keeps its own buckets, so the tested one's is
+  // full when the test begins, with no wait for its refill.
+  const setup = useService({ WORKSPACE_BYTES_PER_SECOND: String(64 * 1024 * 1024), MAX_PLAYER_BYTES: '200000' }, { clock: () => Date.now() + shift });
   const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
   it('gives the refused players 429 with retryAfterSeconds, and they are written when sent again', async () => {
     const ws = await newWorkspace(t.redis);
     const client = new PlayerDataClient({ baseUrl: t.service.baseUrl, apiKey: ws.apiKey });
-    await client.set('t1', 'blob', 'b'.repeat(150_000));
-    await sleep(4100); // the budget full again
+    await new PlayerDataClient({ baseUrl: setup.service.baseUrl, apiKey: ws.apiKey }).set('t1', 'blob', 'b'.repeat(150_000));
     shift += 300_000; // a new restore-point interval: the delete copies the 150 KB it replaces
     const players = [
       { userId: 't1', ops: [{ op: 'delete' as const, key: 'blob' }] },
@@ -834,10 +837,8 @@ describe("TypeScript client: batchPlayers past the workspace's byte budget", () 
   it('acquireSessions gives a player whose load did not fit 429 with retryAfterSeconds; acquired again after it, it loads', async () => {
     const ws = await newWorkspace(t.redis);
     const client = new PlayerDataClient({ baseUrl: t.service.baseUrl, apiKey: ws.apiKey });
-    for (const userId of ['l1', 'l2']) {
-      await client.set(userId, 'blob', 'b'.repeat(150_000));
-      await sleep(4100); // the budget full again
-    }
+    const unlimited = new PlayerDataClient({ baseUrl: setup.service.baseUrl, apiKey: ws.apiKey });
+    for (const userId of ['l1', 'l2']) await unlimited.set(userId, 'blob', 'b'.repeat(150_000));
     // 2 x 150 KB against a 200 KB burst: the second load is refused, its session held.
     const first = await client.acquireSessions(['l1', 'l2'], 'server', { load: true });
     expect(first.map((o) => o.success)).to.deep.equal([true, false]);
