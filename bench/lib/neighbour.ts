@@ -169,7 +169,7 @@ export async function runNoisyNeighbour(base: string, pid: number, redis: Redis,
     // Last: a batch of 10 players (big10-19, last written over a minute before) deleting every
     // key of each, which copies each whole player into a new restore point; 8 such batches at
     // once, then again (the keys gone: small deletes). A batch's players are written one after
-    // another, each checking the debt the ones before it left (saves/player-writes.ts).
+    // another, each checking the debt the ones before it left (saves/player-turns.ts).
     'batches deleting 10 whole players': async () => {
       const players = Array.from({ length: 10 }, (_, p) => ({
         userId: `big${10 + p}`,

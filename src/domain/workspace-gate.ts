@@ -3,7 +3,7 @@
 // first (FIFO across workspaces). The large reads of the store (store/players/bulk-reads.ts)
 // keep one, the HTTP layer's heavy requests another (http/byte-budget.ts: a workspace's turn for
 // heavy work, held from its large body or large read to its answer's last byte), and the
-// writes' scripts a third (saves/write-turns.ts, WRITES_PER_WORKSPACE).
+// writes' scripts a third (saves/write-turns.ts; WRITES_PER_WORKSPACE in saves/player-turns.ts).
 
 interface Waiting {
   readonly workspaceId: string;

@@ -16,7 +16,8 @@
 import type { Middleware, Next, ParameterizedContext } from 'koa';
 import { byteBudgetExceeded } from '../errors.js';
 import { WorkspaceGate } from '../domain/workspace-gate.js';
-import type { AppState, WorkspaceBytes } from './state.js';
+import type { WorkspaceBytes } from '../saves/workspace-bytes.js';
+import type { AppState, ByteBudgetCharges } from './state.js';
 
 /** Answers, bodies and script copies up to this size are not charged (READ_INLINE_BYTES of the store). */
 export const LARGE_BYTES = 64 * 1024;
@@ -36,7 +37,7 @@ interface Bucket {
   atMs: number;
 }
 
-export class ByteBudget implements WorkspaceBytes {
+export class ByteBudget implements ByteBudgetCharges {
   private readonly buckets = new Map<string, Bucket>();
   private readonly heavy = new WorkspaceGate(Number.MAX_SAFE_INTEGER, HEAVY_PER_WORKSPACE);
 
@@ -226,6 +227,19 @@ export function debitWork(ctx: { state: AppState }, bytes: number): void {
  */
 export function debitRead(ctx: { state: AppState }, bytes: number): void {
   ctx.state.answerPaid = (ctx.state.answerPaid ?? 0) + debitSummed(ctx, 'readBytes', bytes);
+}
+
+/**
+ * The request's account with its workspace's byte budget, as its writes pay it
+ * (saves/workspace-bytes.ts): their scripts' copies (debitWork), the messages their replies hand
+ * over (debitRead), and the debt checked at each write's turn. Without a budget, nothing is paid.
+ */
+export function requestBytes(ctx: { state: AppState }): WorkspaceBytes {
+  return {
+    chargeWork: (bytes) => debitWork(ctx, bytes),
+    chargeAnswer: (bytes) => debitRead(ctx, bytes),
+    refuseInDebt: () => ctx.state.byteBudget?.refuseInDebt(ctx.state.principal!.workspace.id),
+  };
 }
 
 /** Adds `bytes` to the request's sum, and debits from the first byte once it passes LARGE_BYTES; what it debited. */

@@ -2,8 +2,11 @@
 import type { Principal } from '../auth/authenticator.js';
 import type { RateLimitResult } from '../store/workspaces/rate-limiter.js';
 
-/** The workspace's byte budget as later links charge it (byte-budget.ts's ByteBudget). */
-export interface WorkspaceBytes {
+/**
+ * The workspaces' byte budget as later links charge it (byte-budget.ts's ByteBudget); a write
+ * pays it through its request's account (saves/workspace-bytes.ts, byte-budget.ts's requestBytes).
+ */
+export interface ByteBudgetCharges {
   /** A large transfer before it is made: refused (429) past the budget. */
   charge(workspaceId: string, bytes: number): void;
   /** A part of a large transfer (a chunk of a streamed body): charged whatever its own size. */
@@ -31,7 +34,7 @@ export interface AppState {
   principal?: Principal;
   rateLimit?: RateLimitResult;
   /** The workspace's byte budget (byte-budget.ts), for what is charged after the guard: answers, scripts' copies. */
-  byteBudget?: WorkspaceBytes;
+  byteBudget?: ByteBudgetCharges;
   /**
    * Waits for the workspace's one turn for heavy work on this instance, held until the answer
    * is sent (byte-budget.ts); set with byteBudget.

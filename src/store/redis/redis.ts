@@ -108,7 +108,7 @@ export function createSubscriberConnection(settings: RedisSettings, main: RedisC
 /**
  * The node (`host:port` of its master) that serves `key` now, as the cluster client routes it;
  * '' on a single server, or while the client has no slot table. For work bounded per Redis
- * thread (saves/player-writes.ts: a workspace's writes one at a time on each node), so that a
+ * thread (saves/player-turns.ts: a workspace's writes one at a time on each node), so that a
  * node that fails does not hold up the workspace's writes to the others.
  *
  * It reads the cluster client's slot table (`slots`: the node keys of each slot, the master
