@@ -59,6 +59,8 @@ const MINUTE = 60_000;
 const DAY = 1440 * MINUTE;
 const KEYS = 20;
 const VALUE_BYTES = 100;
+/** How long a save waits for its instance's write turn. */
+const TURN_WAIT_MS = 60_000;
 /** The simulation's first day, a UTC midnight (fixed, so that two runs of one seed are alike). */
 const START = Date.UTC(2026, 0, 1);
 
@@ -140,7 +142,9 @@ function population(): { byDay: Session[][]; sessions: number } {
     for (const day of [first, ...later.slice(0, k - 1)]) {
       const startMinute = Math.floor(random() * 1440);
       const length = Math.max(1, Math.ceil(-Math.log(1 - random()) * opts.sessionMinutes));
-      byDay[day]!.push({ player, startMs: START + day * DAY + startMinute * MINUTE, minutes: Math.min(length, 240, 1440 - startMinute) });
+      // Saves at the session's second, each minute (the walk orders players by their last save's ms).
+      const startMs = START + day * DAY + startMinute * MINUTE + Math.floor(random() * MINUTE);
+      byDay[day]!.push({ player, startMs, minutes: Math.min(length, 240, 1440 - startMinute) });
       sessions++;
     }
   }
@@ -339,8 +343,10 @@ async function main(): Promise<void> {
     const claims = new IdempotencyClaims(r, config.idempotencyTtlSeconds);
     const index = new PlayerIndexRecorder(r);
     const store = new PlayerDataStore(r, playerLimitsOf(config));
-    // Several instances, each with its own write turns (one write of a workspace in flight each).
-    const instances = Array.from({ length: opts.instances }, () => new PlayerWrites(store, claims, config.limits, quota, config.redis.commandTimeoutMs, index));
+    // Several instances, each with its own write turns (one write of a workspace in flight each),
+    // waiting longer for a turn than REDIS_COMMAND_TIMEOUT_MS: on a loaded machine a save queued
+    // behind others would be refused (nothing written) and sent again, which only costs time.
+    const instances = Array.from({ length: opts.instances }, () => new PlayerWrites(store, claims, config.limits, quota, TURN_WAIT_MS, index));
     const sweep = new HistorySweep(r, usage, config, undefined, clock);
     const workspaces = Array.from({ length: opts.workspaces }, (_, i) => `ws_population${i}`);
     for (const id of workspaces) await new WorkspaceStore(r).create({ id, name: id, plan: 'pro', createdAt: new Date(START).toISOString() });
@@ -398,13 +404,14 @@ async function main(): Promise<void> {
             for (const t of at) {
               lastWrite[player] = t;
               const write = { userId: `player${player}`, write: { ops: saveOps() }, kind: 'batch' } as const;
-              // A write refused its workspace's turn in time (429, nothing written) is sent again, as a game would.
+              // A write refused its workspace's turn in time (429 or 503, nothing sent) is sent again, as a game would.
               for (let attempt = 1; ; attempt++) {
                 try {
                   await instances[player % instances.length]!.one({ ...origin, nowMs: t } satisfies WriteOrigin, write);
                   break;
                 } catch (err) {
-                  if (!(err instanceof AppError && err.code === ErrorCode.RATE_LIMITED) || attempt === 10) throw err;
+                  const refused = err instanceof AppError && (err.code === ErrorCode.RATE_LIMITED || err.code === ErrorCode.STORAGE_UNAVAILABLE);
+                  if (!refused || attempt === 10) throw err;
                   retried++;
                   await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
                 }
@@ -426,6 +433,7 @@ async function main(): Promise<void> {
     const list = new HistoryList(r);
     let finalRounds = 0;
     for (const ws of workspaces) {
+      await list.setPlace(ws, 'walk', -Infinity); // from the first player, a whole pass
       do {
         swept += (await sweep.sweepWorkspace(ws, 'pro')).players;
         finalRounds++;
