@@ -11,7 +11,7 @@ import { jsonBody } from '../http/middleware/json-body.js';
 import type { AppState } from '../http/state.js';
 import { compile } from '../http/validate.js';
 import { signInBody } from '../schemas/console.js';
-import type { ConsoleSessionRecord } from '../store/installation/console-sessions.js';
+import type { ConsoleSignInRecord } from '../store/installation/console-sign-ins.js';
 import { sameToken, type ConsoleSignIns } from './sign-ins.js';
 
 export const COOKIE = 'pds_console';
@@ -52,7 +52,7 @@ function peer(ctx: Context): string {
   return ctx.socket.remoteAddress ?? 'unknown';
 }
 
-async function liveSignIn(ctx: Context, signIns: ConsoleSignIns): Promise<ConsoleSessionRecord> {
+async function liveSignIn(ctx: Context, signIns: ConsoleSignIns): Promise<ConsoleSignInRecord> {
   const signIn = await signIns.resume(ctx.cookies.get(COOKIE));
   if (!signIn) {
     setCookie(ctx, '', 0);
@@ -62,7 +62,7 @@ async function liveSignIn(ctx: Context, signIns: ConsoleSignIns): Promise<Consol
   return signIn;
 }
 
-function assertCsrf(ctx: Context, signIn: ConsoleSessionRecord): void {
+function assertCsrf(ctx: Context, signIn: ConsoleSignInRecord): void {
   assertSameOrigin(ctx);
   if (!sameToken(ctx.get(CSRF_HEADER), signIn.csrf)) {
     throw new AppError(ErrorCode.FORBIDDEN, 'Missing or wrong X-CSRF-Token: reload the console');

@@ -7,7 +7,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ConsoleConfig } from '../config.js';
 import { AppError, ErrorCode, unauthorized } from '../errors.js';
-import type { ConsoleSessionRecord, ConsoleSessionStore } from '../store/installation/console-sessions.js';
+import type { ConsoleSignInRecord, ConsoleSignInStore } from '../store/installation/console-sign-ins.js';
 
 export interface SignedIn {
   /** The cookie's value: a bearer credential, kept in Redis only as its SHA-256. */
@@ -26,7 +26,7 @@ export class ConsoleSignIns {
 
   constructor(
     adminToken: string,
-    private readonly store: ConsoleSessionStore,
+    private readonly store: ConsoleSignInStore,
     readonly config: ConsoleConfig,
     private readonly clock: () => number = Date.now,
   ) {
@@ -56,7 +56,7 @@ export class ConsoleSignIns {
   }
 
   /** The live sign-in of this id, its idle time started again. */
-  resume(signInId: string | undefined): Promise<ConsoleSessionRecord | undefined> {
+  resume(signInId: string | undefined): Promise<ConsoleSignInRecord | undefined> {
     if (!signInId || !SIGN_IN_ID.test(signInId)) return Promise.resolve(undefined);
     return this.store.touch(idHash(signInId), this.config.sessionIdleMs);
   }

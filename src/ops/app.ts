@@ -10,7 +10,7 @@ import type { Config } from '../config.js';
 import { consoleAdminAuth, consoleSignInRouter } from '../console/sign-in-http.js';
 import { ConsoleSignIns } from '../console/sign-ins.js';
 import { consolePages } from '../console/static-files.js';
-import { ConsoleSessionStore } from '../store/installation/console-sessions.js';
+import { ConsoleSignInStore } from '../store/installation/console-sign-ins.js';
 import { AppError, ErrorCode } from '../errors.js';
 import { errorHandler } from '../http/middleware/errors.js';
 import { observeRequests } from '../http/middleware/metrics.js';
@@ -68,7 +68,7 @@ export function buildOpsApp(deps: OpsDeps): Koa<AppState> {
   if (deps.config.admin.token) {
     // The operator console (docs/console.md) lives wherever the admin API does: its page, its
     // sign-ins, and a sign-in as a second way into the same admin routes.
-    const signIns = new ConsoleSignIns(deps.config.admin.token, new ConsoleSessionStore(deps.ops.redis), deps.config.console);
+    const signIns = new ConsoleSignIns(deps.config.admin.token, new ConsoleSignInStore(deps.ops.redis), deps.config.console);
     const consoleSignIn = consoleSignInRouter(signIns, deps.ops, deps.config.limits.maxBodyBytes);
     app.use(consolePages());
     app.use(consoleSignIn.routes());

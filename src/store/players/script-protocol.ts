@@ -8,7 +8,7 @@
 // scripts that change a player, player-data.ts and player-transfer.ts the others.
 import { encodeEntry } from '../../domain/entry.js';
 import { AppError, ErrorCode } from '../../errors.js';
-import { ScriptCode, unexpectedScriptReply } from '../redis/scripts.js';
+import { ScriptCode, unexpectedScriptReply, unwrapReplay } from '../redis/scripts.js';
 
 export type RawReply = ReadonlyArray<string | number>;
 
@@ -186,21 +186,6 @@ function storageAt(raw: RawReply, at: number): StorageDelta {
   return { dataBytes: Number(raw[at]), players: Number(raw[at + 1]), historyBytes: Number(raw[at + 2]) };
 }
 
-/**
- * A reply of a script that keeps answers under an Idempotency-Key: `{ 2, '<first answer as
- * JSON>' }` is a replay of that answer, decoded as the first one was.
- */
-function unwrapReplay(raw: RawReply): { reply: RawReply; replayed: boolean } {
-  if (raw[0] !== 2) return { reply: raw, replayed: false };
-  let first: unknown;
-  try {
-    first = JSON.parse(String(raw[1]));
-  } catch {
-    throw unexpectedScriptReply(raw);
-  }
-  if (!Array.isArray(first)) throw unexpectedScriptReply(raw);
-  return { reply: first as RawReply, replayed: true };
-}
 
 // ---------------------------------------------------------------------------------------------
 // lua/write-player.lua

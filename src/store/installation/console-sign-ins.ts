@@ -1,11 +1,13 @@
-// The operator console's sessions and its count of wrong sign-ins, in Redis so that every
-// instance (and every worker) behind the ops port sees the same sessions. A session is stored
-// under the SHA-256 of its id, so a copy of the database holds no usable cookie.
+// The operator console's sign-ins (the signed-in browser behind the pds_console cookie) and its
+// count of wrong sign-ins, in Redis so that every instance (and every worker) behind the ops port
+// sees the same sign-ins. A sign-in is stored under the SHA-256 of its id, so a copy of the
+// database holds no usable cookie. ("Session" in this service means a player's lock; the key
+// and setting names that say session here are kept as they were, not to end sign-ins in place.)
 import { keys } from '../keys.js';
 import type { RedisClient } from '../redis/redis.js';
 import { countFailure, type FailureCount } from './auth-failures.js';
 
-export interface ConsoleSessionRecord {
+export interface ConsoleSignInRecord {
   /** The token a state-changing request must echo in X-CSRF-Token. */
   readonly csrf: string;
   readonly createdAt: string;
@@ -13,18 +15,18 @@ export interface ConsoleSessionRecord {
   readonly address: string;
 }
 
-export class ConsoleSessionStore {
+export class ConsoleSignInStore {
   constructor(private readonly redis: RedisClient) {}
 
-  async create(idHash: string, record: ConsoleSessionRecord, idleMs: number): Promise<void> {
+  async create(idHash: string, record: ConsoleSignInRecord, idleMs: number): Promise<void> {
     const key = keys.consoleSession(idHash);
     await this.redis.multi().hset(key, { ...record }).pexpire(key, idleMs).exec();
   }
 
-  /** The session, its idle time started again; undefined when it ended or never was. */
-  async touch(idHash: string, idleMs: number): Promise<ConsoleSessionRecord | undefined> {
+  /** The sign-in, its idle time started again; undefined when it ended or never was. */
+  async touch(idHash: string, idleMs: number): Promise<ConsoleSignInRecord | undefined> {
     const key = keys.consoleSession(idHash);
-    // PEXPIRE first: a session that expires between the two commands is simply not found.
+    // PEXPIRE first: a sign-in that expires between the two commands is simply not found.
     const [alive, fields] = await Promise.all([this.redis.pexpire(key, idleMs), this.redis.hgetall(key)]);
     if (alive !== 1 || !fields['csrf']) return undefined;
     return { csrf: fields['csrf'], createdAt: fields['createdAt'] ?? '', address: fields['address'] ?? '' };
