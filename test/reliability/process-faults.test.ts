@@ -211,8 +211,11 @@ describe('the service process under faults', function () {
       expect(answers.filter((r) => r.status === 429)).to.have.length(95);
       // Each of the 25 allowed slots was handed out once, whichever process asked.
       expect(new Set(passed.map((r) => r.remaining)).size).to.equal(25);
-      const ttl = await redis.pttl(keys.rateLimit(ws.workspaceId));
-      await new Promise((r) => setTimeout(r, Math.max(0, ttl) + 50));
+      // The next window once this one has ended (after the last, nothing is left to wait for).
+      if (window === 0) {
+        const ttl = await redis.pttl(keys.rateLimit(ws.workspaceId));
+        await new Promise((r) => setTimeout(r, Math.max(0, ttl) + 50));
+      }
     }
   });
 });
