@@ -35,16 +35,20 @@ describe('CLI: ban, violations, key set-dev', function () {
     const added = await cli('ban', 'add', address, '--reason', 'by hand', '--json');
     expect(added.code, added.stderr).to.equal(0);
     expect(JSON.parse(added.stdout)).to.deep.include({ address, source: 'operator', note: 'by hand' });
-    // Paged: starting just before the address, the first page of one holds it.
-    const listed = await cli('ban', 'list', '--limit', '1', '--after', address.slice(0, -1), '--json');
+    // Paged: starting just before the address, the first page of one holds it. (The three reads
+    // run side by side: each command is a process of its own, most of its time tsx starting.)
+    const [listed, text, zero] = await Promise.all([
+      cli('ban', 'list', '--limit', '1', '--after', address.slice(0, -1), '--json'),
+      cli('ban', 'list', '--limit', '1', '--after', address.slice(0, -1)),
+      cli('ban', 'list', '--limit', '0'),
+    ]);
     expect(listed.code, listed.stderr).to.equal(0);
     expect(listed.stdout.trim().split('\n')).to.have.length(1);
     const page = JSON.parse(listed.stdout);
     expect(page.bans.map((b: { address: string }) => b.address)).to.deep.equal([address]);
-    const text = await cli('ban', 'list', '--limit', '1', '--after', address.slice(0, -1));
     expect(text.stdout.split('\n')[0]).to.match(new RegExp(`^${address.replace(/\./g, '\\.')}  since`));
     if (page.next !== null) expect(text.stdout).to.include(`more: ban list --after ${address}`);
-    expect((await cli('ban', 'list', '--limit', '0')).code).to.equal(2);
+    expect(zero.code).to.equal(2);
     const removed = await cli('ban', 'remove', address);
     expect(removed.code).to.equal(0);
     expect(removed.stdout).to.match(new RegExp(`lifted the ban on ${address.replace(/\./g, '\\.')}`));
@@ -55,13 +59,16 @@ describe('CLI: ban, violations, key set-dev', function () {
 
   it('marks a development key, refuses an ambiguous flag, and lists violations', async () => {
     const ws = await newWorkspace(redis);
-    const on = await cli('key', 'set-dev', ws.keyId, '--on', '--json');
+    // Three commands that do not depend on one another, side by side (each a process of its own).
+    const [on, both, violations] = await Promise.all([
+      cli('key', 'set-dev', ws.keyId, '--on', '--json'),
+      cli('key', 'set-dev', ws.keyId, '--on', '--off'),
+      cli('violations', '--limit', '3', '--json'),
+    ]);
     expect(on.code, on.stderr).to.equal(0);
     expect(JSON.parse(on.stdout)).to.deep.include({ keyId: ws.keyId, dev: true });
-    const both = await cli('key', 'set-dev', ws.keyId, '--on', '--off');
     expect(both.code).to.equal(2);
     expect(both.stderr).to.match(/exactly one of --on or --off/);
-    const violations = await cli('violations', '--limit', '3', '--json');
     expect(violations.code, violations.stderr).to.equal(0);
     expect(JSON.parse(violations.stdout)).to.be.an('array');
   });
