@@ -50,11 +50,13 @@ describe('admin CLI', function () {
     const exported = oneJsonLine(await cli('player', 'export', '--workspace', ws, '--user', '42', '--json'));
     expect(exported.data.inv.value).to.deep.equal(['sword', { gold: 3 }]);
 
-    const usage = oneJsonLine(await cli('usage', '--workspace', ws, '--json'));
+    // Two reads, side by side (each command is a process of its own, most of its time tsx starting).
+    const [usageRun, auditRun] = await Promise.all([cli('usage', '--workspace', ws, '--json'), cli('audit', '--workspace', ws, '--json')]);
+    const usage = oneJsonLine(usageRun);
     expect(usage.players).to.equal(1);
     expect(usage.days).to.have.length(30);
 
-    const audit = oneJsonLine(await cli('audit', '--workspace', ws, '--json'));
+    const audit = oneJsonLine(auditRun);
     expect(audit.map((e: { action: string }) => e.action)).to.include.members(['workspace.create', 'key.rotate', 'player.export']);
     expect(audit.every((e: { actor: string }) => e.actor === `cli:${userInfo().username}`)).to.equal(true);
 
@@ -78,14 +80,17 @@ describe('admin CLI', function () {
     const ops = testOps(redis);
     const ws = await ops.createWorkspace({ name: 'Guarded' });
     await ops.setPlayerValue(ws.workspaceId, 1, 'coins', 5);
-    for (const args of [
+    const commands = [
       ['workspace', 'delete', ws.workspaceId],
       ['key', 'revoke', ws.keyId, '--json'],
       ['key', 'rotate', ws.keyId],
       ['player', 'delete', '--workspace', ws.workspaceId, '--user', '1'],
       ['player', 'set', '--workspace', ws.workspaceId, '--user', '1', '--key', 'coins', '--value', '9'],
-    ]) {
-      const result = await cli(...args);
+    ];
+    // Side by side: each is a process of its own, and none may change anything.
+    const results = await Promise.all(commands.map((args) => cli(...args)));
+    for (const [i, args] of commands.entries()) {
+      const result = results[i]!;
       expect(result.code, args.join(' ')).to.equal(2);
       expect(result.stdout).to.equal('');
       expect(result.stderr).to.match(/--yes/);
@@ -95,12 +100,14 @@ describe('admin CLI', function () {
   });
 
   it('errors go to stderr (as JSON with --json) with a non-zero exit; text output is readable', async () => {
-    const missing = await cli('workspace', 'show', 'ws_does_not_exist', '--json');
+    const [missing, badValue] = await Promise.all([
+      cli('workspace', 'show', 'ws_does_not_exist', '--json'),
+      cli('player', 'set', '--workspace', 'ws_x', '--user', '1', '--key', 'k', '--value', '{oops', '--yes'),
+    ]);
     expect(missing.code).to.equal(2);
     expect(missing.stdout).to.equal('');
     expect(JSON.parse(missing.stderr)).to.deep.equal({ success: false, error: 'Workspace ws_does_not_exist not found', code: 'NOT_FOUND' });
 
-    const badValue = await cli('player', 'set', '--workspace', 'ws_x', '--user', '1', '--key', 'k', '--value', '{oops', '--yes');
     expect(badValue.code).to.equal(2);
     expect(badValue.stderr).to.match(/^error: .*JSON/);
 
