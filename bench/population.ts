@@ -27,7 +27,7 @@
 // fields of 100 B) in a bare HSET under the same key names; and, for a sample of each group,
 // MEMORY USAGE of the hash, the restore points' lists and index, and the hash's history marks.
 // Writes bench/results/population.json (bench/capacity.ts reads it).
-//   npm run bench:population                     # 100,000 players, 60 days (about 15 minutes on 2 cores)
+//   npm run bench:population                     # 100,000 players, 60 days (about 22 minutes on 2 cores)
 //   npm run bench:population -- --players 5000   # a quick run
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
