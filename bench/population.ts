@@ -49,7 +49,7 @@ import { PlayerDataStore, playerLimitsOf } from '../src/store/players/player-dat
 import type { Op } from '../src/store/players/script-protocol.js';
 import { defineScripts, preloadScripts } from '../src/store/redis/scripts.js';
 import { PlayerIndexRecorder } from '../src/store/workspaces/player-index.js';
-import { HistoryList } from '../src/store/workspaces/history-list.js';
+import { HistoryList, START as LIST_START } from '../src/store/workspaces/history-list.js';
 import { StorageUsage } from '../src/store/workspaces/storage-usage.js';
 import { WorkspaceStore } from '../src/store/workspaces/workspaces.js';
 import { runMain } from './lib/bench-redis.js';
@@ -433,11 +433,11 @@ async function main(): Promise<void> {
     const list = new HistoryList(r);
     let finalRounds = 0;
     for (const ws of workspaces) {
-      await list.setPlace(ws, 'walk', -Infinity); // from the first player, a whole pass
+      await list.setPlace(ws, 'walk', LIST_START); // from the first player, a whole pass
       do {
         swept += (await sweep.sweepWorkspace(ws, 'pro')).players;
         finalRounds++;
-      } while (Number.isFinite(await list.place(ws, 'walk')));
+      } while (Number.isFinite((await list.place(ws, 'walk')).ms));
     }
     await usage.flush();
     log(`day ${opts.days}: the walk completed in ${finalRounds} more rounds`);

@@ -22,7 +22,7 @@ import type { Plan } from '../domain/types.js';
 import type { Logger } from '../logger.js';
 import { keys } from '../store/keys.js';
 import type { RedisClient } from '../store/redis/redis.js';
-import { HistoryList, type ListedPlayer, type SweptPlayer } from '../store/workspaces/history-list.js';
+import { HistoryList, START, type ListedPlayer, type SweptPlayer } from '../store/workspaces/history-list.js';
 import type { StorageUsage } from '../store/workspaces/storage-usage.js';
 
 /** Players read from the list at a time, and swept at once (each one short script). */
@@ -131,14 +131,15 @@ export class HistorySweep {
 
     // 2. The rolling walk over the players within retention.
     const walkedTo = await this.list.place(workspaceId, 'walk');
-    const walk = Math.max(walkedTo, dueBy);
-    const walked = await this.list.between(workspaceId, walk, now, WALK_PER_ROUND);
+    // Those last written up to dueBy were step 1's.
+    const walk = walkedTo.ms > dueBy ? walkedTo : { ms: dueBy, userId: '\uffff' };
+    const walked = await this.list.after(workspaceId, walk, now, WALK_PER_ROUND);
     if (walked.length > 0) {
       const done = await sweep(walked, false);
       await this.list.unlist(workspaceId, walked.filter((_, i) => done[i]!.left === 0));
     }
-    const next = walked.length < WALK_PER_ROUND ? -Infinity : walked[walked.length - 1]!.ms;
-    if (next !== walkedTo) await this.list.setPlace(workspaceId, 'walk', next);
+    const next = walked.length < WALK_PER_ROUND ? START : walked[walked.length - 1]!;
+    if (next.ms !== walkedTo.ms || next.userId !== walkedTo.userId) await this.list.setPlace(workspaceId, 'walk', next);
 
     // 3. Over the bound: the longest idle players keep only their newest point.
     const bound = this.boundOf(plan);
@@ -148,17 +149,17 @@ export class HistorySweep {
       let shedFrom = await this.list.place(workspaceId, 'shed');
       let wrapped = false;
       while (over > 0 && players < PLAYERS_PER_ROUND) {
-        const batch = await this.list.between(workspaceId, shedFrom, now, PAGE);
+        const batch = await this.list.after(workspaceId, shedFrom, now, PAGE);
         if (batch.length === 0) {
-          if (wrapped || !Number.isFinite(shedFrom)) break;
+          if (wrapped || !Number.isFinite(shedFrom.ms)) break;
           // At the end of the list: from the longest idle again (players written since may hold more).
-          shedFrom = -Infinity;
+          shedFrom = START;
           wrapped = true;
           continue;
         }
         const done = await sweep(batch, true);
         for (const d of done) over -= d.dropped;
-        shedFrom = batch[batch.length - 1]!.ms;
+        shedFrom = batch[batch.length - 1]!;
       }
       await this.list.setPlace(workspaceId, 'shed', shedFrom);
     }

@@ -12,7 +12,7 @@ import { startService, type RunningService } from '../../src/server.js';
 import { keys } from '../../src/store/keys.js';
 import { defineScripts } from '../../src/store/redis/scripts.js';
 import { readStorageTotals, StorageUsage } from '../../src/store/workspaces/storage-usage.js';
-import { HistorySweep } from '../../src/saves/history-sweep.js';
+import { HistorySweep, WALK_PER_ROUND } from '../../src/saves/history-sweep.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { client, testConfig, testRedis } from '../support/service.js';
 
@@ -192,6 +192,36 @@ describe('history: retention and the history bound', function () {
       const usage = new StorageUsage(redis, 1000);
       await new HistorySweep(redis, usage, config, undefined, () => now).sweepWorkspace(ws, 'free');
       expect(await held(redis, ws, ['p']), 'the point, 10 s past its retention, left').to.deep.include({ history: 0, historyKeys: 0 });
+    });
+
+    it('walks every player of a batch that shares one last write, past a round\'s stop among them', async () => {
+      // A batch's players share their last write's ms; a round stops after WALK_PER_ROUND players.
+      // Its place was that ms alone, so the next round went on after it and skipped the batch's
+      // other players, whose points past retention then stayed until their next write.
+      const config = testConfig({ ...RETENTION_ENV, HISTORY_INTERVAL_SECONDS: '1' });
+      // Half a second into a second: a point's age counts from its second's start.
+      const now = Math.floor(Date.now() / 1000) * 1000 + 500;
+      let at = now - 13_000;
+      const ops = new AdminOperations(redis, { actor: 'test', config, clock: () => at });
+      const { workspaceId: ws } = await ops.createWorkspace({ name: 'one ms', plan: 'pro' });
+      const users = Array.from({ length: WALK_PER_ROUND + 50 }, (_, i) => `b${String(i).padStart(3, '0')}`);
+      for (const user of users) await ops.setPlayerValue(ws, user, 'coins', 0);
+      // A point 7.5 s old (holding coins 0: past the 7.2 s retention at the sweep's now, not at the
+      // next write's), then the newest (holding 1), by the batch's one ms.
+      at = now - 7_000;
+      for (const user of users) await ops.setPlayerValue(ws, user, 'coins', 1);
+      at = now - 1_000;
+      for (const user of users) await ops.setPlayerValue(ws, user, 'coins', 2);
+      await new Promise((r) => setTimeout(r, 300)); // the players list's flush (PLAYER_INDEX_FLUSH_MS 100)
+      expect(await redis.zcount(keys.workspaceHistory(ws), at, at), 'listed at one ms').to.equal(users.length);
+      const historyOf = async () => Promise.all(users.map(async (u) => Number(await redis.hget(keys.player(ws, u), '\0h'))));
+      const before = await historyOf();
+      const sweep = new HistorySweep(redis, new StorageUsage(redis, 1000), config, undefined, () => now);
+      await sweep.sweepWorkspace(ws, 'pro');
+      await sweep.sweepWorkspace(ws, 'pro');
+      const after = await historyOf();
+      // Each player's older point left; the newest stays, the same size for all.
+      for (const [i, user] of users.entries()) expect(after[i], user).to.be.below(before[i]!).and.equal(after[0]);
     });
 
     it('counts each player once when several instances sweep the same workspace at once', async () => {

@@ -30,6 +30,14 @@ const PLACE_TTL_MS = 30 * 86_400_000;
 /** Places the sweep keeps in a workspace's hash. */
 export type SweepPlace = 'walk' | 'shed';
 
+/** A player of the list, as a place to go on from (ms -Infinity: the start). */
+export interface ListPlace {
+  readonly ms: number;
+  readonly userId: string;
+}
+
+export const START: ListPlace = Object.freeze({ ms: -Infinity, userId: '' });
+
 export class HistoryList {
   constructor(private readonly redis: RedisClient) {}
 
@@ -38,9 +46,12 @@ export class HistoryList {
     return (await this.redis.set(keys.historySweepLease(workspaceId), holder, 'PX', ms, 'NX')) === 'OK';
   }
 
-  /** Up to `limit` players last written in (`afterMs`, `upToMs`], oldest first, from `offset`. */
-  async between(workspaceId: string, afterMs: number, upToMs: number, limit: number, offset = 0): Promise<ListedPlayer[]> {
-    const low = Number.isFinite(afterMs) ? `(${afterMs}` : '-inf';
+  /**
+   * Up to `limit` players last written in (`afterMs`, `upToMs`] (`[afterMs`, with `from`), oldest
+   * first, from `offset`.
+   */
+  async between(workspaceId: string, afterMs: number, upToMs: number, limit: number, offset = 0, from = false): Promise<ListedPlayer[]> {
+    const low = Number.isFinite(afterMs) ? `${from ? '' : '('}${afterMs}` : '-inf';
     const raw = await this.redis.zrange(keys.workspaceHistory(workspaceId), low, String(upToMs), 'BYSCORE', 'LIMIT', offset, limit, 'WITHSCORES');
     const out: ListedPlayer[] = [];
     for (let i = 0; i < raw.length; i += 2) out.push({ userId: raw[i]!, ms: Number(raw[i + 1]) });
@@ -68,16 +79,40 @@ export class HistoryList {
     await this.redis.call('ZUNIONSTORE', list, '2', list, keys.workspacePlayers(workspaceId), 'AGGREGATE', 'MAX');
   }
 
-  async place(workspaceId: string, which: SweepPlace): Promise<number> {
+  /** Where the sweep's `which` walk stopped: the start of the list when it never did, or wrapped. */
+  async place(workspaceId: string, which: SweepPlace): Promise<ListPlace> {
     const value = await this.redis.hget(keys.historySweep(workspaceId), which);
-    return value === null ? -Infinity : Number(value);
+    if (value === null) return START;
+    // `<ms> <userId>`; a release before kept the ms alone (its players at that ms are walked again: harmless).
+    const space = value.indexOf(' ');
+    const ms = Number(space < 0 ? value : value.slice(0, space));
+    return Number.isFinite(ms) ? { ms, userId: space < 0 ? '' : value.slice(space + 1) } : START;
   }
 
-  async setPlace(workspaceId: string, which: SweepPlace, ms: number): Promise<void> {
-    if (Number.isFinite(ms)) {
-      await this.redis.hset(keys.historySweep(workspaceId), which, String(ms));
+  async setPlace(workspaceId: string, which: SweepPlace, place: ListPlace): Promise<void> {
+    if (Number.isFinite(place.ms)) {
+      await this.redis.hset(keys.historySweep(workspaceId), which, `${place.ms} ${place.userId}`);
       await this.redis.pexpire(keys.historySweep(workspaceId), PLACE_TTL_MS);
     } else await this.redis.hdel(keys.historySweep(workspaceId), which);
+  }
+
+  /**
+   * Up to `limit` players after `place` in the list's own order (last write, then id, as Redis
+   * orders members of one score), last written at most `upToMs`. A place is a player, not only a
+   * time: a batch's players share their last write's ms, and a walk that stopped among them goes
+   * on with the rest of them rather than past them all.
+   */
+  async after(workspaceId: string, place: ListPlace, upToMs: number, limit: number): Promise<ListedPlayer[]> {
+    if (!Number.isFinite(place.ms)) return this.between(workspaceId, -Infinity, upToMs, limit);
+    const out: ListedPlayer[] = [];
+    for (let offset = 0; out.length < limit; ) {
+      // From the place's ms itself: those of that ms up to the place are skipped here.
+      const page = await this.between(workspaceId, place.ms, upToMs, limit, offset, true);
+      for (const p of page) if (p.ms > place.ms || p.userId > place.userId) out.push(p);
+      if (page.length < limit) break;
+      offset += page.length;
+    }
+    return out.slice(0, limit);
   }
 
   /** Drops the player's points older than `oldestKeptMs` (and all but the newest when `shed`). */
