@@ -54,6 +54,7 @@ import { StorageUsage } from '../src/store/workspaces/storage-usage.js';
 import { WorkspaceStore } from '../src/store/workspaces/workspaces.js';
 import { runMain } from './lib/bench-redis.js';
 import { onInterrupt } from './lib/processes.js';
+import { seededRandom } from './lib/seeded-random.js';
 
 const MINUTE = 60_000;
 const DAY = 1440 * MINUTE;
@@ -87,18 +88,7 @@ const opts = new Command()
 
 // ---- the population ----------------------------------------------------------------------
 
-/** mulberry32: a small seeded generator, so that a run can be repeated. */
-function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const random = generator(opts.seed);
+const random = seededRandom(opts.seed);
 
 /** Days played: Zipf with exponent 2 over 1..max (P(1) = 61% with max 60). */
 const ZIPF: number[] = (() => {

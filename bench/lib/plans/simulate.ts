@@ -21,6 +21,7 @@ import { KeyByKeyLayer } from './key-by-key-layer.js';
 import { FOLD, SessionLayer, SHIPPED, type LayerOptions, type ServerLayer } from './session-layer.js';
 import { SimApi, SimClock, SimStats, WINDOW_SECONDS } from './sim-api.js';
 import { SimPlayer } from './sim-player.js';
+import { seededRandom } from '../seeded-random.js';
 
 export type Pattern = 'session' | 'session-close-now' | 'key-by-key';
 
@@ -93,17 +94,6 @@ function serviceLimits() {
   return playerLimitsOf(loadConfig({ NODE_ENV: 'production', REDIS_URL: 'redis://127.0.0.1:1' }));
 }
 
-/** mulberry32: a small seeded generator, so a run's schedule repeats. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export async function simulate(o: SimOptions): Promise<SimResult> {
   const started = performance.now();
@@ -114,7 +104,7 @@ export async function simulate(o: SimOptions): Promise<SimResult> {
   const warm = o.warmStart ?? true;
   const rampSeconds = warm ? 0 : sessionSeconds;
   let end = rampSeconds + o.steadyMinutes * 60;
-  const rand = random(o.seed ?? 1);
+  const rand = seededRandom(o.seed ?? 1);
   const ttlSeconds = o.ttlSeconds ?? 30;
   const firstPlayers = warm ? await openFirstSessions(o, serverSize, ttlSeconds, secondsPerChange, rand) : [];
   const clock = new SimClock(o.speedup);
