@@ -6,10 +6,8 @@
 // Redis and on a Redis Cluster (whose nodes hold the same hashes).
 import { expect } from 'chai';
 import { Cluster, type Redis } from 'ioredis';
-import { loadConfig } from '../../../src/config.js';
-import { createLogger } from '../../../src/logger.js';
 import { heldBytesOfField } from '../../../src/saves/storage-quota.js';
-import { startService, type RunningService } from '../../../src/server.js';
+import type { RunningService } from '../../../src/server.js';
 import { keys } from '../../../src/store/keys.js';
 import { estimatedRedisBytes } from '../../../src/store/players/redis-memory.js';
 import type { RedisClient } from '../../../src/store/redis/redis.js';
@@ -108,16 +106,7 @@ describe('store: the Redis memory of players, estimated from the counted bytes (
   const handles = {} as { service: RunningService; redis: Cluster };
   before(async () => {
     cluster = await startCluster();
-    const config = loadConfig({
-      REDIS_CLUSTER_NODES: cluster.seeds,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      ADMIN_PORT: '0',
-      LOG_LEVEL: 'silent',
-      HISTORY_MAX_VERSIONS: '0',
-      RATE_LIMIT_PRO: '100000',
-    });
-    handles.service = await startService(config, createLogger(config));
+    handles.service = await startTestService({ REDIS_CLUSTER_NODES: cluster.seeds, HISTORY_MAX_VERSIONS: '0', RATE_LIMIT_PRO: '100000' });
     handles.redis = new Cluster([{ host: '127.0.0.1', port: cluster.nodes[0]!.port }]);
     handles.redis.on('error', () => {});
   });
