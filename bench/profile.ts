@@ -64,6 +64,9 @@ function print(title: string, result: RunResult, summary: ProfileSummary): void 
   for (const m of summary.byModule) if (m.module !== '(idle)') process.stdout.write(`  ${micros(m.percent)}  ${m.module}\n`);
   process.stdout.write('\n  µs/req  self time by function:\n');
   for (const f of summary.byFunction) if (!f.fn.startsWith('(idle)')) process.stdout.write(`  ${micros(f.percent)}  ${f.fn}\n`);
+  // Commands inside scripts are counted by their own names too (INFO commandstats).
+  const byName = Object.entries(result.redisCommands).filter(([, n]) => n >= 0.001).sort((a, b) => b[1] - a[1]);
+  process.stdout.write(`\n  Redis commands a request, by name: ${byName.map(([name, n]) => `${name} ${n}`).join(', ')}\n`);
 }
 
 async function main(): Promise<void> {
