@@ -29,9 +29,9 @@
 // Writes bench/results/population.json (bench/capacity.ts reads it).
 //   npm run bench:population                     # 100,000 players, 60 days (about 22 minutes on 2 cores)
 //   npm run bench:population -- --players 5000   # a quick run
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command, InvalidArgumentError } from 'commander';
@@ -39,7 +39,6 @@ import { Redis } from 'ioredis';
 import pMap from 'p-map';
 import { loadConfig } from '../src/config.js';
 import { AppError, ErrorCode } from '../src/errors.js';
-import { startLocalRedis, type LocalRedis } from '../src/dev/local-redis.js';
 import { IdempotencyClaims } from '../src/saves/idempotency.js';
 import { HistorySweep } from '../src/saves/history-sweep.js';
 import { PlayerWrites, type WriteOrigin } from '../src/saves/player-writes.js';
@@ -47,13 +46,12 @@ import { StorageQuota } from '../src/saves/storage-quota.js';
 import { keys } from '../src/store/keys.js';
 import { PlayerDataStore, playerLimitsOf } from '../src/store/players/player-data.js';
 import type { Op } from '../src/store/players/script-protocol.js';
-import { defineScripts, preloadScripts } from '../src/store/redis/scripts.js';
 import { PlayerIndexRecorder } from '../src/store/workspaces/player-index.js';
 import { HistoryList, START as LIST_START } from '../src/store/workspaces/history-list.js';
 import { StorageUsage } from '../src/store/workspaces/storage-usage.js';
 import { WorkspaceStore } from '../src/store/workspaces/workspaces.js';
-import { runMain } from './lib/bench-redis.js';
-import { onInterrupt } from './lib/processes.js';
+import { runMain, startBenchRedis } from './lib/bench-redis.js';
+import { usedMemory } from './lib/redis-stats.js';
 import { seededRandom } from './lib/seeded-random.js';
 
 const MINUTE = 60_000;
@@ -153,9 +151,6 @@ const saveOps = (): Op[] => Array.from({ length: KEYS }, (_, k) => ({ op: 'set',
 
 // ---- Redis -------------------------------------------------------------------------------
 
-async function usedMemory(redis: Redis): Promise<number> {
-  return Number(/used_memory:(\d+)/.exec(await redis.info('memory'))![1]);
-}
 
 const playerKeys = (ws: string, user: string) => [keys.player(ws, user), keys.playerHistory(ws, user), keys.playerHistoryCoarse(ws, user), keys.playerHistoryMeta(ws, user)];
 
@@ -307,23 +302,10 @@ async function main(): Promise<void> {
   const { byDay, sessions } = population();
   log(`${opts.players.toLocaleString('en')} players, ${sessions.toLocaleString('en')} sessions over ${opts.days} days`);
 
-  const dataDir = mkdtempSync(join(tmpdir(), 'pds-population-'));
-  let server: LocalRedis | undefined;
-  let redis: Redis | undefined;
-  const close = async () => {
-    forget();
-    redis?.disconnect();
-    await server?.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-  };
-  const forget = onInterrupt(close);
+  // As every Redis the project starts (list-compress-depth 1), without an AOF: memory is measured, not durability.
+  const bench = await startBenchRedis('population', { appendonly: false });
   try {
-    // As every Redis the project starts (list-compress-depth 1), without an AOF: memory is measured, not durability.
-    server = await startLocalRedis({ dataDir, appendonly: false });
-    redis = new Redis(server.url);
-    defineScripts(redis);
-    await preloadScripts(redis);
-    const r = redis;
+    const r = bench.redis;
     const emptyMemory = await usedMemory(r);
 
     let simNow = START;
@@ -549,7 +531,7 @@ async function main(): Promise<void> {
     console.log(`targets: idle past retention ${report.targets.idleToBareHset.toFixed(2)}x a bare HSET (at most 1.3x); a monthly player's history ${report.targets.monthlyHistoryToData.toFixed(2)}x its data (at most 5x)`);
     log(`wrote ${opts.out}`);
   } finally {
-    await close();
+    await bench.close();
   }
 }
 

@@ -19,7 +19,7 @@ export interface BenchRedis {
 
 export async function startBenchRedis(
   name: string,
-  options: { appendfsync?: 'everysec'; runUnder?: readonly string[]; readyTimeoutMs?: number } = {},
+  options: { appendfsync?: 'everysec'; appendonly?: boolean; runUnder?: readonly string[]; readyTimeoutMs?: number } = {},
 ): Promise<BenchRedis> {
   const dataDir = mkdtempSync(join(tmpdir(), `pds-${name}-`));
   // Registered before Redis starts, so an interrupt during its start still removes the folder.
