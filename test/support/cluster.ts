@@ -110,39 +110,7 @@ export interface ClusterOptions {
   readonly requireFullCoverage?: boolean;
 }
 
-/**
- * A cluster of the default options, started while the test file before runs: a cluster takes over
- * 2 s to start (Redis keeps a new master's cluster_state at fail for its first 2 s, and
- * `redis-cli --cluster create` waits a second while the nodes meet), paid so in every file that
- * starts one. Each file still gets a cluster of its own, untouched before, and stops it.
- */
-let spare: Promise<TestCluster> | undefined;
-
-const isDefault = (options: ClusterOptions) =>
-  (options.masters ?? 3) === 3 && (options.appendfsync ?? 'everysec') === 'everysec' && options.requireFullCoverage !== true;
-
-/** A fresh cluster (see startFreshCluster): one of the default options started ahead if there is one, and the next started ahead. */
 export async function startCluster(options: ClusterOptions = {}): Promise<TestCluster> {
-  if (!isDefault(options)) return startFreshCluster(options);
-  const ready = spare;
-  spare = startFreshCluster({});
-  spare.catch(() => {}); // a spare that failed to start is not used: the next file starts its own
-  if (ready) {
-    const cluster = await ready.catch(() => undefined);
-    if (cluster && (await cluster.waitHealthy(5_000).then(() => true, () => false))) return cluster;
-    await cluster?.stop();
-  }
-  return startFreshCluster(options);
-}
-
-/** Stops the cluster started ahead for a file that did not come (the root hooks call it once every test has run). */
-export async function stopSpareCluster(): Promise<void> {
-  const left = spare;
-  spare = undefined;
-  await left?.then((cluster) => cluster.stop(), () => {});
-}
-
-async function startFreshCluster(options: ClusterOptions): Promise<TestCluster> {
   const masters = options.masters ?? 3;
   const ports = await freePortBlock(masters * 2);
   const root = mkdtempSync(join(tmpdir(), 'pds-test-cluster-'));
@@ -152,25 +120,19 @@ async function startFreshCluster(options: ClusterOptions): Promise<TestCluster> 
     rmSync(root, { recursive: true, force: true });
   };
   try {
-    // The nodes start side by side; `nodes` keeps the order of `ports`.
-    const started = await Promise.allSettled(
-      ports.map(async (port) => {
-        const dataDir = join(root, String(port));
-        const redis = await startLocalRedis({
-          dataDir,
-          port,
-          appendfsync: options.appendfsync ?? 'everysec',
-          extraArgs: [
-            '--cluster-enabled', 'yes', '--cluster-node-timeout', '2000', '--repl-diskless-sync-delay', '0',
-            '--cluster-require-full-coverage', options.requireFullCoverage ? 'yes' : 'no',
-          ],
-        });
-        return { port, dataDir, redis };
-      }),
-    );
-    for (const result of started) if (result.status === 'fulfilled') nodes.push(result.value);
-    const failed = started.find((result) => result.status === 'rejected');
-    if (failed) throw (failed as PromiseRejectedResult).reason;
+    for (const port of ports) {
+      const dataDir = join(root, String(port));
+      const redis = await startLocalRedis({
+        dataDir,
+        port,
+        appendfsync: options.appendfsync ?? 'everysec',
+        extraArgs: [
+          '--cluster-enabled', 'yes', '--cluster-node-timeout', '2000', '--repl-diskless-sync-delay', '0',
+          '--cluster-require-full-coverage', options.requireFullCoverage ? 'yes' : 'no',
+        ],
+      });
+      nodes.push({ port, dataDir, redis });
+    }
     await run('redis-cli', [
       '--cluster', 'create',
       ...ports.map((p) => `127.0.0.1:${p}`),

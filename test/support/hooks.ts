@@ -1,8 +1,6 @@
 // Mocha root hooks: one Redis for the whole run (see redis.ts), shared through testRedis();
-// once every test has run, the stop of the test cluster started ahead for a file that did not
-// come (cluster.ts); and the check of every recorded response against the OpenAPI
+// and, once every test has run, the check of every recorded response against the OpenAPI
 // document, which fails the run on any answer the document does not describe.
-import { stopSpareCluster } from './cluster.js';
 import { ResponseChecker } from './openapi-check.js';
 import { provideRedis, type TestRedis } from './redis.js';
 import { recordedResponses, setCurrentTest } from './response-recorder.js';
@@ -40,7 +38,6 @@ export const mochaHooks = {
         );
       }
     } finally {
-      await stopSpareCluster();
       await redis?.stop();
     }
   },
