@@ -42,7 +42,8 @@ describe('the workspace\'s master stops answering: a many-player request with a 
 
   it('a 6-player batch whose players and claim are elsewhere: 200 once the master answers again, each written once, then replayed', async () => {
     const subscribed = await subscribedNodes(cluster);
-    const port = (await cluster.masters()).find((p) => !subscribed.includes(p))!;
+    const port = (await cluster.masters()).find((p) => !subscribed.includes(p));
+    if (port === undefined) throw new Error('no master without a subscription');
     victim = cluster.nodes.find((n) => n.port === port)!;
     const on = async (key: string) => (await cluster.masterOf(key)) === port;
     const ops = new AdminOperations(admin);

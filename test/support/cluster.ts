@@ -29,7 +29,7 @@ export interface TestCluster {
   masters(): Promise<number[]>;
   /** Port of the master that now serves the slot of `key`. */
   masterOf(key: string): Promise<number>;
-  /** Resolves once every live node reports cluster_state:ok and every replica's link is up. */
+  /** Resolves once every live node reports cluster_state:ok, every replica's link is up, and every node sees the replicas as replicas. */
   waitHealthy(timeoutMs?: number): Promise<void>;
   /** A cluster client for the test's own reads and writes (seeded by the first node; errors ignored): disconnect it after. */
   client(): Cluster;
@@ -155,8 +155,10 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
     },
     async masters() {
       const table = await clusterNodesTable(live()[0]!.port);
+      // A master serves slots (fields 9 on): right after the cluster's creation a node's view
+      // may still call a new replica "master", with none (a test picked one as the master to stop).
       return table
-        .filter((f) => f[2]!.includes('master') && !f[2]!.includes('fail'))
+        .filter((f) => f[2]!.includes('master') && !f[2]!.includes('fail') && f.length > 8)
         .map((f) => Number(f[1]!.split('@')[0]!.split(':').at(-1)));
     },
     async masterOf(key: string) {
@@ -180,6 +182,9 @@ export async function startCluster(options: ClusterOptions = {}): Promise<TestCl
             if (!/cluster_state:ok/.test(await info(node.port, 'cluster'))) healthy = false;
             const replication = await info(node.port, 'replication');
             if (/role:slave/.test(replication) && !/master_link_status:up/.test(replication)) healthy = false;
+            // Every node's view has caught up with the replicas: no node it counts as a master without slots.
+            const view = await clusterNodesTable(node.port);
+            if (view.some((f) => f[2]!.includes('master') && !f[2]!.includes('fail') && f.length <= 8)) healthy = false;
             if (!healthy) break;
           }
         } catch {
