@@ -28,7 +28,8 @@
             carries few): `<most data keys> <most data bytes> <seconds an idempotency record
             is kept> <restore point interval, ms (0: no history)> <most restore points>
             <ms every point is kept (older: one an hour)> <oldest point kept, ms of age>
-            <most history bytes (the newest point is kept whatever its size)>`
+            <most history bytes (the newest point is kept whatever its size)> <ms a point is
+            kept an hour apart (older: one a day)>`
     ARGV[3] the guards: '' for none, else `<expected version or ''>|<session id or ''>|<'r' to
             release the session after the write, or ''>`
     ARGV[4] fingerprint of the request for its idempotency key, or '' without a key
@@ -75,8 +76,8 @@
 ]]
 local P, H, HC, HM, I, M = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6]
 local now = ARGV[1]
-local maxKeys, maxBytes, idemTtl, histInterval, histMaxPoints, histFineMs, histMaxAgeMs, histMaxBytes =
-  string.match(ARGV[2], '^(%d+) (%d+) (%d+) (%d+) (%d+) (%d+) (%d+) (%d+)$')
+local maxKeys, maxBytes, idemTtl, histInterval, histMaxPoints, histFineMs, histMaxAgeMs, histMaxBytes, histHourlyMs =
+  string.match(ARGV[2], '^(%d+) (%d+) (%d+) (%d+) (%d+) (%d+) (%d+) (%d+) (%d+)$')
 local ifVersion, sessionId, release = '', '', ''
 if ARGV[3] ~= '' then ifVersion, sessionId, release = string.match(ARGV[3], '^(%d*)|([%w_%-]*)|(r?)$') end
 local idemFp = ARGV[4]
@@ -249,7 +250,7 @@ if #changedKeys > 0 then
       local index, read = loadIndex(H, xText)
       local kind, who = string.match(ARGV[5], '^(%S+) (.*)$')
       local delta, copied = pushRecords(H, HC, index, point, records, { t = nowMs, k = kind, by = who }, {
-        now = nowMs, fineMs = tonumber(histFineMs), maxPoints = tonumber(histMaxPoints),
+        now = nowMs, fineMs = tonumber(histFineMs), hourlyMs = tonumber(histHourlyMs), maxPoints = tonumber(histMaxPoints),
         maxBytes = tonumber(histMaxBytes), maxAgeMs = tonumber(histMaxAgeMs),
       }, hBytes)
       historyDelta, work = delta, work + read + copied

@@ -37,6 +37,8 @@ export interface Config {
     readonly maxVersions: number;
     /** Every point younger than this is kept; older ones are thinned to the first of each UTC hour. */
     readonly fineMs: number;
+    /** Points older than this (and than fineMs) are thinned to the first of each UTC day instead of each hour. */
+    readonly hourlyMs: number;
     /** Points older than this leave Redis, the newest included (saves/history-sweep.ts for an idle player's). */
     readonly maxAgeMs: number;
     /** Most bytes kept; the newest point is kept whatever its size. */
@@ -426,6 +428,7 @@ export function loadConfig(env: Env = process.env): Config {
       intervalMs: int(env, 'HISTORY_INTERVAL_SECONDS', 300, 0, 86_400) * 1000,
       maxVersions: int(env, 'HISTORY_MAX_VERSIONS', 1000, 0, 100_000),
       fineMs: int(env, 'HISTORY_FINE_HOURS', 24, 0, 24 * 366) * 3_600_000,
+      hourlyMs: int(env, 'HISTORY_HOURLY_HOURS', 168, 0, 24 * 366) * 3_600_000,
       maxAgeMs: Math.round(decimal(env, 'HISTORY_MAX_AGE_HOURS', 30 * 24, 0.001, 24 * 366) * 3_600_000),
       maxBytes: int(env, 'HISTORY_MAX_BYTES', 256 * 1024, 0, 512 * 1024 * 1024),
       quotaShare: decimal(env, 'HISTORY_QUOTA_SHARE', 1, 0, 100),

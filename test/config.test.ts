@@ -59,6 +59,41 @@ describe('config', () => {
     expect([c.admin.authFailures, c.admin.authWindowMs]).to.deep.equal([3, 60_000]);
   });
 
+  it('reads the history settings: a point per interval, every one for a day, one an hour for a week, one a day to 30 days', () => {
+    expect(loadConfig({}).history).to.deep.equal({
+      intervalMs: 300_000,
+      maxVersions: 1000,
+      fineMs: 24 * 3_600_000,
+      hourlyMs: 168 * 3_600_000,
+      maxAgeMs: 720 * 3_600_000,
+      maxBytes: 262_144,
+      quotaShare: 1,
+      sweepMs: 30_000,
+    });
+    const c = loadConfig({
+      HISTORY_INTERVAL_SECONDS: '60',
+      HISTORY_MAX_VERSIONS: '50',
+      HISTORY_FINE_HOURS: '2',
+      HISTORY_HOURLY_HOURS: '48',
+      HISTORY_MAX_AGE_HOURS: '0.5',
+      HISTORY_MAX_BYTES: '1024',
+      HISTORY_QUOTA_SHARE: '0.25',
+      HISTORY_SWEEP_SECONDS: '5',
+    });
+    expect(c.history).to.deep.equal({
+      intervalMs: 60_000,
+      maxVersions: 50,
+      fineMs: 2 * 3_600_000,
+      hourlyMs: 48 * 3_600_000,
+      maxAgeMs: 1_800_000,
+      maxBytes: 1024,
+      quotaShare: 0.25,
+      sweepMs: 5000,
+    });
+    expect(() => loadConfig({ HISTORY_HOURLY_HOURS: '9000' })).to.throw(ConfigError, /^HISTORY_HOURLY_HOURS must be between 0 and 8784/);
+    expect(() => loadConfig({ HISTORY_HOURLY_HOURS: '1.5' })).to.throw(ConfigError, /^HISTORY_HOURLY_HOURS must be a whole number/);
+  });
+
   it('is frozen', () => {
     const c = loadConfig({});
     expect(Object.isFrozen(c)).to.equal(true);

@@ -16,9 +16,11 @@
                        in the interval adds an element). Elements written before restore points
                        existed (one per write) are points of their own.
     HC (list)          the coarse points, newest first, one element each: older points thinned
-                       to the first of each UTC hour, the later ones of the hour merged into it.
+                       to the first of each UTC hour, the later ones of the hour merged into it;
+                       past HISTORY_HOURLY_HOURS (its old tail), to the first of each UTC day.
     HM x (hash field)  the index of both lists, newest first: `{"f":[[id,version,elements,bytes],
-                       ...],"c":[...]}`, so that trimming never reads a point to learn its size.
+                       ...],"c":[...]}`, so that thinning and trimming never read a point to
+                       learn its size or its day.
   The index is a key of its own, read only when a point is written: it is often longer than
   the 64 bytes a small hash keeps each value within (hash-max-listpack-value), and a player hash
   holding it would lose its compact encoding. The player hash keeps the history's byte count
@@ -35,6 +37,7 @@
     trim(...)                    drops points by count, bytes and age (history-sweep.lua too)
 ]]
 local HOUR_MS = 3600000
+local DAY_MS = 86400000
 
 local function parseOpenPoint(text)
   if not text then return nil end
@@ -137,6 +140,62 @@ local function thin(index, H, HC, cutoff)
   return delta, work
 end
 
+-- Merges the coarse points older than cutoff (the coarse list's old tail) to the first of each
+-- UTC day, as thin() merges an hour's. The index alone tells whether two of them share a day;
+-- only then is the list read, from its oldest point up to the youngest of such a pair: popped,
+-- consolidated per day, pushed back. Answers the change in bytes and the bytes read and written.
+local function thinDaily(index, HC, cutoff)
+  local c = index.c
+  -- The youngest pair (c is newest first) of points past cutoff that share a day.
+  local from
+  for k = #c - 1, 1, -1 do
+    if c[k][1] >= cutoff then break end
+    if math.floor(c[k][1] / DAY_MS) == math.floor(c[k + 1][1] / DAY_MS) then from = k end
+  end
+  if not from then return 0, 0 end
+  local count = 0
+  for k = from, #c do count = count + c[k][3] end
+  -- RPOP with a count answers the tail first: the oldest point's elements first.
+  local popped = redis.call('RPOP', HC, count)
+  local delta, work = 0, 0
+  local out, entries = {}, {}
+  local at, k = 1, #c
+  while k >= from do
+    local first = c[k]
+    local day = math.floor(first[1] / DAY_MS)
+    local group, bytes = {}, 0
+    -- Every point of that day in the tail, oldest first, with each of its elements.
+    while k >= from and math.floor(c[k][1] / DAY_MS) == day do
+      for _ = 1, c[k][3] do
+        group[#group + 1] = popped[at]
+        at = at + 1
+      end
+      bytes = bytes + c[k][4]
+      k = k - 1
+    end
+    if #group > 1 then
+      local merged = consolidate(group)
+      out[#out + 1] = merged
+      entries[#entries + 1] = { first[1], first[2], 1, #merged }
+      delta = delta + #merged - bytes
+      work = work + bytes + #merged
+    else
+      out[#out + 1] = group[1]
+      entries[#entries + 1] = first
+      work = work + 2 * bytes
+    end
+  end
+  -- Back in place, youngest first (RPUSH appends its arguments in order), and the index with them.
+  for _ = from, #c do table.remove(c) end
+  local push = {}
+  for j = #out, 1, -1 do
+    push[#push + 1] = out[j]
+    c[#c + 1] = entries[j]
+  end
+  redis.call('RPUSH', HC, unpack(push))
+  return delta, work
+end
+
 -- Drops whole points, oldest first, while there are more than maxPoints or more than maxBytes
 -- (hBytes: the history's bytes now), the newest point staying whatever its size; and every point
 -- older than oldestAllowed, the newest included, except keepId (the point a write has just
@@ -161,8 +220,8 @@ end
 --[[
   pushRecords(H, HC, index, point, records, header, limits, hBytes): adds one element holding
   records to the point (a new one when point.new), then thins (on a new point) and trims.
-  point = { id, version, new }; header = { t, k, by }; limits = { fineMs, maxPoints, maxBytes,
-  maxAgeMs, now }; hBytes: the history's bytes before. Answers the change in the history's
+  point = { id, version, new }; header = { t, k, by }; limits = { fineMs, hourlyMs, maxPoints,
+  maxBytes, maxAgeMs, now }; hBytes: the history's bytes before. Answers the change in the history's
   bytes, and the bytes read and written.
 ]]
 local function pushRecords(H, HC, index, point, records, header, limits, hBytes)
@@ -178,6 +237,8 @@ local function pushRecords(H, HC, index, point, records, header, limits, hBytes)
   end
   if point.new then
     local thinned, thinWork = thin(index, H, HC, limits.now - limits.fineMs)
+    delta, work = delta + thinned, work + thinWork
+    thinned, thinWork = thinDaily(index, HC, limits.now - limits.hourlyMs)
     delta, work = delta + thinned, work + thinWork
   end
   delta = delta - trim(index, H, HC, hBytes + delta, limits.maxPoints, limits.maxBytes, limits.now - limits.maxAgeMs, point.id)

@@ -169,6 +169,33 @@ describe('lua/write-player.lua', () => {
     expect((await meta('7')).history).to.equal(await historyBytes('7'));
   });
 
+  it('thins points older than HISTORY_HOURLY_HOURS to the first of each UTC day, merging the later ones into it exactly', async () => {
+    const points = new PlayerDataStore(redis, { ...LIMITS, history: { ...POINTS, hourlyMs: 6 * HOUR } });
+    const w = (ops: PlayerWrite['ops'], at: number) => points.write(ws, '11', { ops }, { nowMs: at, kind: 'set', actor: 'a' });
+    const D0 = Math.floor(T0 / (24 * HOUR)) * 24 * HOUR;
+    await w([set('z', 'z0')], D0 - 22 * HOUR); // point v0, the day before
+    await w([set('a', 'a0'), set('b', 'b0')], D0 + HOUR); // point v1
+    await w([set('a', 'a1')], D0 + 3 * HOUR); // point v2: a was a0
+    await w([set('c', 'c1')], D0 + 5 * HOUR); // point v3: c absent
+    // At 10 h, v0 is the only point past 6 h (and alone in its day); v1 and v2 are hourly ones.
+    await w([set('y', 1)], D0 + 10 * HOUR); // point v4: y absent
+    await w([set('b', 'b1')], D0 + 26 * HOUR); // point v5, the next day: b was b0
+    // 40 h: every point but the newest is past the 6 h: day 0's (v1 to v4) become one, version
+    // 1's, the other days' stay their own.
+    await w([set('a', 'late')], D0 + 40 * HOUR);
+    expect((await elements('11')).map((e) => e.version)).to.deep.equal([6]);
+    const coarse = await elements('11', 'coarse');
+    expect(coarse.map((e) => [e.pointId, e.version, recorded(e)])).to.deep.equal([
+      [D0 + 26 * HOUR, 5, { b: encodeEntry('"b0"', D0 + HOUR) }],
+      [D0 + HOUR, 1, { a: null, b: null, c: null, y: null }],
+      [D0 - 22 * HOUR, 0, { z: null }],
+    ]);
+    const index = JSON.parse((await redis.hget(keys.playerHistoryMeta(ws, '11'), 'x'))!) as { c: number[][] };
+    const lengths = (await redis.lrangeBuffer(keys.playerHistoryCoarse(ws, '11'), 0, -1)).map((e) => e.length);
+    expect(index.c).to.deep.equal([[D0 + 26 * HOUR, 5, 1, lengths[0]], [D0 + HOUR, 1, 1, lengths[1]], [D0 - 22 * HOUR, 0, 1, lengths[2]]]);
+    expect((await meta('11')).history).to.equal(await historyBytes('11'));
+  });
+
   it('reads history written before restore points as points of their own, and indexes it once', async () => {
     const points = new PlayerDataStore(redis, { ...LIMITS, history: POINTS });
     const hash = keys.player(ws, '9');

@@ -126,21 +126,27 @@ for (const target of ['a single Redis', 'a Redis Cluster (3 masters)'] as const)
   const writes = fc
     .array(
       fc.record({
-        gapMs: fc.oneof(fc.integer({ min: 1, max: 3 * MINUTE }), fc.integer({ min: 5 * MINUTE, max: 2 * HOUR })),
+        // Within an interval, across a few, and (less often) across hours to more than a day.
+        gapMs: fc.oneof(
+          { arbitrary: fc.integer({ min: 1, max: 3 * MINUTE }), weight: 4 },
+          { arbitrary: fc.integer({ min: 5 * MINUTE, max: 2 * HOUR }), weight: 4 },
+          { arbitrary: fc.integer({ min: 2 * HOUR, max: 30 * HOUR }), weight: 1 },
+        ),
         ops: fc.uniqueArray(op, { minLength: 1, maxLength: 3, selector: (o) => o.key }),
         deleteAll: fc.boolean().map((b) => b && Math.random() < 0.2),
       }),
       { minLength: 1, maxLength: 40 },
     )
     .map((list) => {
-      let at = Math.floor((Date.now() - 20 * 24 * HOUR) / HOUR) * HOUR;
+      let at = Math.floor((Date.now() - 40 * 24 * HOUR) / HOUR) * HOUR;
       return list.map((w) => ({ at: (at += w.gapMs), ops: w.ops as Op[], deleteAll: w.deleteAll }));
     });
 
-  it('exact at every point kept, for random writes over days (fine points and hourly ones)', async () => {
+  it('exact at every point kept, for random writes over days (fine points, hourly ones and daily ones)', async () => {
     await fc.assert(
       fc.asyncProperty(writes, async (list) => {
-        const store = new PlayerDataStore(redis, limits({}));
+        // Every point for 2 hours, one an hour to 6 hours, then one a day.
+        const store = new PlayerDataStore(redis, limits({ hourlyMs: 6 * HOUR }));
         const ws = `ws_${randomId()}`;
         const atStart = await play(store, ws, list, 5 * MINUTE);
         const snap = await store.snapshot(ws, 'u');
@@ -158,6 +164,9 @@ for (const target of ['a single Redis', 'a Redis Cluster (3 masters)'] as const)
         const cutoff = (points[0]?.timeMs ?? 0) - 2 * HOUR;
         const coarseHours = elements.filter((e) => e.pointId < cutoff).map((e) => Math.floor(e.pointId / HOUR));
         expect(new Set(coarseHours).size, 'one point an hour past the fine window').to.equal(coarseHours.length);
+        const dailyCutoff = (points[0]?.timeMs ?? 0) - 6 * HOUR;
+        const days = elements.filter((e) => e.pointId < dailyCutoff).map((e) => Math.floor(e.pointId / (24 * HOUR)));
+        expect(new Set(days).size, 'one point a day past the hourly window').to.equal(days.length);
         const bytes = snap.history.reduce((sum, e) => sum + e.length, 0);
         expect(Number(await redis.hget(keys.player(ws, 'u'), '\0h'))).to.equal(bytes);
       }),
