@@ -4,14 +4,15 @@
   its bound, every point but the newest. The same atomic step keeps the player's history byte
   count (\0h) exact, so the caller adds the bytes answered to the workspace's totals once: a
   second instance sweeping the same player finds nothing left to drop and answers 0.
-  When no point is left, the lists and their index leave Redis, and so do the player hash's open
-  point (\0r) and its keys' marks (\0r<key>): the next write opens a new point as a first write.
+  When no point is left, the lists and their index leave Redis (with it the keys recorded in the
+  open point, HM k), and so does the player hash's open point (\0r), with any mark per key the
+  release before kept there (\0r<key>): the next write opens a new point as a first write.
 
   Input:
     KEYS[1] the player hash
     KEYS[2] the player's fine restore points (list)
     KEYS[3] the player's coarse restore points (list)
-    KEYS[4] the restore points' index (hash field `x`)
+    KEYS[4] the restore points' index (hash field `x`) and the open point's keys (`k`)
     ARGV[1] the oldest point kept: points whose id (ms) is below it leave
     ARGV[2] '1' to keep only the newest point (the workspace's history is over its bound), or ''
 

@@ -9,8 +9,8 @@
   field names that start with a NUL byte (data keys cannot hold control characters), its meta:
     \0v version    \0n data keys    \0b bytes of data (key names + stored entries)
     \0h bytes of history            \0s session: `<id>|<expires ms>|<ttl ms>|<owner>`
-    \0r the open restore point, and \0r<key> the point each key was last recorded in
-       (includes/restore-points.lua)
+    \0r the open restore point (includes/restore-points.lua; the keys recorded in it are in
+       KEYS[4]'s `k`, or, for a point opened by the release before, in \0r<key> fields)
     \0md the newest message handed to the session that holds the player
   A hash without \0v was written before versions existed: version 1 (0 when empty), and its
   counts are computed here once (includes/player-meta.lua).
@@ -19,7 +19,8 @@
     KEYS[1] the player hash
     KEYS[2] the player's fine restore points (list, newest first)
     KEYS[3] the player's coarse restore points (list, newest first)
-    KEYS[4] the restore points' index (hash field `x`; read only when a point is written)
+    KEYS[4] the restore points' index (hash field `x`; read only when a point is written) and
+            the keys recorded in the open point (field `k`; read by a write within its interval)
     KEYS[5] the player's idempotency record for this request (read and written only when
             ARGV[4] is not empty)
     KEYS[6] the player's waiting messages (includes/inbox.lua; used only when ARGV[6] is not '')
@@ -94,10 +95,7 @@ local deleteAll = ARGV[7] == 'a'
 local fields = { '\0v', '\0n', '\0b', '\0h', '\0s', '\0r', '\0md' }
 local FIRST_OP = 7
 if not deleteAll then
-  for i = FIRST_OP + 1, #ARGV, 3 do
-    fields[#fields + 1] = ARGV[i]
-    fields[#fields + 1] = '\0r' .. ARGV[i]
-  end
+  for i = FIRST_OP + 1, #ARGV, 3 do fields[#fields + 1] = ARGV[i] end
 end
 local meta = redis.call('HMGET', P, unpack(fields))
 local version, nKeys, nBytes, hBytes
@@ -129,7 +127,10 @@ end
 if ifVersion ~= '' and tonumber(ifVersion) ~= version then return answer({ -4, version }) end
 
 -- First pass: what each op would write, and every refusal, before anything is written.
-local changedKeys, previous, newEntries, marks, results = {}, {}, {}, {}, {}
+local changedKeys, previous, newEntries, results = {}, {}, {}, {}
+-- A delete of everything reads the whole hash: the marks a point opened by the release before
+-- keeps per key (\0r<key>), by key.
+local marked = {}
 local addedKeys, removedKeys, byteDelta, work = 0, 0, 0, 0
 
 local function formatNumber(value)
@@ -145,7 +146,6 @@ end
 
 if deleteAll then
   local all = redis.call('HGETALL', P)
-  local marked = {}
   for i = 1, #all, 2 do
     if string.sub(all[i], 1, 2) == '\0r' then marked[string.sub(all[i], 3)] = all[i + 1] end
   end
@@ -155,7 +155,6 @@ if deleteAll then
       changedKeys[#changedKeys + 1] = field
       previous[#previous + 1] = all[i + 1]
       newEntries[#newEntries + 1] = false
-      marks[#marks + 1] = marked[field] or false
       removedKeys = removedKeys + 1
       byteDelta = byteDelta - #field - #all[i + 1]
     end
@@ -166,7 +165,7 @@ else
   local index = 0
   for i = FIRST_OP, #ARGV, 3 do
     local kind, field, arg = ARGV[i], ARGV[i + 1], ARGV[i + 2]
-    local old = meta[8 + 2 * index]
+    local old = meta[8 + index]
     local entry = false
     if old then work = work + #old end
     if kind == 's' then
@@ -198,7 +197,6 @@ else
       changedKeys[#changedKeys + 1] = field
       previous[#previous + 1] = old or false
       newEntries[#newEntries + 1] = entry
-      marks[#marks + 1] = meta[9 + 2 * index] or false
       if entry and not old then addedKeys = addedKeys + 1 end
       if old and not entry then removedKeys = removedKeys + 1 end
       byteDelta = byteDelta + (entry and (#field + #entry) or 0) - (old and (#field + #old) or 0)
@@ -217,9 +215,12 @@ end
 local newVersion = version
 local historyDelta = 0
 local dropOldMeta = false
+-- The marks of the release before (\0r<key>) that a point opened now leaves behind.
+local oldMarks = {}
 -- The newest message handed to the session by this write, if any.
 local deliveredUpTo
--- Fields that mark the keys this write recorded in the open point (and the point itself).
+-- Fields that mark the keys this write recorded in a point opened by the release before (and
+-- the open point itself).
 local recordedMarks = {}
 local interval = tonumber(histInterval)
 if #changedKeys > 0 then
@@ -234,19 +235,47 @@ if #changedKeys > 0 then
     -- An instance whose clock is behind never opens a point older than the open one.
     if openId and pointId <= openId then point = { id = openId, version = openVersion, new = false } end
     local open = tostring(point.id)
-    local records = {}
+    -- Which keys the open point has a record of: HM k when it names the open point, else (a
+    -- point opened by the release before) each key's mark.
+    local kText, recorded
+    if not point.new then
+      kText = redis.call('HGET', HM, 'k')
+      local sep = kText and string.find(kText, '\0', 1, true)
+      if sep and string.sub(kText, 1, sep - 1) == open then
+        recorded = function(k) return string.find(kText, '\0' .. changedKeys[k] .. '\0', sep, true) ~= nil end
+      else
+        kText = nil
+        local legacy = marked
+        if not deleteAll then
+          local names = {}
+          for k = 1, #changedKeys do names[k] = '\0r' .. changedKeys[k] end
+          local values = redis.call('HMGET', P, unpack(names))
+          legacy = {}
+          for k = 1, #changedKeys do legacy[changedKeys[k]] = values[k] end
+        end
+        recorded = function(k) return legacy[changedKeys[k]] == open end
+      end
+    end
+    local records, recordedKeys = {}, {}
     for k = 1, #changedKeys do
-      if point.new or marks[k] ~= open then
+      if point.new or not recorded(k) then
         records[#records + 1] = { changedKeys[k], previous[k] }
-        recordedMarks[#recordedMarks + 1] = '\0r' .. changedKeys[k]
-        recordedMarks[#recordedMarks + 1] = open
+        recordedKeys[#recordedKeys + 1] = changedKeys[k]
       end
     end
     if #records > 0 then
-      local xText = redis.call('HGET', HM, 'x')
+      local hm = redis.call('HMGET', HM, 'x', 'k')
+      local xText = hm[1]
       -- No index yet: the history is empty, or written before restore points (whose \0t the
       -- index replaces).
       if not xText then dropOldMeta = true end
+      -- A point opened where the release before kept a mark per key: the marks go.
+      if point.new and xText and not hm[2] then
+        for _, field in ipairs(redis.call('HKEYS', P)) do
+          work = work + #field
+          if #field > 2 and string.sub(field, 1, 2) == '\0r' then oldMarks[#oldMarks + 1] = field end
+        end
+      end
       local index, read = loadIndex(H, xText)
       local kind, who = string.match(ARGV[5], '^(%S+) (.*)$')
       local delta, copied = pushRecords(H, HC, index, point, records, { t = nowMs, k = kind, by = who }, {
@@ -254,10 +283,19 @@ if #changedKeys > 0 then
         maxBytes = tonumber(histMaxBytes), maxAgeMs = tonumber(histMaxAgeMs),
       }, hBytes)
       historyDelta, work = delta, work + read + copied
-      redis.call('HSET', HM, 'x', cjson.encode(index))
+      local listed = table.concat(recordedKeys, '\0') .. '\0'
       if point.new then
-        recordedMarks[#recordedMarks + 1] = '\0r'
-        recordedMarks[#recordedMarks + 1] = point.id .. '|' .. point.version
+        redis.call('HSET', HM, 'x', cjson.encode(index), 'k', open .. '\0' .. listed)
+        recordedMarks[1] = '\0r'
+        recordedMarks[2] = point.id .. '|' .. point.version
+      elseif kText then
+        redis.call('HSET', HM, 'x', cjson.encode(index), 'k', kText .. listed)
+      else
+        redis.call('HSET', HM, 'x', cjson.encode(index))
+        for _, key in ipairs(recordedKeys) do
+          recordedMarks[#recordedMarks + 1] = '\0r' .. key
+          recordedMarks[#recordedMarks + 1] = open
+        end
       end
     end
   end
@@ -298,8 +336,8 @@ local newKeys = nKeys + addedKeys - removedKeys
 if #changedKeys > 0 or renewTo then
   local toSet = { '\0v', newVersion, '\0n', newKeys, '\0b', nBytes + byteDelta, '\0h', hBytes + historyDelta }
   for i = 1, #recordedMarks do toSet[#toSet + 1] = recordedMarks[i] end
-  local toDelete = {}
-  if dropOldMeta then toDelete[1] = '\0t' end
+  local toDelete = oldMarks
+  if dropOldMeta then toDelete[#toDelete + 1] = '\0t' end
   for k = 1, #changedKeys do
     if newEntries[k] then
       toSet[#toSet + 1] = changedKeys[k]

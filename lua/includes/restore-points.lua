@@ -8,9 +8,6 @@
   Storage, all in the player's slot:
     \0r (player hash)  the open point: `<id>|<version>`; id = the interval's start (ms),
                        version = the player's version at that start.
-    \0r<key> (player hash)  the id of the point this key was last recorded in: a key whose mark
-                       is the open point's id has its record; any other is recorded by its next
-                       change. Read in the write's own HMGET, so a repeat costs a comparison.
     H  (list)          the fine points, newest first: every point of the last
                        HISTORY_FINE_HOURS, one or more elements each (a key first changed later
                        in the interval adds an element). Elements written before restore points
@@ -21,10 +18,19 @@
     HM x (hash field)  the index of both lists, newest first: `{"f":[[id,version,elements,bytes],
                        ...],"c":[...]}`, so that thinning and trimming never read a point to
                        learn its size or its day.
-  The index is a key of its own, read only when a point is written: it is often longer than
-  the 64 bytes a small hash keeps each value within (hash-max-listpack-value), and a player hash
-  holding it would lose its compact encoding. The player hash keeps the history's byte count
-  (\0h), which the storage totals read.
+    HM k (hash field)  the keys recorded in the open point: `<id>\0<key>\0<key>\0...`
+                       (id: the open point's; a key holds no control character, so \0 cannot be
+                       in one). A key listed has its record; any other is recorded by its next
+                       change. Rewritten by the write that opens a point, added to by a later
+                       write that records a key; a repeat write reads it and compares.
+  The index and the keys' list are in a key of their own, read only when a point is written or
+  a key's record is looked up: they are often longer than the 64 bytes a small hash keeps each
+  value within (hash-max-listpack-value), and a player hash holding them would lose its compact
+  encoding. The player hash keeps the history's byte count (\0h), which the storage totals read.
+  The release before kept a mark per key in the player hash instead of HM k (\0r<key>, the id of
+  the point the key was last recorded in): a point it opened is still read through those marks
+  (write-player.lua), and the next point opened deletes them; the history sweep deletes either
+  form when a history leaves.
   An element: a JSON header line `{"i":id,"v":version,"t":ms,"k":kind,"by":who,"keys":[...],
   "lens":[...]}`, then the recorded stored entries back to back (lens: their byte lengths, -1
   for a key that did not exist). Within a point the oldest record of a key wins.

@@ -30,9 +30,9 @@ export const keys = {
    * also what writes before restore points replaced. Same slot.
    */
   playerHistory: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}:h`,
-  /** List of the player's coarse restore points (one an hour), newest first. Same slot. */
+  /** List of the player's coarse restore points (one an hour, past HISTORY_HOURLY_HOURS one a day), newest first. Same slot. */
   playerHistoryCoarse: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}:hc`,
-  /** Hash of the restore points' own meta: `r` the open point, `x` the index of both lists. Same slot. */
+  /** Hash of the restore points' own meta: `x` the index of both lists, `k` the keys recorded in the open point. Same slot. */
   playerHistoryMeta: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}:hm`,
   /**
    * Hash of the player's waiting messages: id -> `<sent ms>|<expires ms>|<JSON>`, `#` the last

@@ -196,6 +196,50 @@ describe('lua/write-player.lua', () => {
     expect((await meta('11')).history).to.equal(await historyBytes('11'));
   });
 
+  it('keeps the keys recorded in the open point in one field of the index key, reset by the next point', async () => {
+    const points = new PlayerDataStore(redis, { ...LIMITS, history: POINTS });
+    const w = (ops: PlayerWrite['ops'], at: number) => points.write(ws, '12', { ops }, { nowMs: at, kind: 'set', actor: 'a' }).then((r) => applied(r.reply));
+    const listed = () => redis.hget(keys.playerHistoryMeta(ws, '12'), 'k');
+    const marks = async () => (await redis.hkeys(keys.player(ws, '12'))).filter((f) => f.startsWith('\0r'));
+    await w([set('a', 1), set('ü', 1)], T0 + 1000);
+    expect(await listed()).to.equal(`${T0}\0a\0ü\0`);
+    // A key already recorded records nothing; a key first changed now is recorded and listed.
+    expect((await w([set('a', 2)], T0 + 2000)).storage.historyBytes).to.equal(0);
+    expect((await w([set('a', 3), set('b', 1)], T0 + 3000)).storage.historyBytes).to.be.above(0);
+    expect((await w([set('b', 2), set('ü', 2)], T0 + 4000)).storage.historyBytes).to.equal(0);
+    expect(await listed()).to.equal(`${T0}\0a\0ü\0b\0`);
+    // The player hash holds the open point only: no field a key.
+    expect(await marks()).to.deep.equal(['\0r']);
+    await w([set('b', 3)], T0 + 5 * MINUTE);
+    expect(await listed()).to.equal(`${T0 + 5 * MINUTE}\0b\0`);
+    expect((await meta('12')).history).to.equal(await historyBytes('12'));
+  });
+
+  it('reads the marks a point opened by the release before keeps per key (\\0r<key>), and deletes them when the next point opens', async () => {
+    const points = new PlayerDataStore(redis, { ...LIMITS, history: POINTS });
+    const w = (ops: PlayerWrite['ops'], at: number, deleteAll = false) =>
+      points.write(ws, '13', { ops, deleteAll }, { nowMs: at, kind: 'set', actor: 'a' }).then((r) => applied(r.reply));
+    const hash = keys.player(ws, '13');
+    await w([set('a', 1), set('b', 1)], T0 + 1000);
+    // The same player as the release before left it: a mark per key, none in the index key (and
+    // an old mark of a key deleted since).
+    await redis.hdel(keys.playerHistoryMeta(ws, '13'), 'k');
+    await redis.hset(hash, '\0ra', String(T0), '\0rb', String(T0), '\0rgone', String(T0 - HOUR));
+    expect((await w([set('a', 2)], T0 + 2000)).storage.historyBytes).to.equal(0);
+    // A key without its mark is recorded, and marked as the release before did.
+    expect((await w([set('c', 1)], T0 + 3000)).storage.historyBytes).to.be.above(0);
+    expect(await redis.hget(hash, '\0rc')).to.equal(String(T0));
+    expect(await redis.hexists(keys.playerHistoryMeta(ws, '13'), 'k')).to.equal(0);
+    // A delete of everything reads the marks from the whole hash: a, b and c recorded already.
+    expect((await w([], T0 + 4000, true)).storage.historyBytes).to.equal(0);
+    expect((await elements('13')).map((e) => Object.keys(recorded(e)))).to.deep.equal([['c'], ['a', 'b']]);
+    // The next point: the marks go, the keys are listed in the index key.
+    await w([set('a', 5)], T0 + 5 * MINUTE);
+    expect((await redis.hkeys(hash)).filter((f) => f.startsWith('\0r'))).to.deep.equal(['\0r']);
+    expect(await redis.hget(keys.playerHistoryMeta(ws, '13'), 'k')).to.equal(`${T0 + 5 * MINUTE}\0a\0`);
+    expect((await meta('13')).history).to.equal(await historyBytes('13'));
+  });
+
   it('reads history written before restore points as points of their own, and indexes it once', async () => {
     const points = new PlayerDataStore(redis, { ...LIMITS, history: POINTS });
     const hash = keys.player(ws, '9');
