@@ -12,7 +12,10 @@
 //      it): every point past it leaves (for those, the newest included), the lists, the index and
 //      the hash's marks with them; the player leaves the history list once nothing is left.
 //   2. a rolling walk of WALK_PER_ROUND players still within retention, from where the last
-//      round stopped: their points past retention leave (a write does the same for its player).
+//      round stopped: their points past retention leave (a write does the same for its player),
+//      and the rest are thinned as a write opening a point thins them (one an hour past
+//      HISTORY_FINE_HOURS, one a day past HISTORY_HOURLY_HOURS), so a player who stopped playing
+//      does not keep its last session's every point for the whole retention.
 //   3. over the bound (HISTORY_QUOTA_SHARE of the plan's quota): players are shed to their
 //      newest point, the longest idle first, until the history is within the bound.
 import { randomUUID } from 'node:crypto';
@@ -104,10 +107,11 @@ export class HistorySweep {
     await this.list.seed(workspaceId);
     const now = this.clock();
     const oldestKept = now - this.config.history.maxAgeMs;
+    const thin = { hourlyBeforeMs: now - this.config.history.fineMs, dailyBeforeMs: now - this.config.history.hourlyMs };
     let players = 0;
     let droppedBytes = 0;
     const sweep = async (batch: readonly ListedPlayer[], shed: boolean): Promise<SweptPlayer[]> => {
-      const done = await pMap(batch, (p) => this.list.sweep(workspaceId, p.userId, oldestKept, shed), { concurrency: CONCURRENCY });
+      const done = await pMap(batch, (p) => this.list.sweep(workspaceId, p.userId, oldestKept, shed, shed ? undefined : thin), { concurrency: CONCURRENCY });
       let dropped = 0;
       for (const d of done) dropped += d.dropped;
       if (dropped !== 0) this.usage.record(workspaceId, -dropped, 0, -dropped);

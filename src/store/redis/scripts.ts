@@ -141,7 +141,7 @@ declare module 'ioredis' {
     boardReset(numberOfKeys: number, ...keysThenArgs: string[]): Result<[removed: number, entriesDelta: number], Context>;
     boardImport(meta: RedisKey, scores: RedisKey, members: RedisKey, ...args: string[]): Result<[number, number, number?], Context>;
     indexPlayers(workspaceKey: RedisKey, playersKey: RedisKey, ...userIdAndMs: string[]): Result<number, Context>;
-    historySweep(player: RedisKey, fine: RedisKey, coarse: RedisKey, index: RedisKey, oldestKeptMs: string, shed: string): Result<[dropped: number, left: number, work: number], Context>;
+    historySweep(player: RedisKey, fine: RedisKey, coarse: RedisKey, index: RedisKey, oldestKeptMs: string, shed: string, thin: string): Result<[dropped: number, left: number, work: number], Context>;
     playerLastWrite(player: RedisKey): Result<number, Context>;
   }
 }

@@ -115,8 +115,18 @@ export class HistoryList {
     return out.slice(0, limit);
   }
 
-  /** Drops the player's points older than `oldestKeptMs` (and all but the newest when `shed`). */
-  async sweep(workspaceId: string, userId: string, oldestKeptMs: number, shed: boolean): Promise<SweptPlayer> {
+  /**
+   * Drops the player's points older than `oldestKeptMs` (and all but the newest when `shed`);
+   * with `thin`, then thins the rest as a write opening a point does: to one an hour before
+   * `hourlyBeforeMs`, one a day before `dailyBeforeMs`.
+   */
+  async sweep(
+    workspaceId: string,
+    userId: string,
+    oldestKeptMs: number,
+    shed: boolean,
+    thin?: { readonly hourlyBeforeMs: number; readonly dailyBeforeMs: number },
+  ): Promise<SweptPlayer> {
     const [dropped, left, work] = await this.redis.historySweep(
       keys.player(workspaceId, userId),
       keys.playerHistory(workspaceId, userId),
@@ -124,6 +134,7 @@ export class HistoryList {
       keys.playerHistoryMeta(workspaceId, userId),
       String(Math.floor(oldestKeptMs)),
       shed ? '1' : '',
+      thin ? `${Math.max(0, Math.floor(thin.hourlyBeforeMs))} ${Math.max(0, Math.floor(thin.dailyBeforeMs))}` : '',
     );
     return { dropped: Number(dropped), left: Number(left), work: Number(work) };
   }

@@ -8,6 +8,7 @@ import { PlayerDataStore } from '../../../src/store/players/player-data.js';
 import type { Op, PlayerLimits } from '../../../src/store/players/script-protocol.js';
 import { parseHistoryElement, rebuildAt, restorePoints } from '../../../src/store/players/player-history.js';
 import { keys } from '../../../src/store/keys.js';
+import { HistoryList } from '../../../src/store/workspaces/history-list.js';
 import { testRedisSource } from '../../support/hooks.js';
 import { randomId } from '../../support/random.js';
 import { testRedis } from '../../support/service.js';
@@ -142,33 +143,68 @@ for (const target of ['a single Redis', 'a Redis Cluster (3 masters)'] as const)
       return list.map((w) => ({ at: (at += w.gapMs), ops: w.ops as Op[], deleteAll: w.deleteAll }));
     });
 
-  it('exact at every point kept, for random writes over days (fine points, hourly ones and daily ones)', async () => {
+  /**
+   * Every point the player holds is exact (an interval's start, as a read saw it); past `nowMs`
+   * less the fine window one an hour, less the hourly window one a day; \0h the lists' bytes.
+   */
+  async function checkPoints(store: PlayerDataStore, ws: string, atStart: Map<number, Record<string, string>>, nowMs: number) {
+    const snap = await store.snapshot(ws, 'u');
+    const elements = snap.history.map(parseHistoryElement);
+    const points = restorePoints(elements);
+    // Every point is an interval's start, exact; thinning only ever drops points, never changes one.
+    for (const p of points) {
+      const rebuilt = rebuildAt(snap.data, snap.version, elements, p.version);
+      const got = rebuilt && Object.fromEntries([...rebuilt].map(([k, v]) => [k, v.toString().slice(v.indexOf(',') + 1, -1)]));
+      expect(atStart.has(p.version), `point v${p.version} starts an interval`).to.equal(true);
+      expect(got, `v${p.version}`).to.deep.equal(atStart.get(p.version));
+    }
+    // Points older than the fine window are one per UTC hour, older than the hourly one one per
+    // UTC day; the newer ones one per interval written in. The newest is never thinned.
+    const older = (ms: number) => elements.filter((e) => e.pointId < ms && e.pointId !== elements[0]?.pointId);
+    const coarseHours = older(nowMs - 2 * HOUR).map((e) => Math.floor(e.pointId / HOUR));
+    expect(new Set(coarseHours).size, 'one point an hour past the fine window').to.equal(coarseHours.length);
+    const days = older(nowMs - 6 * HOUR).map((e) => Math.floor(e.pointId / (24 * HOUR)));
+    expect(new Set(days).size, 'one point a day past the hourly window').to.equal(days.length);
+    const bytes = snap.history.reduce((sum, e) => sum + e.length, 0);
+    expect(Number(await redis.hget(keys.player(ws, 'u'), '\0h'))).to.equal(bytes);
+    // The index (`x`: [id, version, elements, bytes] a point, newest first) is the lists'.
+    const x = await redis.hget(keys.playerHistoryMeta(ws, 'u'), 'x');
+    if (x !== null) {
+      const index = JSON.parse(x) as { f: number[][] | object; c: number[][] | object };
+      for (const [name, key] of [['f', keys.playerHistory(ws, 'u')], ['c', keys.playerHistoryCoarse(ws, 'u')]] as const) {
+        const listed = (await redis.lrangeBuffer(key, 0, -1)).map(parseHistoryElement);
+        const lengths = (await redis.lrangeBuffer(key, 0, -1)).map((e) => e.length);
+        const expected: number[][] = [];
+        listed.forEach((e, i) => {
+          const last = expected[expected.length - 1];
+          if (last && last[0] === e.pointId) {
+            last[2]! += 1;
+            last[3]! += lengths[i]!;
+          } else expected.push([e.pointId, e.version, 1, lengths[i]!]);
+        });
+        const entries = Array.isArray(index[name]) ? index[name] : [];
+        expect(entries, `index ${name}`).to.deep.equal(expected);
+      }
+    }
+    return { points: points.length, bytes };
+  }
+
+  it('exact at every point kept, for random writes over days (fine points, hourly ones and daily ones), and after the history sweep thins them', async () => {
     await fc.assert(
-      fc.asyncProperty(writes, async (list) => {
+      fc.asyncProperty(writes, fc.integer({ min: 0, max: 48 * HOUR }), async (list, idleMs) => {
         // Every point for 2 hours, one an hour to 6 hours, then one a day.
         const store = new PlayerDataStore(redis, limits({ hourlyMs: 6 * HOUR }));
         const ws = `ws_${randomId()}`;
         const atStart = await play(store, ws, list, 5 * MINUTE);
-        const snap = await store.snapshot(ws, 'u');
-        const elements = snap.history.map(parseHistoryElement);
-        const points = restorePoints(elements);
-        // Every point is an interval's start, exact; thinning only ever drops points, never changes one.
-        for (const p of points) {
-          const rebuilt = rebuildAt(snap.data, snap.version, elements, p.version);
-          const got = rebuilt && Object.fromEntries([...rebuilt].map(([k, v]) => [k, v.toString().slice(v.indexOf(',') + 1, -1)]));
-          expect(atStart.has(p.version), `point v${p.version} starts an interval`).to.equal(true);
-          expect(got, `v${p.version}`).to.deep.equal(atStart.get(p.version));
-        }
-        // Points older than the fine window (when the newest point was taken) are one per UTC
-        // hour; the newer ones one per interval written in.
-        const cutoff = (points[0]?.timeMs ?? 0) - 2 * HOUR;
-        const coarseHours = elements.filter((e) => e.pointId < cutoff).map((e) => Math.floor(e.pointId / HOUR));
-        expect(new Set(coarseHours).size, 'one point an hour past the fine window').to.equal(coarseHours.length);
-        const dailyCutoff = (points[0]?.timeMs ?? 0) - 6 * HOUR;
-        const days = elements.filter((e) => e.pointId < dailyCutoff).map((e) => Math.floor(e.pointId / (24 * HOUR)));
-        expect(new Set(days).size, 'one point a day past the hourly window').to.equal(days.length);
-        const bytes = snap.history.reduce((sum, e) => sum + e.length, 0);
-        expect(Number(await redis.hget(keys.player(ws, 'u'), '\0h'))).to.equal(bytes);
+        // As the write that opened the newest point left them (its time is that point's).
+        const newest = restorePoints((await store.snapshot(ws, 'u')).history.map(parseHistoryElement))[0];
+        const before = await checkPoints(store, ws, atStart, newest?.timeMs ?? 0);
+        // The player idle for idleMs: the sweep thins what the writes left, the newest point aside.
+        const now = list[list.length - 1]!.at + idleMs;
+        const swept = await new HistoryList(redis).sweep(ws, 'u', 0, false, { hourlyBeforeMs: now - 2 * HOUR, dailyBeforeMs: now - 6 * HOUR });
+        const after = await checkPoints(store, ws, atStart, now);
+        expect(swept.dropped, 'the bytes the sweep answers').to.equal(before.bytes - after.bytes);
+        expect(after.points).to.be.at.most(before.points);
       }),
       { numRuns: runs(40) },
     );
