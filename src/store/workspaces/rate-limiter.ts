@@ -49,6 +49,14 @@ export interface RateLimitResult {
   readonly resetMs: number;
 }
 
+/**
+ * What a workspace's first lease on an instance takes ahead (at most RATE_LIMIT_LEASE_AHEAD):
+ * it then doubles with each lease (5, 9, 17, 33 requests). Started at nothing (1, 2, 3, 5, 9),
+ * a workspace sending a few requests a window took a lease call for nearly every one: 0.26
+ * script calls a GET in the bench's 2,000 workspaces at 3,000 requests/s (docs/performance.md).
+ * Still granted only out of a quarter of what is left, so near the limit it is no more.
+ */
+export const FIRST_LEASE_AHEAD = 4;
 /** What a workspace takes ahead halves for each this many windows it was idle. */
 const HALVE_AFTER_IDLE_WINDOWS = 3;
 /** A workspace idle this many windows is forgotten (what it took ahead has halved to nothing). */
@@ -143,7 +151,7 @@ export class RateLimiter {
       // A workspace busy in the last windows is likely busy in this one: it keeps what it took
       // ahead, halved for every few whole windows it was idle.
       const idleWindows = w?.limit === limit ? Math.floor((nowMs - w.until) / this.windowMs) : 0;
-      const extra = w?.limit === limit ? w.extra >> Math.min(31, Math.floor(idleWindows / HALVE_AFTER_IDLE_WINDOWS)) : 0;
+      const extra = w?.limit === limit ? Math.max(FIRST_LEASE_AHEAD, w.extra >> Math.min(31, Math.floor(idleWindows / HALVE_AFTER_IDLE_WINDOWS))) : FIRST_LEASE_AHEAD;
       w = { limit, until: 0, tokens: 0, count: 0, extra, waiting: 0, leasing: undefined, mine: 0, share: w?.share, fallback: undefined, debt: 0, unsure: [] };
       this.windows.set(workspaceId, w);
     }
@@ -212,7 +220,7 @@ export class RateLimiter {
     w.until = sentAt + ttl;
     w.count = count;
     w.tokens = granted;
-    if (granted > 0) w.extra = Math.min(this.leaseAhead, Math.max(1, w.extra * 2));
+    if (granted > 0) w.extra = Math.min(this.leaseAhead, Math.max(FIRST_LEASE_AHEAD, w.extra * 2));
   }
 
   /**

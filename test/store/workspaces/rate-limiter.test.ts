@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { startLocalRedis, type LocalRedis } from '../../../src/dev/local-redis.js';
 import { connectRedis, createRedis, isUnavailableError, type RedisClient } from '../../../src/store/redis/redis.js';
 import { keys } from '../../../src/store/keys.js';
-import { RateLimiter, type RateLimitResult } from '../../../src/store/workspaces/rate-limiter.js';
+import { FIRST_LEASE_AHEAD, RateLimiter, type RateLimitResult } from '../../../src/store/workspaces/rate-limiter.js';
 import { usageDay } from '../../../src/store/workspaces/usage-counter.js';
 import { randomId } from '../../support/random.js';
 import { testRedis } from '../../support/service.js';
@@ -41,8 +41,9 @@ describe('RateLimiter', () => {
       seen.push(await verdict);
     }
     expect(seen.map((r) => r.remaining)).to.deep.equal(Array.from({ length: 40 }, (_, i) => 299 - i));
-    // Leases of 1, 2, 3, 5, 9, 17 and 33 requests: only 7 of the 40 waited for Redis.
-    expect(synchronous).to.equal(33);
+    // Leases of 5, 9, 17 and 33 requests (FIRST_LEASE_AHEAD 4, doubling): only 4 of the 40 waited for Redis.
+    expect(FIRST_LEASE_AHEAD).to.equal(4);
+    expect(synchronous).to.equal(36);
     expect(Number(await redis.get(keys.rateLimit(ws)))).to.be.at.least(40);
   });
 
