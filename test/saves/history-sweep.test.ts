@@ -178,6 +178,55 @@ describe('history: retention and the history bound', function () {
       expect(await sweep.sweepWorkspace(ws, 'free')).to.deep.equal({ players: 0, droppedBytes: 0 });
     });
 
+    it('thins the points of a player who stopped playing as its next write would: one an hour past HISTORY_FINE_HOURS, one a day past HISTORY_HOURLY_HOURS', async () => {
+      const config = testConfig({ ...FAST, HISTORY_INTERVAL_SECONDS: '60', HISTORY_FINE_HOURS: '1', HISTORY_HOURLY_HOURS: '3' });
+      const MINUTE = 60_000;
+      const HOUR = 60 * MINUTE;
+      const day0 = Math.floor(Date.now() / (24 * HOUR)) * 24 * HOUR - 2 * 24 * HOUR;
+      let at = day0;
+      const ops = new AdminOperations(redis, { actor: 'test', config, clock: () => at });
+      const { workspaceId: ws } = await ops.createWorkspace({ name: 'thinned by the sweep', plan: 'free' });
+      // Two sessions of day 0: the second's first write thins the first's points to one (10:00).
+      for (const t of [600, 605, 610, 840, 845, 850, 855].map((m) => m * MINUTE)) {
+        at = day0 + t;
+        await ops.setPlayerValue(ws, 'p', 'coins', t);
+      }
+      const points = async () => {
+        const x = JSON.parse((await redis.hget(keys.playerHistoryMeta(ws, 'p'), 'x'))!) as { f: number[][] | object; c: number[][] | object };
+        const ids = (list: number[][] | object) => (Array.isArray(list) ? list.map((p) => (p[0]! - day0) / MINUTE) : []);
+        return { fine: ids(x.f), coarse: ids(x.c) };
+      };
+      const listBytes = async () => {
+        const lists = [keys.playerHistory(ws, 'p'), keys.playerHistoryCoarse(ws, 'p')];
+        return (await Promise.all(lists.map((l) => redis.lrangeBuffer(l, 0, -1)))).flat().reduce((n, e) => n + e.length, 0);
+      };
+      expect(await points()).to.deep.equal({ fine: [855, 850, 845, 840], coarse: [600] });
+      const usage = new StorageUsage(redis, 1000);
+      await usage.flush();
+      const totalsBefore = (await readStorageTotals(redis, ws)).historyBytes;
+      const before = await held(redis, ws, ['p']);
+      // Two hours on: the points of 14:00 to 14:10 are past the hour, one point now; the newest
+      // (14:15) stays as it is. Six hours on: 14:00's point is past the 3 hours and shares 10:00's day.
+      for (const [hours, expected] of [
+        [2, { fine: [855], coarse: [840, 600] }],
+        [6, { fine: [855], coarse: [600] }],
+      ] as const) {
+        const last = await held(redis, ws, ['p']);
+        const round = await new HistorySweep(redis, usage, config, undefined, () => day0 + 855 * MINUTE + hours * HOUR).sweepWorkspace(ws, 'free');
+        expect(await points(), `${hours} h on`).to.deep.equal(expected);
+        const now = await held(redis, ws, ['p']);
+        expect(now.history, '\\0h is the lists\' bytes').to.equal(await listBytes());
+        expect(round.droppedBytes).to.equal(last.history - now.history);
+      }
+      await usage.flush();
+      const after = await held(redis, ws, ['p']);
+      expect(after.history).to.be.below(before.history);
+      expect((await readStorageTotals(redis, ws)).historyBytes).to.equal(totalsBefore - (before.history - after.history));
+      // The points left, newest first: the current version, 14:15's point and 10:00's (version 0, before any data).
+      const versions = await ops.playerHistory(ws, 'p', {});
+      expect(versions.versions.map((v) => v.version)).to.deep.equal([7, 6, 0]);
+    });
+
     it('takes a newest point past its retention although its player\'s last write is not (a point\'s age is its interval\'s start)', async () => {
       const config = testConfig(RETENTION_ENV);
       const interval = config.history.intervalMs;
