@@ -10,7 +10,7 @@ import { AppError, ErrorCode, storageUnavailable } from '../errors.js';
 import type { PlayerDataStore } from '../store/players/player-data.js';
 import { isUnavailableError } from '../store/redis/redis.js';
 import type { WorkspaceBytes } from './workspace-bytes.js';
-import { WriteTurns } from './write-turns.js';
+import { WriteTurns, type TurnOutcome } from './write-turns.js';
 
 /**
  * A workspace's writes (their scripts) in flight at once on an instance, on each Redis node
@@ -34,8 +34,8 @@ function storageFailure(err: unknown): AppError | undefined {
   return isUnavailableError(err) ? storageUnavailable(err) : undefined;
 }
 
-/** Ends a write turn, told whether Redis answered the work done in it (WriteTurns). */
-type Leave = (answered?: boolean) => void;
+/** Ends a write turn, told how the work done in it went (WriteTurns). */
+type Leave = (outcome?: TurnOutcome) => void;
 
 /** The values of settled promises, the first rejection thrown once all have settled. */
 function allOrFirstFailure<T>(settled: ReadonlyArray<PromiseSettledResult<T>>): T[] {
@@ -65,14 +65,14 @@ export class PlayerTurns {
   async inTurn<T>(workspaceId: string, bytes: WorkspaceBytes | undefined, userId: string, work: () => Promise<T>): Promise<T> {
     const leave = await this.turn(workspaceId, bytes, userId);
     if (leave instanceof AppError) throw leave;
-    let answered = true;
+    let outcome: TurnOutcome = 'answered';
     try {
       return await work();
     } catch (err) {
-      answered = storageFailure(err) === undefined;
+      if (storageFailure(err) !== undefined) outcome = 'no answer';
       throw err;
     } finally {
-      leave(answered);
+      leave(outcome);
     }
   }
 
@@ -98,18 +98,18 @@ export class PlayerTurns {
           for (const rest of group.slice(at)) replies[rest] = leave;
           return;
         }
-        let answered = true;
+        let outcome: TurnOutcome = 'answered';
         try {
           replies[i] = await work(userIds[i]!, i);
         } catch (err) {
           const failed = storageFailure(err);
           if (!failed) throw err;
-          answered = false;
+          outcome = 'no answer';
           replies[i] = failed;
           for (const rest of group.slice(at + 1)) replies[rest] = storageUnavailable(new Error('not sent: a player before it on its Redis node failed'));
           return;
         } finally {
-          leave(answered);
+          leave(outcome);
         }
       }
     };
@@ -141,13 +141,13 @@ export class PlayerTurns {
           for (const i of group) outcomes[i] = leave;
           return;
         }
-        let answered = false;
+        let outcome: TurnOutcome = 'no answer';
         try {
           const settled = await Promise.allSettled(group.map((i) => work(userIds[i]!, i)));
           group.forEach((i, j) => (outcomes[i] = settled[j]!));
-          answered = settled.some((s) => s.status === 'fulfilled' || storageFailure(s.reason) === undefined);
+          if (settled.some((s) => s.status === 'fulfilled' || storageFailure(s.reason) === undefined)) outcome = 'answered';
         } finally {
-          leave(answered);
+          leave(outcome);
         }
       }),
     );
@@ -194,7 +194,7 @@ export class PlayerTurns {
     try {
       bytes?.refuseInDebt();
     } catch (err) {
-      leave(false);
+      leave('not sent');
       if (err instanceof AppError) return err;
       throw err;
     }

@@ -4,7 +4,8 @@
 // once than its turns get through in the wait: 429 RATE_LIMITED with Retry-After at its own
 // pace, never a 5xx while Redis answers (issue 38, item 11). A turn that did not move (each
 // write ahead held it as long as the wait, the command timeout, so its command timed out)
-// means the node does not answer: 503 STORAGE_UNAVAILABLE, nothing sent.
+// means the node does not answer: 503 STORAGE_UNAVAILABLE, nothing sent. So is a write that
+// gets its turn after the write ahead of it left without Redis's answer (its node failed it).
 import { WorkspaceGate } from '../domain/workspace-gate.js';
 import { AppError, ErrorCode, storageUnavailable } from '../errors.js';
 
@@ -14,6 +15,8 @@ interface Turn {
   queued: number;
   /** When a write Redis answered last finished its turn within the wait (the command timeout). */
   movedAtMs: number;
+  /** When a write last left its turn without Redis's answer (it failed for its node). */
+  failedAtMs: number;
   /** The turns' recent mean length, for the Retry-After of a refused write. */
   heldMs: number;
 }
@@ -30,6 +33,13 @@ export function writesQueued(retryAfterSeconds: number): AppError {
   );
 }
 
+/**
+ * How a write's turn ended: Redis answered it (a refusal by a script included); it got no
+ * answer, its node failed it (STORAGE_UNAVAILABLE, OUTCOME_UNKNOWN); or nothing was sent (the
+ * workspace in debt).
+ */
+export type TurnOutcome = 'answered' | 'no answer' | 'not sent';
+
 export class WriteTurns {
   private readonly gate: WorkspaceGate;
   private readonly turns = new Map<string, Turn>();
@@ -44,12 +54,12 @@ export class WriteTurns {
   }
 
   /**
-   * Waits for the workspace's turn on `node`: what ends it (told whether Redis answered the
-   * write, false when it failed for storage); its refusal thrown (429 or 503, see above).
+   * Waits for the workspace's turn on `node`: what ends it (told how the write went, see
+   * TurnOutcome); its refusal thrown (429 or 503, see above).
    */
-  async enter(workspaceId: string, node: string): Promise<(answered?: boolean) => void> {
+  async enter(workspaceId: string, node: string): Promise<(outcome?: TurnOutcome) => void> {
     const name = `${workspaceId}\n${node}`;
-    const turn = this.turns.get(name) ?? { holders: 0, queued: 0, movedAtMs: -Infinity, heldMs: 0 };
+    const turn = this.turns.get(name) ?? { holders: 0, queued: 0, movedAtMs: -Infinity, failedAtMs: -Infinity, heldMs: 0 };
     this.turns.set(name, turn);
     const since = this.now();
     turn.queued++;
@@ -62,14 +72,25 @@ export class WriteTurns {
       throw err;
     }
     turn.queued--;
+    // A write ahead of it left without Redis's answer while it waited: the node did not answer
+    // that write, so it would most likely not answer this one either, and each write queued so
+    // would wait a whole command timeout more (the third of three at once answered after 3 s,
+    // and OUTCOME_UNKNOWN). Refused now, nothing sent; a write that comes after the failure
+    // tries the node again.
+    if (turn.failedAtMs >= since) {
+      leave();
+      this.forget(name, turn);
+      throw storageUnavailable(new Error('not sent: the write ahead of it in its turn got no answer from its Redis node'));
+    }
     turn.holders++;
     const granted = this.now();
     let held = true;
-    return (answered = true) => {
+    return (outcome = 'answered') => {
       if (!held) return;
       held = false;
       const ms = this.now() - granted;
-      if (answered && ms < this.waitMs) turn.movedAtMs = this.now();
+      if (outcome === 'answered' && ms < this.waitMs) turn.movedAtMs = this.now();
+      if (outcome === 'no answer') turn.failedAtMs = this.now();
       turn.heldMs = turn.heldMs === 0 ? ms : 0.8 * turn.heldMs + 0.2 * ms;
       turn.holders--;
       leave();

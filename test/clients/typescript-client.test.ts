@@ -666,7 +666,7 @@ describe('TypeScript client and a write still in flight (IDEMPOTENCY_IN_PROGRESS
       const client = new PlayerDataClient({ baseUrl: service.baseUrl, apiKey: ws.apiKey, retry: { attempts: 10, baseDelayMs: 20 } });
       // Caches the key and fills the rate limiter's lease, so that neither request below needs
       // Redis before its idempotency claim.
-      for (let i = 0; i < 13; i++) await client.set(1, 'warm', i);
+      for (let i = 0; i < 15; i++) await client.set(1, 'warm', i);
       proxy.reset();
       proxy.hold();
       const first = call(service, 'POST', '/data/increment', {

@@ -154,8 +154,9 @@ describe('safe saves: idempotent writes', () => {
       const service = await startTestService({ REDIS_URL: proxy.url });
       try {
         const c = client(service, ws.apiKey);
-        // Warm the key cache and take a lease, so the write below needs Redis for itself only.
-        for (let i = 0; i < 3; i++) await c.get('/ping');
+        // Warm the key cache and take leases (of 5, then 9 requests), so that the write and its
+        // repeat below need Redis for themselves only.
+        for (let i = 0; i < 5; i++) await c.get('/ping');
         const acquired = await c.post('/sessions/acquire', { userId: 1, owner: 'job-A' });
         const sessionId = acquired.body.data.sessionId as string;
         proxy.reset();

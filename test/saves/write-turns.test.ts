@@ -66,4 +66,33 @@ describe('writes queued behind their own workspace turn (saves/write-turns.ts)',
       expect(written, `p${i} refused, yet written`).to.equal(false);
     }
   });
+
+  it('a write ahead that got no answer (its command timed out) refuses the writes queued behind it at once: 503 STORAGE_UNAVAILABLE, nothing sent', async () => {
+    const api = client(service, ws.apiKey);
+    // The limit's lease in hand, so that nothing but the writes goes to Redis.
+    for (let i = 0; i < 3; i++) expect((await api.post('/data/set', { userId: 'warm', key: 'k', value: i })).status).to.equal(200);
+    proxy.hold();
+    const started = Date.now();
+    let answers: Array<ApiResponse & { ms: number }>;
+    try {
+      answers = await Promise.all(
+        ['q0', 'q1', 'q2'].map((userId) => api.post('/data/set', { userId, key: 'k', value: 1 }).then((res) => ({ ...res, ms: Date.now() - started }))),
+      );
+    } finally {
+      proxy.release();
+    }
+    // The first held its turn for the command timeout (2 s here) and may have run: OUTCOME_UNKNOWN.
+    expect(answers[0]!.status).to.equal(503);
+    expect(answers[0]!.body.code).to.equal('OUTCOME_UNKNOWN');
+    // The two behind it are refused when it leaves, instead of each waiting 2 s more (they answered at 4 and 6 s).
+    for (const res of answers.slice(1)) {
+      expect(res.status).to.equal(503);
+      expect(res.body).to.include({ code: 'STORAGE_UNAVAILABLE' });
+      expect(res.ms).to.be.below(3000);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+    for (const userId of ['q1', 'q2']) expect(await direct.exists(keys.player(ws.workspaceId, userId)), userId).to.equal(0);
+    // A write after the failure tries Redis again.
+    expect((await api.post('/data/set', { userId: 'q1', key: 'k', value: 2 })).status).to.equal(200);
+  });
 });
