@@ -9,15 +9,15 @@
 // quota's verdict, the workspace's write turn, lua/write-player.lua with its restore points, the
 // storage totals and the players lists), the history sweep (saves/history-sweep.ts, its rounds
 // run with the simulated clock) and every setting at its default (HISTORY_INTERVAL_SECONDS 300,
-// HISTORY_FINE_HOURS 24, HISTORY_MAX_AGE_HOURS 720). Each part takes "now" from its caller, so
+// HISTORY_FINE_HOURS 24, HISTORY_HOURLY_HOURS 168, HISTORY_MAX_AGE_HOURS 720). Each part takes "now" from its caller, so
 // the simulated clock is the only change. Two shortcuts, both in docs/history.md:
 //   - a session's saves that repeat within a restore interval are sent once, at the interval's
 //     first minute (`--every-minute` sends them all): a repeat records nothing in the history and
 //     rewrites values of the same size, so the memory at the end is the same;
 //   - the sweep runs once every `--sweep-minutes` (360) of simulated time instead of every
 //     30 s, and at day 60 its rolling walk (200 players a round) is run to its end once before
-//     anything is measured. What the sweep drops (points past retention) does not depend on when
-//     it runs, so the state measured is the real sweep's once its walk has passed every player
+//     anything is measured. What the sweep drops (points past retention) and thins (points past
+//     a day or a week, to one an hour or a day) does not depend on when it runs, so the state measured is the real sweep's once its walk has passed every player
 //     (within hours of any moment with 100,000 players); only the memory between rounds is
 //     higher. The sample reports any point still past retention.
 //
@@ -25,7 +25,9 @@
 // the last 30 days, and earlier), each the used_memory drop when the group's players leave
 // (their keys and their entries in the players and history lists), against the same data (20
 // fields of 100 B) in a bare HSET under the same key names; and, for a sample of each group,
-// MEMORY USAGE of the hash, the restore points' lists and index, and the hash's history marks.
+// MEMORY USAGE of the hash, the restore points' lists and index (with the open point's keys),
+// and the hash's history fields (the open point, the byte count, and a mark per key where the
+// release before left one).
 // Writes bench/results/population.json (bench/capacity.ts reads it).
 //   npm run bench:population                     # 100,000 players, 60 days (about 22 minutes on 2 cores)
 //   npm run bench:population -- --players 5000   # a quick run
@@ -208,7 +210,7 @@ async function sampleGroup(redis: Redis, ws: string, users: readonly string[], n
       // hash does not shrink its table in place, so both are built the same way).
       await redis.copy(P, copy, 'REPLACE');
       const withMarks = Number(await redis.memory('USAGE', copy, 'SAMPLES', 0));
-      const historyFields = Object.keys(fields).filter((f) => f.startsWith('\0r') || f === '\0h');
+      const historyFields = Object.keys(fields).filter((f) => f.startsWith('\0r') || f === '\0k' || f === '\0h');
       if (historyFields.length > 0) await redis.hdel(copy, ...historyFields);
       const rebuilt = `pds:r:${P.slice('pds:p:'.length)}`;
       await redis.copy(copy, rebuilt, 'REPLACE');
@@ -481,6 +483,7 @@ async function main(): Promise<void> {
         valueBytes: VALUE_BYTES,
         historyIntervalSeconds: interval / 1000,
         historyFineHours: config.history.fineMs / 3_600_000,
+        historyHourlyHours: config.history.hourlyMs / 3_600_000,
         historyMaxAgeHours: maxAgeMs / 3_600_000,
         historyMaxBytes: config.history.maxBytes,
         historyMaxVersions: config.history.maxVersions,

@@ -7,15 +7,16 @@
   does not keep every five-minute point of its last session for the whole retention. The same atomic step keeps the player's history byte
   count (\0h) exact, so the caller adds the bytes answered to the workspace's totals once: a
   second instance sweeping the same player finds nothing left to drop and answers 0.
-  When no point is left, the lists and their index leave Redis (with it the keys recorded in the
-  open point, HM k), and so does the player hash's open point (\0r), with any mark per key the
-  release before kept there (\0r<key>): the next write opens a new point as a first write.
+  When no point is left, the lists and their index leave Redis (with a long list of the open
+  point's keys, HM k), and so do the player hash's open point (\0r) and the keys recorded in it
+  (\0k), with any mark per key the release before kept there (\0r<key>): the next write opens a
+  new point as a first write.
 
   Input:
     KEYS[1] the player hash
     KEYS[2] the player's fine restore points (list)
     KEYS[3] the player's coarse restore points (list)
-    KEYS[4] the restore points' index (hash field `x`) and the open point's keys (`k`)
+    KEYS[4] the restore points' index (hash field `x`) and a long list of the open point's keys (`k`)
     ARGV[1] the oldest point kept: points whose id (ms) is below it leave
     ARGV[2] '1' to keep only the newest point (the workspace's history is over its bound), or ''
     ARGV[3] '' not to thin, or `<fine cutoff ms> <daily cutoff ms>`: points older than the first
@@ -53,7 +54,7 @@ if left == 0 then
   local marks = {}
   for _, field in ipairs(redis.call('HKEYS', P)) do
     work = work + #field
-    if string.sub(field, 1, 2) == '\0r' then marks[#marks + 1] = field end
+    if string.sub(field, 1, 2) == '\0r' or field == '\0k' then marks[#marks + 1] = field end
   end
   if #marks > 0 then redis.call('HDEL', P, unpack(marks)) end
   if hText then redis.call('HDEL', P, '\0h') end

@@ -92,8 +92,8 @@ if version > 0 and newVersion <= version then newVersion = version + 1 end
 
 -- Every data field goes (HGETALL only when there is data to find), then the new ones and the
 -- meta in one HSET; an expired session and the history meta go too.
-local toDelete = { '\0h', '\0t', '\0s' }
--- The restore points' marks (\0r, \0r<key>) go with the history they index.
+local toDelete = { '\0h', '\0t', '\0s', '\0k' }
+-- The restore points' marks (\0r, \0k, \0r<key>) go with the history they index.
 if nKeys > 0 or meta[6] then
   for _, field in ipairs(redis.call('HKEYS', P)) do
     if string.byte(field, 1) ~= 0 or string.sub(field, 1, 2) == '\0r' then toDelete[#toDelete + 1] = field end

@@ -9,8 +9,9 @@
   field names that start with a NUL byte (data keys cannot hold control characters), its meta:
     \0v version    \0n data keys    \0b bytes of data (key names + stored entries)
     \0h bytes of history            \0s session: `<id>|<expires ms>|<ttl ms>|<owner>`
-    \0r the open restore point (includes/restore-points.lua; the keys recorded in it are in
-       KEYS[4]'s `k`, or, for a point opened by the release before, in \0r<key> fields)
+    \0r the open restore point, \0k the keys recorded in it (includes/restore-points.lua; a
+       list over 64 bytes is in KEYS[4]'s `k` instead, and a point opened by the release before
+       has a \0r<key> field a key)
     \0md the newest message handed to the session that holds the player
   A hash without \0v was written before versions existed: version 1 (0 when empty), and its
   counts are computed here once (includes/player-meta.lua).
@@ -20,7 +21,8 @@
     KEYS[2] the player's fine restore points (list, newest first)
     KEYS[3] the player's coarse restore points (list, newest first)
     KEYS[4] the restore points' index (hash field `x`; read only when a point is written) and
-            the keys recorded in the open point (field `k`; read by a write within its interval)
+            the keys recorded in the open point when over 64 bytes (field `k`; read by a write
+            within its interval when the player hash has no \0k)
     KEYS[5] the player's idempotency record for this request (read and written only when
             ARGV[4] is not empty)
     KEYS[6] the player's waiting messages (includes/inbox.lua; used only when ARGV[6] is not '')
@@ -82,6 +84,9 @@ local maxKeys, maxBytes, idemTtl, histInterval, histMaxPoints, histFineMs, histM
 local ifVersion, sessionId, release = '', '', ''
 if ARGV[3] ~= '' then ifVersion, sessionId, release = string.match(ARGV[3], '^(%d*)|([%w_%-]*)|(r?)$') end
 local idemFp = ARGV[4]
+-- The longest list of the open point's keys kept in the player hash (\0k): a compact hash keeps
+-- each value within hash-max-listpack-value (64 by default); a longer one goes to HM k.
+local SMALL_LIST = 64
 local deleteAll = ARGV[7] == 'a'
 
 --- @include "includes/idempotency.lua"
@@ -92,8 +97,9 @@ local deleteAll = ARGV[7] == 'a'
 
 -- The player's meta and the ops' current entries in one read, and the counts of a player
 -- written before versions existed.
-local fields = { '\0v', '\0n', '\0b', '\0h', '\0s', '\0r', '\0md' }
+local fields = { '\0v', '\0n', '\0b', '\0h', '\0s', '\0r', '\0md', '\0k' }
 local FIRST_OP = 7
+local FIRST_VALUE = 9
 if not deleteAll then
   for i = FIRST_OP + 1, #ARGV, 3 do fields[#fields + 1] = ARGV[i] end
 end
@@ -165,7 +171,7 @@ else
   local index = 0
   for i = FIRST_OP, #ARGV, 3 do
     local kind, field, arg = ARGV[i], ARGV[i + 1], ARGV[i + 2]
-    local old = meta[8 + index]
+    local old = meta[FIRST_VALUE + index]
     local entry = false
     if old then work = work + #old end
     if kind == 's' then
@@ -235,16 +241,17 @@ if #changedKeys > 0 then
     -- An instance whose clock is behind never opens a point older than the open one.
     if openId and pointId <= openId then point = { id = openId, version = openVersion, new = false } end
     local open = tostring(point.id)
-    -- Which keys the open point has a record of: HM k when it names the open point, else (a
-    -- point opened by the release before) each key's mark.
-    local kText, recorded
+    -- Which keys the open point has a record of (includes/restore-points.lua): the list in \0k
+    -- or HM k, when it names the open point; else (a point opened by the release before) each
+    -- key's mark.
+    local listed, recorded
     if not point.new then
-      kText = redis.call('HGET', HM, 'k')
-      local sep = kText and string.find(kText, '\0', 1, true)
-      if sep and string.sub(kText, 1, sep - 1) == open then
-        recorded = function(k) return string.find(kText, '\0' .. changedKeys[k] .. '\0', sep, true) ~= nil end
+      local text = meta[8] or redis.call('HGET', HM, 'k')
+      local sep = text and string.find(text, '\0', 1, true)
+      if sep and string.sub(text, 1, sep - 1) == open then
+        listed = string.sub(text, sep)
+        recorded = function(k) return string.find(listed, '\0' .. changedKeys[k] .. '\0', 1, true) ~= nil end
       else
-        kText = nil
         local legacy = marked
         if not deleteAll then
           local names = {}
@@ -270,7 +277,7 @@ if #changedKeys > 0 then
       -- index replaces).
       if not xText then dropOldMeta = true end
       -- A point opened where the release before kept a mark per key: the marks go.
-      if point.new and xText and not hm[2] then
+      if point.new and xText and not hm[2] and not meta[8] then
         for _, field in ipairs(redis.call('HKEYS', P)) do
           work = work + #field
           if #field > 2 and string.sub(field, 1, 2) == '\0r' then oldMarks[#oldMarks + 1] = field end
@@ -283,13 +290,24 @@ if #changedKeys > 0 then
         maxBytes = tonumber(histMaxBytes), maxAgeMs = tonumber(histMaxAgeMs),
       }, hBytes)
       historyDelta, work = delta, work + read + copied
-      local listed = table.concat(recordedKeys, '\0') .. '\0'
-      if point.new then
-        redis.call('HSET', HM, 'x', cjson.encode(index), 'k', open .. '\0' .. listed)
-        recordedMarks[1] = '\0r'
-        recordedMarks[2] = point.id .. '|' .. point.version
-      elseif kText then
-        redis.call('HSET', HM, 'x', cjson.encode(index), 'k', kText .. listed)
+      local added = table.concat(recordedKeys, '\0') .. '\0'
+      if point.new or listed then
+        -- The open point's keys: in the player hash while they fit in a compact hash's value
+        -- (SMALL_LIST), else in HM k; never in both.
+        local text = open .. (point.new and '\0' or listed) .. added
+        if #text <= SMALL_LIST then
+          recordedMarks[#recordedMarks + 1] = '\0k'
+          recordedMarks[#recordedMarks + 1] = text
+          redis.call('HSET', HM, 'x', cjson.encode(index))
+          if hm[2] then redis.call('HDEL', HM, 'k') end
+        else
+          redis.call('HSET', HM, 'x', cjson.encode(index), 'k', text)
+          if meta[8] then oldMarks[#oldMarks + 1] = '\0k' end
+        end
+        if point.new then
+          recordedMarks[#recordedMarks + 1] = '\0r'
+          recordedMarks[#recordedMarks + 1] = point.id .. '|' .. point.version
+        end
       else
         redis.call('HSET', HM, 'x', cjson.encode(index))
         for _, key in ipairs(recordedKeys) do

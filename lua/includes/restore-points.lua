@@ -18,17 +18,20 @@
     HM x (hash field)  the index of both lists, newest first: `{"f":[[id,version,elements,bytes],
                        ...],"c":[...]}`, so that thinning and trimming never read a point to
                        learn its size or its day.
-    HM k (hash field)  the keys recorded in the open point: `<id>\0<key>\0<key>\0...`
-                       (id: the open point's; a key holds no control character, so \0 cannot be
-                       in one). A key listed has its record; any other is recorded by its next
+    \0k (player hash)  the keys recorded in the open point: `<id>\0<key>\0<key>\0...` (id: the
+    or HM k            open point's; a key holds no control character, so \0 cannot be in one),
+                       in the player hash while it is at most 64 bytes, else in HM k (never
+                       both). A key listed has its record; any other is recorded by its next
                        change. Rewritten by the write that opens a point, added to by a later
-                       write that records a key; a repeat write reads it and compares.
-  The index and the keys' list are in a key of their own, read only when a point is written or
-  a key's record is looked up: they are often longer than the 64 bytes a small hash keeps each
-  value within (hash-max-listpack-value), and a player hash holding them would lose its compact
-  encoding. The player hash keeps the history's byte count (\0h), which the storage totals read.
-  The release before kept a mark per key in the player hash instead of HM k (\0r<key>, the id of
-  the point the key was last recorded in): a point it opened is still read through those marks
+                       write that records a key; a repeat write reads \0k in its own HMGET (HM k
+                       with one HGET more when \0k is absent) and compares.
+  The index, and a longer list of keys, are in a key of their own, read only when a point is
+  written or a key's record is looked up there: they are often longer than the 64 bytes a small
+  hash keeps each value within (hash-max-listpack-value), and a player hash holding them would
+  lose its compact encoding. The player hash keeps the history's byte count (\0h), which the
+  storage totals read.
+  The release before kept a mark per key in the player hash instead (\0r<key>, the id of the
+  point the key was last recorded in): a point it opened is still read through those marks
   (write-player.lua), and the next point opened deletes them; the history sweep deletes either
   form when a history leaves.
   An element: a JSON header line `{"i":id,"v":version,"t":ms,"k":kind,"by":who,"keys":[...],
@@ -40,6 +43,8 @@
     loadIndex(H, xText)          the index (decoded HM x; built once from an older H), and the
                                  bytes it read to build it
     pushRecords(...)             adds records to the open point, then thins and trims (below)
+    thin(...), thinDaily(...)    move fine points to the coarse list, one an hour, and merge the
+                                 coarse list's old tail to one a day (history-sweep.lua too)
     trim(...)                    drops points by count, bytes and age (history-sweep.lua too)
 ]]
 local HOUR_MS = 3600000

@@ -32,7 +32,7 @@ export const keys = {
   playerHistory: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}:h`,
   /** List of the player's coarse restore points (one an hour, past HISTORY_HOURLY_HOURS one a day), newest first. Same slot. */
   playerHistoryCoarse: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}:hc`,
-  /** Hash of the restore points' own meta: `x` the index of both lists, `k` the keys recorded in the open point. Same slot. */
+  /** Hash of the restore points' own meta: `x` the index of both lists, `k` the keys recorded in the open point when over 64 bytes (else the player hash's `\0k`). Same slot. */
   playerHistoryMeta: (workspaceId: string, userId: string) => `${PREFIX}p:{${workspaceId}:${userId}}:hm`,
   /**
    * Hash of the player's waiting messages: id -> `<sent ms>|<expires ms>|<JSON>`, `#` the last

@@ -76,18 +76,18 @@ describe('lua/history-sweep.lua', () => {
     expect(await points()).to.equal(1);
   });
 
-  it('drops the marks of either form with the last point: the open point\'s keys (index key) or a mark per key (the release before)', async () => {
+  it('drops the marks of either form with the last point: the open point\'s keys (\\0k) or a mark per key (the release before)', async () => {
     await played('m', [0, 10]);
     await played('n', [0, 10]);
     // Player n as the release before left it: a mark per key in its hash, none in the index key.
-    await redis.hdel(keys.playerHistoryMeta(ws, 'n'), 'k');
+    await redis.hdel(keys.player(ws, 'n'), '\0k');
     await redis.hset(keys.player(ws, 'n'), '\0rk0', String(T0), '\0rk10', String(T0 + 10 * MINUTE));
-    expect(await redis.hget(keys.playerHistoryMeta(ws, 'm'), 'k')).to.equal(`${T0 + 10 * MINUTE}\0k10\0`);
+    expect(await redis.hget(keys.player(ws, 'm'), '\0k')).to.equal(`${T0 + 10 * MINUTE}\0k10\0`);
     for (const user of ['m', 'n']) {
       const before = await h(user);
       expect(await list.sweep(ws, user, T0 + 11 * MINUTE, false)).to.deep.include({ left: 0, dropped: before });
       for (const key of historyKeys(user)) expect(await redis.exists(key), key).to.equal(0);
-      expect((await redis.hkeys(keys.player(ws, user))).filter((f) => f.startsWith('\0r') || f === '\0h'), user).to.deep.equal([]);
+      expect((await redis.hkeys(keys.player(ws, user))).filter((f) => f.startsWith('\0r') || f === '\0k' || f === '\0h'), user).to.deep.equal([]);
     }
   });
 

@@ -196,22 +196,38 @@ describe('lua/write-player.lua', () => {
     expect((await meta('11')).history).to.equal(await historyBytes('11'));
   });
 
-  it('keeps the keys recorded in the open point in one field of the index key, reset by the next point', async () => {
+  it('keeps the keys recorded in the open point in one field, reset by the next point: in the player hash while within 64 bytes, else in the index key', async () => {
     const points = new PlayerDataStore(redis, { ...LIMITS, history: POINTS });
     const w = (ops: PlayerWrite['ops'], at: number) => points.write(ws, '12', { ops }, { nowMs: at, kind: 'set', actor: 'a' }).then((r) => applied(r.reply));
-    const listed = () => redis.hget(keys.playerHistoryMeta(ws, '12'), 'k');
-    const marks = async () => (await redis.hkeys(keys.player(ws, '12'))).filter((f) => f.startsWith('\0r'));
+    const hash = keys.player(ws, '12');
+    const inHash = () => redis.hget(hash, '\0k');
+    const inIndexKey = () => redis.hget(keys.playerHistoryMeta(ws, '12'), 'k');
+    const marks = async () => (await redis.hkeys(hash)).filter((f) => f.startsWith('\0r'));
     await w([set('a', 1), set('ü', 1)], T0 + 1000);
-    expect(await listed()).to.equal(`${T0}\0a\0ü\0`);
+    expect(await inHash()).to.equal(`${T0}\0a\0ü\0`);
     // A key already recorded records nothing; a key first changed now is recorded and listed.
     expect((await w([set('a', 2)], T0 + 2000)).storage.historyBytes).to.equal(0);
     expect((await w([set('a', 3), set('b', 1)], T0 + 3000)).storage.historyBytes).to.be.above(0);
     expect((await w([set('b', 2), set('ü', 2)], T0 + 4000)).storage.historyBytes).to.equal(0);
-    expect(await listed()).to.equal(`${T0}\0a\0ü\0b\0`);
+    expect(await inHash()).to.equal(`${T0}\0a\0ü\0b\0`);
+    expect(await inIndexKey()).to.equal(null);
     // The player hash holds the open point only: no field a key.
     expect(await marks()).to.deep.equal(['\0r']);
+    // Past 64 bytes the list moves to the index key (a longer value would cost the hash its
+    // compact encoding), and is read from there.
+    const long = 'l'.repeat(50);
+    expect((await w([set(long, 1)], T0 + 5000)).storage.historyBytes).to.be.above(0);
+    expect(await inHash()).to.equal(null);
+    expect(await inIndexKey()).to.equal(`${T0}\0a\0ü\0b\0${long}\0`);
+    expect((await w([set(long, 2), set('a', 4)], T0 + 6000)).storage.historyBytes).to.equal(0);
+    expect((await w([set('c', 1)], T0 + 7000)).storage.historyBytes).to.be.above(0);
+    expect(await inIndexKey()).to.equal(`${T0}\0a\0ü\0b\0${long}\0c\0`);
+    // The next point starts a new list, back in the hash.
     await w([set('b', 3)], T0 + 5 * MINUTE);
-    expect(await listed()).to.equal(`${T0 + 5 * MINUTE}\0b\0`);
+    expect(await inHash()).to.equal(`${T0 + 5 * MINUTE}\0b\0`);
+    expect(await inIndexKey()).to.equal(null);
+    await w([set(long, 3)], T0 + 10 * MINUTE);
+    expect([await inHash(), await inIndexKey()]).to.deep.equal([null, `${T0 + 10 * MINUTE}\0${long}\0`]);
     expect((await meta('12')).history).to.equal(await historyBytes('12'));
   });
 
@@ -223,20 +239,20 @@ describe('lua/write-player.lua', () => {
     await w([set('a', 1), set('b', 1)], T0 + 1000);
     // The same player as the release before left it: a mark per key, none in the index key (and
     // an old mark of a key deleted since).
-    await redis.hdel(keys.playerHistoryMeta(ws, '13'), 'k');
+    await redis.hdel(hash, '\0k');
     await redis.hset(hash, '\0ra', String(T0), '\0rb', String(T0), '\0rgone', String(T0 - HOUR));
     expect((await w([set('a', 2)], T0 + 2000)).storage.historyBytes).to.equal(0);
     // A key without its mark is recorded, and marked as the release before did.
     expect((await w([set('c', 1)], T0 + 3000)).storage.historyBytes).to.be.above(0);
     expect(await redis.hget(hash, '\0rc')).to.equal(String(T0));
-    expect(await redis.hexists(keys.playerHistoryMeta(ws, '13'), 'k')).to.equal(0);
+    expect(await redis.hexists(hash, '\0k')).to.equal(0);
     // A delete of everything reads the marks from the whole hash: a, b and c recorded already.
     expect((await w([], T0 + 4000, true)).storage.historyBytes).to.equal(0);
     expect((await elements('13')).map((e) => Object.keys(recorded(e)))).to.deep.equal([['c'], ['a', 'b']]);
-    // The next point: the marks go, the keys are listed in the index key.
+    // The next point: the marks go, the keys are listed in one field.
     await w([set('a', 5)], T0 + 5 * MINUTE);
     expect((await redis.hkeys(hash)).filter((f) => f.startsWith('\0r'))).to.deep.equal(['\0r']);
-    expect(await redis.hget(keys.playerHistoryMeta(ws, '13'), 'k')).to.equal(`${T0 + 5 * MINUTE}\0a\0`);
+    expect(await redis.hget(hash, '\0k')).to.equal(`${T0 + 5 * MINUTE}\0a\0`);
     expect((await meta('13')).history).to.equal(await historyBytes('13'));
   });
 

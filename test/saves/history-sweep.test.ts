@@ -43,7 +43,7 @@ async function held(redis: AnyRedis, ws: string, users: readonly string[]) {
     data += Number(b ?? 0);
     history += Number(h ?? 0);
     for (const key of [keys.playerHistory(ws, user), keys.playerHistoryCoarse(ws, user), keys.playerHistoryMeta(ws, user)]) historyKeys += await redis.exists(key);
-    marks += (await redis.hkeys(keys.player(ws, user))).filter((f) => f.startsWith('\0r')).length;
+    marks += (await redis.hkeys(keys.player(ws, user))).filter((f) => f.startsWith('\0r') || f === '\0k').length;
   }
   return { data, history, historyKeys, marks };
 }

@@ -118,7 +118,8 @@ for (const target of ['a single Redis', 'a Redis Cluster (3 masters)'] as const)
     return atStart;
   }
 
-  const KEYS = ['a', 'b', 'c', 'ü'];
+  // A long key: a point that records it lists its keys in the index key, not the player hash.
+  const KEYS = ['a', 'b', 'c', 'ü', 'long'.repeat(12)];
   const op = fc.oneof(
     fc.record({ op: fc.constant('set' as const), key: fc.constantFrom(...KEYS), valueJson: fc.jsonValue().map((v) => JSON.stringify(v)) }),
     fc.record({ op: fc.constant('increment' as const), key: fc.constant('n'), amount: fc.integer({ min: -5, max: 5 }), defaultValue: fc.constant(0) }),
