@@ -1,6 +1,6 @@
 // What a player's restore points cost in Redis memory (docs/history.md), with the service's own
 // write script and default settings (HISTORY_INTERVAL_SECONDS 300, every point for 24 h, then
-// one an hour, 30 days, HISTORY_MAX_BYTES 256 KiB), on simulated time: 30 days of play, a
+// one an hour for a week, then one a day, 30 days, HISTORY_MAX_BYTES 256 KiB), on simulated time: 30 days of play, a
 // session of two hours a day, one save a minute. Games:
 //   - 20 keys of 100 bytes, all saved each minute (the example);
 //   - 10 small keys, one key saved per write, every minute;
