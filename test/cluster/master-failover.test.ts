@@ -163,7 +163,12 @@ describe('a master of the cluster killed: readiness, the limiter, the logs', fun
       process.stdout.write(`A 429 from +${Math.min(...t(0, 429))}; probes back at +${failover.probes.filter((p) => p.res.body.status === 'degraded').at(-1)!.at - failover.killedAt}\n`);
     }
     // The instance with the 30 s bound: never failed, and neither a stop nor unlimited.
-    expect(a.filter((v) => v === 'failed')).to.deep.equal([]);
+    // (Seen once in a full run, never alone: 19 of them. The message says what they answered, and when.)
+    const aFailed = failover.reads.filter((r) => r.instance === 0 && r.limiterOnly && r.res.status >= 500);
+    expect(
+      a.filter((v) => v === 'failed'),
+      JSON.stringify(aFailed.slice(0, 5).map((r) => ({ afterKillMs: r.at - failover.killedAt, status: r.res.status, body: r.res.body }))),
+    ).to.deep.equal([]);
     const aThrough = a.filter((v) => v === 'through').length;
     // Its share: 21 of the window's count of 40 at its last lease, so 53 of 100, 21 used: 32 left.
     // Until the probes see every master again, the window's master has not answered: those
