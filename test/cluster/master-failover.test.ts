@@ -171,11 +171,18 @@ describe('a master of the cluster killed: readiness, the limiter, the logs', fun
     ).to.deep.equal([]);
     const aThrough = a.filter((v) => v === 'through').length;
     // Its share: 21 of the window's count of 40 at its last lease, so 53 of 100, 21 used: 32 left.
-    // Until the probes see every master again, the window's master has not answered: those
-    // verdicts are the fallback's alone.
+    // Until the probes see every master again, and until a request is let through after a 429
+    // (the fallback refuses to the end of its window, 60 s here, so that one came from a lease
+    // Redis answered: the probes can go on listing the failed node for a moment after its
+    // replica serves the window, and a run saw 27 requests leased so counted as the fallback's),
+    // the verdicts are the fallback's alone.
     const backAt = failover.probes.filter((p) => p.res.body.status === 'degraded').at(-1)!.at;
-    const early = failover.reads.filter((r) => r.instance === 0 && r.at < backAt);
-    const earlyThrough = early.filter((r) => r.res.status === 200 || r.res.status === 400).length;
+    const aReads = failover.reads.filter((r) => r.instance === 0);
+    const letThrough = (r: (typeof aReads)[number]) => r.res.status === 200 || r.res.status === 400;
+    const firstRefused = aReads.findIndex((r) => r.res.status === 429);
+    const leasedAgain = aReads.findIndex((r, i) => firstRefused >= 0 && i > firstRefused && letThrough(r));
+    const early = aReads.filter((r, i) => r.at < backAt && (leasedAgain < 0 || i < leasedAgain));
+    const earlyThrough = early.filter(letThrough).length;
     expect(earlyThrough, 'let through by the 30 s instance during the failover').to.be.within(1, 53 - 21);
     expect(early.filter((r) => r.res.status === 429).length, '429s of the 30 s instance during the failover').to.be.greaterThan(0);
     for (const r of failover.reads.filter((r) => r.res.status === 429)) {
