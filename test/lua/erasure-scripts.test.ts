@@ -12,7 +12,7 @@ import { freshGameId } from '../support/erasure.js';
 import { randomId } from '../support/random.js';
 import { testRedis } from '../support/service.js';
 
-const LIMITS = { maxKeysPerPlayer: 100, maxPlayerBytes: 100_000, idempotencyTtlSeconds: 60, history: { intervalMs: 300_000, maxVersions: 10, fineMs: 86_400_000, maxAgeMs: 3_600_000, maxBytes: 100_000 } };
+const LIMITS = { maxKeysPerPlayer: 100, maxPlayerBytes: 100_000, idempotencyTtlSeconds: 60, history: { intervalMs: 300_000, maxVersions: 10, fineMs: 86_400_000, hourlyMs: 168 * 3_600_000, maxAgeMs: 3_600_000, maxBytes: 100_000 } };
 const DAY = 86_400_000;
 
 describe('lua/erase-player-keys.lua', () => {

@@ -15,7 +15,7 @@ const LIMITS: PlayerLimits = {
   maxKeysPerPlayer: 100,
   maxPlayerBytes: 1_000_000,
   idempotencyTtlSeconds: 60,
-  history: { intervalMs: MINUTE, maxVersions: 1000, fineMs: 86_400_000, maxAgeMs: 60 * MINUTE, maxBytes: 1_000_000 },
+  history: { intervalMs: MINUTE, maxVersions: 1000, fineMs: 86_400_000, hourlyMs: 168 * 3_600_000, maxAgeMs: 60 * MINUTE, maxBytes: 1_000_000 },
 };
 
 describe('lua/history-sweep.lua', () => {

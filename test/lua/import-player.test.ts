@@ -17,7 +17,7 @@ const LIMITS: PlayerLimits = {
   maxKeysPerPlayer: 3,
   maxPlayerBytes: 200,
   idempotencyTtlSeconds: 60,
-  history: { intervalMs: 300_000, maxVersions: 5, fineMs: 86_400_000, maxAgeMs: 3_600_000, maxBytes: 10_000 },
+  history: { intervalMs: 300_000, maxVersions: 5, fineMs: 86_400_000, hourlyMs: 168 * 3_600_000, maxAgeMs: 3_600_000, maxBytes: 10_000 },
 };
 
 describe('lua/import-player.lua', () => {

@@ -20,7 +20,7 @@ const LIMITS: PlayerLimits = {
   maxKeysPerPlayer: 3,
   maxPlayerBytes: 200,
   idempotencyTtlSeconds: 60,
-  history: { intervalMs: 0, maxVersions: 0, fineMs: 86_400_000, maxAgeMs: 0, maxBytes: 0 },
+  history: { intervalMs: 0, maxVersions: 0, fineMs: 86_400_000, hourlyMs: 168 * 3_600_000, maxAgeMs: 0, maxBytes: 0 },
 };
 
 /** An applied write's reply, or the test fails with the refusal. */

@@ -16,7 +16,7 @@ const LIMITS: PlayerLimits = {
   maxKeysPerPlayer: 100,
   maxPlayerBytes: 1_000_000,
   idempotencyTtlSeconds: 60,
-  history: { intervalMs: 300_000, maxVersions: 1000, fineMs: 86_400_000, maxAgeMs: 30 * 86_400_000, maxBytes: 10_000 },
+  history: { intervalMs: 300_000, maxVersions: 1000, fineMs: 86_400_000, hourlyMs: 168 * 3_600_000, maxAgeMs: 30 * 86_400_000, maxBytes: 10_000 },
 };
 
 /** An applied write's reply, or the test fails with the refusal. */
@@ -74,7 +74,7 @@ describe('lua/write-player.lua', () => {
   const MINUTE = 60_000;
   const HOUR = 60 * MINUTE;
   /** Restore points every 5 minutes, every point kept for 2 hours, then one an hour. */
-  const POINTS = { intervalMs: 5 * MINUTE, maxVersions: 1000, fineMs: 2 * HOUR, maxAgeMs: 30 * 24 * HOUR, maxBytes: 1_000_000 };
+  const POINTS = { intervalMs: 5 * MINUTE, maxVersions: 1000, fineMs: 2 * HOUR, hourlyMs: 168 * 3_600_000, maxAgeMs: 30 * 24 * HOUR, maxBytes: 1_000_000 };
   /** A time at the start of an interval (and of a UTC hour), in the past. */
   const T0 = Math.floor((Date.now() - 10 * 24 * HOUR) / HOUR) * HOUR;
   const elements = async (userId: string, list: 'fine' | 'coarse' = 'fine') => {

@@ -230,19 +230,16 @@ export interface PlayerLimits {
     readonly intervalMs: number;
     readonly maxVersions: number;
     readonly fineMs: number;
-    /** Points older than this are one a day (younger ones past fineMs: one an hour); 168 hours when not said. */
-    readonly hourlyMs?: number | undefined;
+    /** Points older than this are one a day (younger ones past fineMs: one an hour). */
+    readonly hourlyMs: number;
     readonly maxAgeMs: number;
     readonly maxBytes: number;
   };
 }
 
-/** HISTORY_HOURLY_HOURS's default: a week of hourly points, then one a day. */
-export const DEFAULT_HISTORY_HOURLY_MS = 168 * 3_600_000;
-
 /** The limits argument of lua/write-player.lua: the same for every write, so built once (once per answer-keeping time). */
 export function writeLimitsArg(limits: PlayerLimits, idempotencyTtlSeconds = limits.idempotencyTtlSeconds): string {
-  const { intervalMs, maxVersions, fineMs, maxAgeMs, maxBytes, hourlyMs = DEFAULT_HISTORY_HOURLY_MS } = limits.history;
+  const { intervalMs, maxVersions, fineMs, maxAgeMs, maxBytes, hourlyMs } = limits.history;
   return `${limits.maxKeysPerPlayer} ${limits.maxPlayerBytes} ${idempotencyTtlSeconds} ${intervalMs} ${maxVersions} ${fineMs} ${maxAgeMs} ${maxBytes} ${hourlyMs}`;
 }
 

@@ -93,7 +93,7 @@ for (const target of ['a single Redis', 'a Redis Cluster (3 masters)'] as const)
     maxKeysPerPlayer: 100,
     maxPlayerBytes: 1_000_000,
     idempotencyTtlSeconds: 60,
-    history: { intervalMs: 5 * MINUTE, maxVersions: 1000, fineMs: 2 * HOUR, maxAgeMs: 30 * 24 * HOUR, maxBytes: 1_000_000, ...history },
+    history: { intervalMs: 5 * MINUTE, maxVersions: 1000, fineMs: 2 * HOUR, hourlyMs: 168 * 3_600_000, maxAgeMs: 30 * 24 * HOUR, maxBytes: 1_000_000, ...history },
   });
 
   const readAll = async (store: PlayerDataStore, ws: string) => {
@@ -260,7 +260,7 @@ describe('store/player-history in compressed list nodes (list-compress-depth 1, 
     expect((await redis.config('GET', 'list-compress-depth'))[1]).to.equal('1');
     const store = new PlayerDataStore(redis, {
       maxKeysPerPlayer: 100, maxPlayerBytes: 1_000_000, idempotencyTtlSeconds: 60,
-      history: { intervalMs: MINUTE, maxVersions: 1000, fineMs: 24 * HOUR, maxAgeMs: 30 * 24 * HOUR, maxBytes: 1_000_000 },
+      history: { intervalMs: MINUTE, maxVersions: 1000, fineMs: 24 * HOUR, hourlyMs: 168 * 3_600_000, maxAgeMs: 30 * 24 * HOUR, maxBytes: 1_000_000 },
     });
     const ws = `ws_${randomId()}`;
     const t0 = Math.floor(Date.now() / HOUR) * HOUR - 2 * HOUR;
