@@ -10,8 +10,15 @@ import { REFUSAL_REASONS, VIOLATION_REASONS, type GateStatsSnapshot } from './do
 import { HotCounter, HotHistogram, type CounterSeries, type HistogramSeries } from './hot-metrics.js';
 
 export interface CacheStatsSource {
-  readonly stats: { readonly hits: number; readonly misses: number };
+  readonly stats: { readonly hits: number; readonly misses: number; readonly stale: number };
 }
+
+type KeyCacheField = 'hits' | 'misses' | 'stale';
+const KEY_CACHE_HELP: Record<KeyCacheField, string> = {
+  hits: 'API key lookups answered from the in-process cache.',
+  misses: 'API key lookups not found in the in-process cache.',
+  stale: "API key or workspace lookups Redis could not answer (a failover), answered by a cache entry past its time but no older than twice KEY_CACHE_TTL_MS.",
+};
 
 /** The platform-only access gate (src/gate/gate.ts), whose counters live in process. */
 export interface GateCountersSource {
@@ -135,7 +142,7 @@ export class ServiceMetrics {
 
   private readonly keyCaches = new Set<CacheStatsSource>();
   /** Counts of caches no longer tracked, so the totals never go down. */
-  private readonly retired = { hits: 0, misses: 0 };
+  private readonly retired = { hits: 0, misses: 0, stale: 0 };
   private readonly gates = new Set<GateCountersSource>();
   private readonly retiredGates = zeroGate();
   private defaultsOn = false;
@@ -149,15 +156,15 @@ export class ServiceMetrics {
   constructor() {
     const caches = this.keyCaches;
     const retired = this.retired;
-    const total = (field: 'hits' | 'misses') => {
+    const total = (field: KeyCacheField) => {
       let sum = retired[field];
       for (const source of caches) sum += source.stats[field];
       return sum;
     };
-    for (const field of ['hits', 'misses'] as const) {
+    for (const field of ['hits', 'misses', 'stale'] as const) {
       new Counter({
         name: `pds_key_cache_${field}_total`,
-        help: `API key lookups ${field === 'hits' ? 'answered from' : 'not found in'} the in-process cache.`,
+        help: KEY_CACHE_HELP[field],
         registers: [this.registry],
         collect() {
           this.reset();
@@ -237,6 +244,7 @@ export class ServiceMetrics {
       if (!this.keyCaches.delete(source)) return;
       this.retired.hits += source.stats.hits;
       this.retired.misses += source.stats.misses;
+      this.retired.stale += source.stats.stale;
     };
   }
 

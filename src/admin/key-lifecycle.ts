@@ -75,7 +75,7 @@ export async function issueKey(ctx: AdminContext, workspaceId: string, options: 
   };
   await ctx.apiKeys.create(keyHash, record);
   // Drops any "unknown key" an instance may have cached for this hash.
-  await publishEvent(ctx.redis, { type: 'key', keyHash });
+  await publishEvent(ctx.redis, { type: 'key', keyHash, created: true });
   return {
     keyId: record.keyId,
     apiKey,

@@ -207,7 +207,7 @@ export class AdminOperations implements AdminContext {
       throw conflict(`Workspace ${id} already exists`);
     }
     await this.workspaces.create({ id, name, plan, createdAt: new Date(this.clock()).toISOString() });
-    await publishEvent(this.redis, { type: 'workspace', workspaceId: id });
+    await publishEvent(this.redis, { type: 'workspace', workspaceId: id, created: true });
     const key = await keyLifecycle.issueKey(this, id);
     await this.audit('workspace.create', `workspace:${id}`, { workspaceId: id, details: { name, plan, keyId: key.keyId } });
     return { workspaceId: id, name, plan, keyId: key.keyId, apiKey: key.apiKey };

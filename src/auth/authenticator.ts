@@ -5,7 +5,13 @@
 // (store/redis/events.ts) that drops the entry everywhere. The cache is only trusted while that
 // subscription is live; a lookup that raced an invalidation is not cached (epoch check); and
 // every entry also expires after KEY_CACHE_TTL_MS, the bound on staleness if an invalidation
-// were ever lost.
+// were ever lost. An entry past that time still stands in for its refresh when Redis cannot
+// answer it (the record's master failing over), for at most as long again: no invalidation
+// dropped it, so it is as good as the day it was read, and the key's requests go on instead
+// of failing in authentication. A creation event (a new key or workspace) drops only what a
+// creation can make stale, the "no such key" entries: it may arrive after the new key's first
+// lookup (pub/sub across a cluster's nodes is not ordered with the reads), and must not empty
+// the cache under it.
 //
 // Made-up keys are kept apart from real ones: unknown key hashes live in their own, smaller
 // cache, so a flood of them never evicts a real key (issue 17 saw a flood push real keys out,
@@ -35,15 +41,22 @@ export interface Principal {
  * carry their own expiry, checked against the request's clock reading: lru-cache's TTL reads
  * the clock on every get, which showed in the CPU profile.
  */
-interface KeyLookup {
-  readonly record: ApiKeyRecord | undefined;
-  readonly expiresAt: number;
+interface KeyLookup extends Freshness {
+  readonly record: ApiKeyRecord;
 }
 
-interface WorkspaceLookup {
+interface WorkspaceLookup extends Freshness {
   readonly workspace: Workspace;
-  readonly expiresAt: number;
 }
+
+interface Freshness {
+  readonly expiresAt: number;
+  /** Until when the entry stands in for a refresh Redis cannot answer: expiresAt + the TTL. */
+  readonly staleUntil: number;
+}
+
+/** An entry standing in for a failed refresh is used without asking Redis for this long. */
+export const STALE_RETRY_MS = 1000;
 
 export interface AuthenticatorOptions {
   readonly ttlMs: number;
@@ -80,6 +93,8 @@ interface Held {
 export interface CacheStats {
   hits: number;
   misses: number;
+  /** Lookups Redis could not answer, answered by an entry past its time (see the header). */
+  stale: number;
 }
 
 export class Authenticator {
@@ -89,9 +104,11 @@ export class Authenticator {
   private readonly unknownCache: LRUCache<string, number>;
   private readonly failures = new LRUCache<string, FailureWindow>({ max: FAILURE_TRACKED_ADDRESSES });
   private readonly failuresPerMinute: number | undefined;
-  /** Bumped by every invalidation; a lookup that saw it change is not cached. */
+  /** Bumped by every invalidation that drops entries; a lookup that saw it change is not cached. */
   private epoch = 0;
-  readonly stats: CacheStats & { failureLimited: number } = { hits: 0, misses: 0, failureLimited: 0 };
+  /** Bumped by every creation event too; a lookup that saw it change does not cache "no such key". */
+  private creations = 0;
+  readonly stats: CacheStats & { failureLimited: number } = { hits: 0, misses: 0, stale: 0, failureLimited: 0 };
 
   constructor(
     private readonly apiKeys: ApiKeyStore,
@@ -118,8 +135,9 @@ export class Authenticator {
    * start-up, after a pub/sub reset) would otherwise all expire in the same instant, and every
    * key would need its Redis lookups at once.
    */
-  private expiry(nowMs: number): number {
-    return nowMs + Math.max(1, Math.round(this.ttlMs * (0.8 + Math.random() * 0.2)));
+  private freshness(nowMs: number): Freshness {
+    const expiresAt = nowMs + Math.max(1, Math.round(this.ttlMs * (0.8 + Math.random() * 0.2)));
+    return { expiresAt, staleUntil: expiresAt + this.ttlMs };
   }
 
   private get cacheUsable(): boolean {
@@ -127,6 +145,12 @@ export class Authenticator {
   }
 
   invalidate(event: CacheEvent): void {
+    // A lookup in flight may have read "no such key" before a creation: not cached then.
+    this.creations++;
+    if (event.type !== 'ban' && event.created === true) {
+      if (event.type === 'key') this.unknownCache.delete(event.keyHash);
+      return;
+    }
     this.epoch++;
     if (event.type === 'key') {
       this.keyCache.delete(event.keyHash);
@@ -191,7 +215,7 @@ export class Authenticator {
       }
       // Its entry expired: a key this instance has seen active is no guess, and its refresh is
       // not held to the address's budget (a key seen revoked or expired is).
-      known = cachedKey?.record?.status === 'active';
+      known = cachedKey?.record.status === 'active';
       const unknownUntil = this.unknownCache.get(keyHash);
       if (unknownUntil !== undefined && unknownUntil > nowMs) {
         this.stats.hits++;
@@ -286,10 +310,20 @@ export class Authenticator {
     const usable = this.cacheUsable;
     this.stats.misses++;
     const epoch = this.epoch;
-    const record = await this.apiKeys.findByHash(keyHash);
+    const creations = this.creations;
+    let record: ApiKeyRecord | undefined;
+    try {
+      record = await this.apiKeys.findByHash(keyHash);
+    } catch (err) {
+      const standIn = this.standIn(this.keyCache, keyHash);
+      if (standIn === undefined) throw err;
+      return standIn.record;
+    }
     if (usable && epoch === this.epoch) {
-      if (record === undefined) this.unknownCache.set(keyHash, this.expiry(nowMs));
-      else this.keyCache.set(keyHash, { record, expiresAt: this.expiry(nowMs) });
+      if (record === undefined) {
+        if (creations === this.creations) this.unknownCache.set(keyHash, this.freshness(nowMs).expiresAt);
+      }
+      else this.keyCache.set(keyHash, { record, ...this.freshness(nowMs) });
     }
     return record;
   }
@@ -301,9 +335,31 @@ export class Authenticator {
       if (cached !== undefined && cached.expiresAt > nowMs) return cached.workspace;
     }
     const epoch = this.epoch;
-    const workspace = await this.workspaces.get(id);
-    if (workspace && usable && epoch === this.epoch) this.workspaceCache.set(id, { workspace, expiresAt: this.expiry(nowMs) });
+    let workspace: Workspace | undefined;
+    try {
+      workspace = await this.workspaces.get(id);
+    } catch (err) {
+      const standIn = this.standIn(this.workspaceCache, id);
+      if (standIn === undefined) throw err;
+      return standIn.workspace;
+    }
+    if (workspace && usable && epoch === this.epoch) this.workspaceCache.set(id, { workspace, ...this.freshness(nowMs) });
     return workspace;
+  }
+
+  /**
+   * The entry past its time that answers for a refresh Redis could not answer, or undefined.
+   * Read when the refresh failed, so one an invalidation dropped meanwhile is not used; only
+   * while the subscription is live (else no invalidation would have dropped it). Kept fresh for
+   * STALE_RETRY_MS, so the next requests answer at once and one refresh a second tries Redis.
+   */
+  private standIn<T extends Freshness>(cache: LRUCache<string, T>, id: string): T | undefined {
+    const entry = cache.get(id);
+    const now = Date.now();
+    if (entry === undefined || !this.cacheUsable || now >= entry.staleUntil) return undefined;
+    this.stats.stale++;
+    cache.set(id, { ...entry, expiresAt: Math.min(entry.staleUntil, now + STALE_RETRY_MS) });
+    return entry;
   }
 }
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { Principal } from '../../src/auth/authenticator.js';
+import { hashApiKey } from '../../src/domain/api-key.js';
 import { AppError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
 import { EventSubscriber } from '../../src/store/redis/events.js';
@@ -18,11 +19,8 @@ function authenticateNow(t: ReturnType<typeof useService>, key: string) {
   }
 }
 
-/**
- * A new key's and workspace's creation events drop them from the cache when they arrive; one
- * arriving after the test's first lookup would empty the cache under it.
- */
-function creationEventsPassed(): Promise<void> {
+/** A revocation's event drops the key from the cache when it arrives: let it arrive first. */
+function revocationPassed(): Promise<void> {
   return new Promise((r) => setTimeout(r, 200));
 }
 
@@ -31,7 +29,6 @@ describe('Authenticator', () => {
 
   it('answers a cached key synchronously, and a key it must read from Redis with a promise', async () => {
     const ws = await newWorkspace(t.redis);
-    await creationEventsPassed();
     const first = authenticateNow(t, ws.apiKey);
     expect(first.synchronous).to.equal(false);
     expect((await first.answer!).workspace.id).to.equal(ws.workspaceId);
@@ -67,7 +64,6 @@ describe('Authenticator', () => {
 
   it('reads a workspace dropped from the cache again, keeping the cached key', async () => {
     const ws = await newWorkspace(t.redis);
-    await creationEventsPassed();
     expect((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(200);
     const misses = t.service.authenticator.stats.misses;
     t.service.authenticator.invalidate({ type: 'workspace', workspaceId: ws.workspaceId });
@@ -78,6 +74,35 @@ describe('Authenticator', () => {
     // The key itself came from the cache: only the workspace was read.
     expect(t.service.authenticator.stats.misses).to.equal(misses);
     expect(authenticateNow(t, ws.apiKey).synchronous).to.equal(true);
+  });
+
+  it('keeps a new key and workspace cached when their creation events come after the first lookup', async () => {
+    const ws = await newWorkspace(t.redis);
+    const auth = t.service.authenticator;
+    expect((await call(t.service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(200);
+    // Pub/sub across a cluster's nodes may deliver them after the first request's reads.
+    auth.invalidate({ type: 'workspace', workspaceId: ws.workspaceId, created: true });
+    auth.invalidate({ type: 'key', keyHash: hashApiKey(ws.apiKey), created: true });
+    const misses = auth.stats.misses;
+    expect(authenticateNow(t, ws.apiKey).synchronous).to.equal(true);
+    expect(auth.stats.misses).to.equal(misses);
+  });
+
+  it('drops a cached "no such key" on the creation event of that key', async () => {
+    const made = 'pds_' + 'Q'.repeat(40);
+    const auth = t.service.authenticator;
+    const first = authenticateNow(t, made);
+    await (first.answer as Promise<Principal>).catch(() => undefined);
+    // Cached: refused at once.
+    const cached = authenticateNow(t, made);
+    expect(cached.synchronous).to.equal(true);
+    expect(cached.thrown).to.be.instanceOf(AppError).and.to.include({ status: 401 });
+    auth.invalidate({ type: 'key', keyHash: hashApiKey(made), created: true });
+    const misses = auth.stats.misses;
+    const again = authenticateNow(t, made);
+    expect(again.synchronous, 'looked up again').to.equal(false);
+    expect(await (again.answer as Promise<Principal>).then(() => 0, (e: AppError) => e.status)).to.equal(401);
+    expect(auth.stats.misses).to.equal(misses + 1);
   });
 });
 
@@ -145,7 +170,6 @@ describe('Authenticator: the budget of failed lookups per address', () => {
     const { auth, stop } = await budgeted(5, 60_000);
     try {
       const real = await Promise.all(Array.from({ length: 6 }, () => newWorkspace(t.redis)));
-      await creationEventsPassed();
       expect(await statusOf(() => auth.authenticate(madeUp(), Date.now(), caller))).to.equal(401);
       // One failure leaves 4 places: 30 lookups of real keys at once (a proxy's cold start).
       const now = Date.now();
@@ -161,7 +185,6 @@ describe('Authenticator: the budget of failed lookups per address', () => {
     const { auth, stop } = await budgeted(3, 100);
     try {
       const ws = await newWorkspace(t.redis);
-      await creationEventsPassed();
       expect(await statusOf(() => auth.authenticate(ws.apiKey, Date.now(), caller))).to.equal(200);
       for (let i = 0; i < 3; i++) expect(await statusOf(() => auth.authenticate(madeUp(), Date.now(), caller))).to.equal(401);
       expect(await statusOf(() => auth.authenticate(madeUp(), Date.now(), caller)), 'the budget is spent').to.equal(429);
@@ -173,7 +196,7 @@ describe('Authenticator: the budget of failed lookups per address', () => {
       // A key seen revoked is held to the budget when its entry expires: 429, no lookup.
       const revoked = await newWorkspace(t.redis);
       await testOps(t.redis).revokeKey(revoked.keyId);
-      await creationEventsPassed();
+      await revocationPassed();
       const third = () => '192.0.2.44';
       expect(await statusOf(() => auth.authenticate(revoked.apiKey, Date.now(), third))).to.equal(401);
       for (let i = 0; i < 2; i++) expect(await statusOf(() => auth.authenticate(madeUp(), Date.now(), third))).to.equal(401);

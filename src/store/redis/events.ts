@@ -7,9 +7,14 @@ import { keys } from '../keys.js';
 import type { RedisClient } from './redis.js';
 import { failoverLogOf } from './failover-log.js';
 
+/**
+ * `created`: the key or workspace is new, so nothing cached of it can be stale but a "no such
+ * key" (src/auth/authenticator.ts). Instances of a release before it ignore the field and drop
+ * the entry, as they always did.
+ */
 export type CacheEvent =
-  | { readonly type: 'key'; readonly keyHash: string }
-  | { readonly type: 'workspace'; readonly workspaceId: string }
+  | { readonly type: 'key'; readonly keyHash: string; readonly created?: true }
+  | { readonly type: 'workspace'; readonly workspaceId: string; readonly created?: true }
   | { readonly type: 'ban'; readonly address?: string };
 
 export async function publishEvent(redis: RedisClient, event: CacheEvent): Promise<void> {
