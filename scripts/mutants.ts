@@ -500,9 +500,17 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'erasure-audit-user-id',
     bug: "the audit trail keeps an erased player's raw user id in a board entry's removal (details.userId)",
     file: 'src/erasure/eraser.ts',
-    find: '{ within: `"workspaceId":"${w}"`, from: `"userId":"${userId}"`, to: `"userId":"${byDigest}"` },',
+    find: '{ within: `"workspaceId":"${w}"`, from: `"userId":"${name}"`, to: `"userId":"${byDigest}"` },',
     replace: '',
     tests: ['test/erasure/copies.test.ts'],
+  },
+  {
+    id: 'erasure-player-names',
+    bug: "an erasure of user 42 leaves the players named after it by the workspace's templates (a ProfileStore profile Player_42)",
+    file: 'src/erasure/worker.ts',
+    find: 'const alsoNamed = await new ErasurePlayerNames(this.deps.redis).namesIn(targets, job.userId!);',
+    replace: 'const alsoNamed = new Map<string, string[]>();',
+    tests: ['test/erasure/player-names.test.ts'],
   },
   {
     id: 'erasure-players-list',

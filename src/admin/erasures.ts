@@ -3,7 +3,15 @@
 // dismiss a request for games no workspace will serve, and map the platform's games to
 // workspaces (a mapping re-queues the requests that waited for it).
 import { createLogger } from '../logger.js';
-import { normalizeGameId, userDigest, type ErasureSource, type ErasureState } from '../domain/erasure.js';
+import {
+  normalizeGameId,
+  PLAYER_NAME_TEMPLATES_MAX,
+  templateProblem,
+  USER_ID_PLACEHOLDER,
+  userDigest,
+  type ErasureSource,
+  type ErasureState,
+} from '../domain/erasure.js';
 import { badRequest, conflict, notFound } from '../errors.js';
 import { decodeJob, viewOf, type ErasureJobView } from '../erasure/job-record.js';
 import { playerPlaces, type PlayerPlace } from '../erasure/places.js';
@@ -12,6 +20,7 @@ import { ErasureWorker } from '../erasure/worker.js';
 import type { AuditLogStore } from '../store/installation/audit-log.js';
 import type { ErasureCounts } from '../store/installation/erasure-jobs.js';
 import { GameMap } from '../store/installation/game-map.js';
+import { ErasurePlayerNames } from '../store/workspaces/erasure-names.js';
 import type { Config } from '../config.js';
 import type { AdminContext } from './context.js';
 import { parsePositiveInt, parseUserId } from './inputs.js';
@@ -42,6 +51,12 @@ export interface WorkspaceGames {
   readonly requeued: string[];
 }
 
+export interface WorkspaceErasurePlayers {
+  readonly workspaceId: string;
+  /** Templates such as `Player_{userId}`: the players an erasure of a user id also erases in the workspace. */
+  readonly templates: string[];
+}
+
 /** Who asks, from the actor the operations act as. */
 function sourceOf(actor: string): ErasureSource {
   if (actor === 'console') return 'console';
@@ -52,6 +67,7 @@ function sourceOf(actor: string): ErasureSource {
 export class ErasureOperations {
   private readonly requests: ErasureRequests;
   private readonly games: GameMap;
+  private readonly playerNames: ErasurePlayerNames;
 
   constructor(
     private readonly ctx: AdminContext & { readonly erasure: Config['erasure'] },
@@ -61,6 +77,7 @@ export class ErasureOperations {
   ) {
     this.requests = new ErasureRequests(ctx.redis, ctx.erasure, audit, () => ctx.nowMs());
     this.games = new GameMap(ctx.redis);
+    this.playerNames = new ErasurePlayerNames(ctx.redis);
   }
 
   /** Records the erasure of a player; a worker runs it (a service instance, or `run` in this process). */
@@ -194,5 +211,34 @@ export class ErasureOperations {
       details: { games: gameIds.join(','), added: result.added, removed: result.removed, requeued: requeued.length },
     });
     return { workspaceId, gameIds: await this.games.of(workspaceId), requeued };
+  }
+
+  async erasurePlayersOf(workspaceId: string): Promise<WorkspaceErasurePlayers> {
+    await this.ctx.requireWorkspace(workspaceId);
+    return { workspaceId, templates: await this.playerNames.of(workspaceId) };
+  }
+
+  /**
+   * Sets the workspace's erasure player names (none clears them): an erasure of a user id then
+   * erases, besides the player of that id, the player each template names (`Player_{userId}`:
+   * user 42's `Player_42`). A template repeated, or `{userId}` alone (that player is erased
+   * anyway), is kept once or dropped. Jobs running already use the templates from their next
+   * attempt.
+   */
+  async setErasurePlayers(workspaceId: string, rawTemplates: readonly string[]): Promise<WorkspaceErasurePlayers> {
+    await this.ctx.requireWorkspace(workspaceId);
+    if (rawTemplates.length > PLAYER_NAME_TEMPLATES_MAX) throw badRequest(`At most ${PLAYER_NAME_TEMPLATES_MAX} erasure player names a workspace`);
+    for (const template of rawTemplates) {
+      if (typeof template !== 'string') throw badRequest(`An erasure player name is a text such as "Player_${USER_ID_PLACEHOLDER}", got ${JSON.stringify(template)}`);
+      const problem = templateProblem(template);
+      if (problem !== undefined) throw badRequest(`Erasure player name ${JSON.stringify(template.slice(0, 120))} ${problem}`);
+    }
+    const templates = [...new Set(rawTemplates)].filter((t) => t !== USER_ID_PLACEHOLDER);
+    await this.playerNames.set(workspaceId, templates);
+    await this.ctx.audit('workspace.set-erasure-players', `workspace:${workspaceId}`, {
+      workspaceId,
+      details: { templates: templates.join(' ') },
+    });
+    return { workspaceId, templates };
   }
 }

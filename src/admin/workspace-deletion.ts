@@ -74,7 +74,7 @@ export async function deleteWorkspace(
   await unlinkMatching(ctx.redis, keys.idempotencyClaimPattern(workspaceId));
 
   // 5. The workspace's own slot: record, key set, rate-limit window, usage, last-use times, the
-  // board registry; and its games, which another workspace may then serve (a game of a deleted
+  // board registry, the erasure player names; and its games, which another workspace may then serve (a game of a deleted
   // workspace could otherwise be neither mapped elsewhere nor unmapped).
   const records = await unlinkMatching(ctx.redis, keys.workspacePattern(workspaceId));
   await new GameMap(ctx.redis).set(workspaceId, []);

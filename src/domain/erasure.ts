@@ -3,6 +3,7 @@
 // keeping the id (tombstones, the audit trail, finished jobs). docs/erasure.md says why the
 // key is a secret of the config and not kept beside the digests.
 import { createHmac } from 'node:crypto';
+import { normalizeUserId } from './ids.js';
 
 /** pending: to run (or running); failed: its last attempt failed, retried later; unmapped: waits for a game to be mapped; done. */
 export const ERASURE_STATES = ['pending', 'failed', 'unmapped', 'done'] as const;
@@ -26,6 +27,41 @@ export function normalizeGameId(raw: unknown): string | undefined {
   if (typeof raw === 'number') return Number.isSafeInteger(raw) && raw > 0 ? String(raw) : undefined;
   if (typeof raw === 'string' && GAME_ID.test(raw)) return raw;
   return undefined;
+}
+
+/** What a template of erasure player names holds in place of the user id. */
+export const USER_ID_PLACEHOLDER = '{userId}';
+export const PLAYER_NAME_TEMPLATES_MAX = 10;
+export const PLAYER_NAME_TEMPLATE_MAX_LENGTH = 100;
+/** A template's text around the user id: a player id's characters, at most 63 of them (a player id is at most 64). */
+const TEMPLATE_LITERAL = /^[A-Za-z0-9_.-]{0,63}$/;
+
+/**
+ * Why a template of erasure player names (`Player_{userId}`: docs/erasure.md) is refused, or
+ * undefined for a good one (`{userId}` alone is one: the user id's own player). It holds
+ * `{userId}` once, and around it only a player id's characters, one of them at least not a
+ * digit: a template of digits alone (`{userId}0`) would name another user's own player (user
+ * 42's `420` is user 420).
+ */
+export function templateProblem(template: string): string | undefined {
+  if (template.length > PLAYER_NAME_TEMPLATE_MAX_LENGTH) return `must be at most ${PLAYER_NAME_TEMPLATE_MAX_LENGTH} characters`;
+  const parts = template.split(USER_ID_PLACEHOLDER);
+  if (parts.length !== 2) return `must hold ${USER_ID_PLACEHOLDER} exactly once`;
+  const literal = parts.join('');
+  if (!TEMPLATE_LITERAL.test(literal)) return `must have around ${USER_ID_PLACEHOLDER} at most 63 characters, from A-Z a-z 0-9 _ . - (a player id's)`;
+  if (literal === '') return undefined; // the user id's own player, erased anyway
+  if (/^\d*$/.test(literal)) return `must have around ${USER_ID_PLACEHOLDER} a character other than a digit (else it names another user's own player: user 42's "{userId}0" is user 420)`;
+  return undefined;
+}
+
+/**
+ * The players a user is erased as besides its own id, by the workspace's templates: each
+ * template's name once, none the user id itself, and none that is no player id (longer than 64
+ * characters with this user id: no player can have it).
+ */
+export function playerNamesOf(templates: readonly string[], userId: string): string[] {
+  const names = templates.map((t) => t.replace(USER_ID_PLACEHOLDER, () => userId)).filter((name) => name !== userId && normalizeUserId(name) === name);
+  return [...new Set(names)];
 }
 
 // Each digest names what it is of, so a digest of one kind can never be taken for another.

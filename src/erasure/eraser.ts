@@ -43,16 +43,34 @@ export interface Erased {
   readonly passes: number;
 }
 
+/**
+ * Erases the user in the workspaces: the player of the user id, and in a workspace of
+ * `alsoNamed` the players named after the user besides (workspace -> names: its erasure player
+ * names, store/workspaces/erasure-names.ts), each with everything below. The progress adds up
+ * over every player.
+ */
 export async function eraseUser(
   deps: EraserDeps,
   userId: string,
   workspaceIds: readonly string[],
   onProgress: (progress: Partial<ErasureProgress>) => Promise<void>,
+  alsoNamed: ReadonlyMap<string, readonly string[]> = new Map(),
 ): Promise<Erased> {
   const { redis } = deps;
+  // Each player erased, with the workspaces it is erased in: the user id's in all of them first.
+  const players = new Map<string, string[]>([[userId, [...workspaceIds]]]);
+  for (const workspaceId of workspaceIds) {
+    for (const name of alsoNamed.get(workspaceId) ?? []) {
+      if (name === userId) continue;
+      const list = players.get(name);
+      if (list) list.push(workspaceId);
+      else players.set(name, [workspaceId]);
+    }
+  }
+
   await onProgress({ phase: 'tombstones', workspacesTotal: workspaceIds.length });
   await deps.tombstones.put(
-    workspaceIds.map((workspaceId) => ({ workspaceId, digest: tombstoneDigest(deps.secret, workspaceId, userId) })),
+    [...players].flatMap(([name, where]) => where.map((workspaceId) => ({ workspaceId, digest: tombstoneDigest(deps.secret, workspaceId, name) }))),
     new Date(deps.nowMs()).toISOString(),
     deps.tombstoneMs,
   );
@@ -63,45 +81,55 @@ export async function eraseUser(
   let passes = 0;
   while (passes < MAX_PASSES) {
     passes++;
-    const found = await findPlayerKeys(redis, workspaceIds, userId);
+    let foundAny = false;
     let done = 0;
-    for (const [workspaceId, keyNames] of found) {
-      // Answers naming the player kept in other slots (a many-player request's, a board write's):
-      // those noted now deleted first, so that an attempt cut short after the script deleted
-      // the note leaves none behind; those noted meanwhile, as the script answers them.
-      const noted = await readKeptElsewhere(redis, workspaceId, userId);
-      await deleteKeptElsewhere(redis, workspaceId, noted);
-      const erased = await erasePlayerKeys(redis, workspaceId, userId, keyNames);
-      await deleteKeptElsewhere(redis, workspaceId, erased.keptElsewhere.filter((member) => !noted.includes(member)));
-      const messages = new Map([...erased.messages].map(([hour, bytes]) => [hour, -bytes]));
-      if (erased.bytes !== 0 || erased.players !== 0 || messages.size > 0) {
-        await addToStorageTotals(redis, workspaceId, { bytes: -erased.bytes, history: -erased.historyBytes, players: -erased.players, messages });
+    for (const [name, where] of players) {
+      const found = await findPlayerKeys(redis, where, name);
+      if (found.size > 0) foundAny = true;
+      for (const [workspaceId, keyNames] of found) {
+        // Answers naming the player kept in other slots (a many-player request's, a board write's):
+        // those noted now deleted first, so that an attempt cut short after the script deleted
+        // the note leaves none behind; those noted meanwhile, as the script answers them.
+        const noted = await readKeptElsewhere(redis, workspaceId, name);
+        await deleteKeptElsewhere(redis, workspaceId, noted);
+        const erased = await erasePlayerKeys(redis, workspaceId, name, keyNames);
+        await deleteKeptElsewhere(redis, workspaceId, erased.keptElsewhere.filter((member) => !noted.includes(member)));
+        const messages = new Map([...erased.messages].map(([hour, bytes]) => [hour, -bytes]));
+        if (erased.bytes !== 0 || erased.players !== 0 || messages.size > 0) {
+          await addToStorageTotals(redis, workspaceId, { bytes: -erased.bytes, history: -erased.historyBytes, players: -erased.players, messages });
+        }
+        keysByWorkspace[workspaceId] = (keysByWorkspace[workspaceId] ?? 0) + erased.keysDeleted;
+        keysDeleted += erased.keysDeleted;
+        if (passes === 1) await onProgress(name === userId ? { workspacesDone: ++done, keysDeleted } : { keysDeleted });
       }
-      keysByWorkspace[workspaceId] = (keysByWorkspace[workspaceId] ?? 0) + erased.keysDeleted;
-      keysDeleted += erased.keysDeleted;
-      if (passes === 1) await onProgress({ workspacesDone: ++done, keysDeleted });
     }
     if (passes === 1) await onProgress({ workspacesDone: workspaceIds.length, keysDeleted });
     else await onProgress({ keysDeleted });
-    if (found.size === 0) break;
+    if (!foundAny) break;
   }
 
   await onProgress({ phase: 'places' });
   // The audit trail named the player by id when support staff read or changed it (the target)
-  // or took it off a board (details.userId): the trail keeps the facts, under the user's digest.
+  // or took it off a board (details.userId): the trail keeps the facts, under the user's digest
+  // (a player named after the user too: its name holds the user id).
   const byDigest = `erased-user:${userDigest(deps.secret, userId)}`;
   await deps.audit.renameMembers(
-    workspaceIds.flatMap((w) => [
-      { within: '', from: `"target":"player:${w}/${userId}"`, to: `"target":"player:${w}/${byDigest}"` },
-      { within: `"workspaceId":"${w}"`, from: `"userId":"${userId}"`, to: `"userId":"${byDigest}"` },
-    ]),
+    [...players].flatMap(([name, where]) =>
+      where.flatMap((w) => [
+        { within: '', from: `"target":"player:${w}/${name}"`, to: `"target":"player:${w}/${byDigest}"` },
+        { within: `"workspaceId":"${w}"`, from: `"userId":"${name}"`, to: `"userId":"${byDigest}"` },
+      ]),
+    ),
   );
   for (const workspaceId of workspaceIds) {
-    for (const place of deps.places) {
-      try {
-        await place.removePlayer(workspaceId, userId);
-      } catch (err) {
-        throw new Error(`${place.name}: ${(err as Error).message}`, { cause: err });
+    for (const [name, where] of players) {
+      if (!where.includes(workspaceId)) continue;
+      for (const place of deps.places) {
+        try {
+          await place.removePlayer(workspaceId, name);
+        } catch (err) {
+          throw new Error(`${place.name}: ${(err as Error).message}`, { cause: err });
+        }
       }
     }
   }

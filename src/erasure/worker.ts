@@ -14,6 +14,7 @@ import { ErasureJobStore, type ErasureCounts, type JobEntry } from '../store/ins
 import { GameMap } from '../store/installation/game-map.js';
 import { TombstoneStore } from '../store/installation/tombstones.js';
 import { workspaceIds } from '../store/installation/installation-records.js';
+import { ErasurePlayerNames } from '../store/workspaces/erasure-names.js';
 import { markRewriteDue, rewriteIfDue } from '../store/redis/persistence-rewrite.js';
 import type { RedisClient } from '../store/redis/redis.js';
 import { failoverLogOf } from '../store/redis/failover-log.js';
@@ -192,11 +193,15 @@ export class ErasureWorker {
       const { workspaceIds: targets, unknown } = await this.resolve(job);
       await this.jobs.update(job.jobId, { attempts: String(attempts), startedAtMs: String(this.nowMs()), workspaces: JSON.stringify(targets) });
       const progress = (p: Partial<ErasureProgress>) => this.jobs.update(job.jobId, progressFields(p));
+      // The players named after the user in each workspace (its erasure player names), read at
+      // each attempt: nothing of them is kept in the job, which holds no more of the user than its id.
+      const alsoNamed = await new ErasurePlayerNames(this.deps.redis).namesIn(targets, job.userId!);
       const erased = await eraseUser(
         { redis: this.deps.redis, tombstones: this.tombstones, places: this.deps.places, audit: this.deps.audit, secret: this.deps.secret, tombstoneMs: keepMs, nowMs: this.nowMs },
         job.userId!,
         targets,
         progress,
+        alsoNamed,
       );
       for (const workspaceId of targets) {
         await this.deps.audit.append({

@@ -43,6 +43,29 @@ export const gamesBody = {
   },
 } as const;
 
+const templates = {
+  type: 'array',
+  maxItems: 10,
+  items: { type: 'string', maxLength: 100 },
+  description:
+    'Templates of the players an erasure of a user id also erases in the workspace, each holding {userId} once (Player_{userId}: user 42\'s ' +
+    'Player_42), around it only A-Z a-z 0-9 _ . - and not digits alone; the player of the user id itself is always erased. docs/erasure.md.',
+} as const;
+
+export const erasurePlayersBody = {
+  type: 'object',
+  required: ['templates'],
+  additionalProperties: false,
+  properties: { templates: { ...templates, description: `${templates.description} Replaces the list; [] for none.` } },
+} as const;
+
+export const workspaceErasurePlayers = {
+  type: 'object',
+  required: ['workspaceId', 'templates'],
+  additionalProperties: false,
+  properties: { workspaceId: { type: 'string' }, templates },
+} as const;
+
 const nullableTime = { type: ['string', 'null'], format: 'date-time' } as const;
 const count = { type: 'integer', minimum: 0 } as const;
 const ids = { type: 'array', items: { type: 'string' } } as const;

@@ -127,6 +127,13 @@ export const keys = {
    * boards (LEADERBOARD_MAX_BOARDS) is checked and changed in one step (lua/board-register.lua).
    */
   boardRegistry: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:boards`,
+  /**
+   * String: the workspace's erasure player names as a JSON array of templates (`Player_{userId}`):
+   * the players an erasure of a user id also erases in the workspace, besides the player of that
+   * id (store/workspaces/erasure-names.ts, docs/erasure.md). In the workspace's own slot, so
+   * deleting the workspace drops it with its other records.
+   */
+  erasurePlayerNames: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:erasure-players`,
   /** Hash: key id -> last time (ms since the epoch) the key authenticated a request. */
   keyLastUsed: (workspaceId: string) => `${PREFIX}ws:{${workspaceId}}:lastused`,
   /**

@@ -1,6 +1,16 @@
 // The right to erasure's routes as the OpenAPI document describes them: the platform's webhook
-// on the public listener, and the admin API's erasures and game mappings.
-import { eraseBody, erasureJob, erasureList, erasureListQuery, gamesBody, jobIdParam, workspaceGames } from '../../schemas/erasure.js';
+// on the public listener, and the admin API's erasures, game mappings and erasure player names.
+import {
+  eraseBody,
+  erasureJob,
+  erasureList,
+  erasureListQuery,
+  erasurePlayersBody,
+  gamesBody,
+  jobIdParam,
+  workspaceErasurePlayers,
+  workspaceGames,
+} from '../../schemas/erasure.js';
 import { robloxNotificationDocument, webhookAnswer } from '../../schemas/roblox-webhook.js';
 import { adminRoute, openRoute, type RouteSpec } from '../route-spec.js';
 
@@ -63,5 +73,18 @@ export const erasureAdminRoutes: readonly RouteSpec[] = [
     errors: [404, 409],
     errorText: { 409: 'A game is served by another workspace: remove it there first.' },
     description: 'Replaces the list. Erasure jobs that waited for one of the games (unmapped) run again.',
+  }),
+  adminRoute('get', '/workspaces/:id/erasure-players', 'The players an erasure of a user id also erases in the workspace (templates)', {
+    ok: workspaceErasurePlayers,
+    errors: [404],
+  }),
+  adminRoute('put', '/workspaces/:id/erasure-players', 'Set the players an erasure of a user id also erases in the workspace (Player_{userId})', {
+    body: erasurePlayersBody,
+    ok: workspaceErasurePlayers,
+    errors: [400, 404],
+    errorText: { 400: 'More than 10 templates, or a template over 100 characters, without {userId} exactly once, with other characters than A-Z a-z 0-9 _ . - around it, or with digits alone around it.' },
+    description:
+      'Replaces the list. A game whose players are named after its store keys (the Luau facades: a ProfileStore profile "Player_42" is the player ' +
+      'Player_42) lists them here, so that an erasure of the user reaches every copy. A repeated template is kept once; {userId} alone is dropped (that player is always erased).',
   }),
 ];
