@@ -1,4 +1,5 @@
-// `pds player erase`, `pds erasure list|show|dismiss` and `pds workspace set-games|games`, run as
+// `pds player erase`, `pds erasure list|show|dismiss`, `pds workspace set-games|games` and
+// `pds workspace set-erasure-players|erasure-players`, run as
 // an operator runs them, against the test Redis.
 import { expect } from 'chai';
 import { testOps } from '../support/admin.js';
@@ -6,6 +7,7 @@ import { cli, oneJsonLine } from '../support/cli.js';
 import { DIGEST_SECRET, ERASURE_ENV, freshGameId, freshUserId, keysOfPlayer } from '../support/erasure.js';
 import { testConfig, testRedis } from '../support/service.js';
 import type { Redis } from 'ioredis';
+import { keys } from '../../src/store/keys.js';
 
 const env = { ERASURE_DIGEST_SECRET: DIGEST_SECRET };
 
@@ -68,5 +70,29 @@ describe('CLI: erasure', function () {
     expect((await cli(['workspace', 'games', a.workspaceId])).stdout).to.include(`serves games ${[g1, g2].sort((x, y) => x.length - y.length || x.localeCompare(y)).join(', ')}`);
     expect(oneJsonLine(await cli(['workspace', 'set-games', a.workspaceId, '--json'])).gameIds).to.deep.equal([]);
     expect((await cli(['workspace', 'set-games', a.workspaceId, 'x1'])).code).to.equal(2);
+  });
+
+  it('workspace set-erasure-players and erasure-players: sets the templates, refuses a bad one, and player erase erases the players they name', async () => {
+    const ws = await ops().createWorkspace({ name: 'cli-erasure-players' });
+    const set = oneJsonLine(await cli(['workspace', 'set-erasure-players', ws.workspaceId, 'Player_{userId}', 'PlayerData_v2..Player_{userId}', '--json']));
+    expect(set).to.deep.equal({ workspaceId: ws.workspaceId, templates: ['Player_{userId}', 'PlayerData_v2..Player_{userId}'] });
+    const shown = await cli(['workspace', 'erasure-players', ws.workspaceId]);
+    expect(shown.stdout).to.include(`in workspace ${ws.workspaceId}, an erasure of a user id erases the player {userId} and the players Player_{userId}, PlayerData_v2..Player_{userId}`);
+    const refused = await cli(['workspace', 'set-erasure-players', ws.workspaceId, 'Player_{userId}', 'Player:{userId}']);
+    expect(refused.code).to.equal(2);
+    expect(refused.stderr).to.include('A-Z a-z 0-9 _ . -');
+    expect(oneJsonLine(await cli(['workspace', 'erasure-players', ws.workspaceId, '--json'])).templates).to.have.length(2);
+    expect((await redis.lrange(keys.auditLog(), 0, 0))[0]).to.include('"action":"workspace.set-erasure-players"');
+
+    const userId = freshUserId();
+    const names = [String(userId), `Player_${userId}`, `PlayerData_v2..Player_${userId}`];
+    for (const name of names) await ops().setPlayerValue(ws.workspaceId, name, 'Coins', 1);
+    const erased = oneJsonLine(await cli(['player', 'erase', String(userId), '--workspace', ws.workspaceId, '--yes', '--json'], env));
+    expect(erased.state).to.equal('done');
+    expect(erased.progress.keysDeleted).to.be.at.least(3);
+    for (const name of names) expect(await keysOfPlayer(redis, ws.workspaceId, name), name).to.deep.equal([]);
+
+    expect((await cli(['workspace', 'set-erasure-players', ws.workspaceId])).stdout).to.include('erases the player {userId} only');
+    expect(oneJsonLine(await cli(['workspace', 'erasure-players', ws.workspaceId, '--json'])).templates).to.deep.equal([]);
   });
 });

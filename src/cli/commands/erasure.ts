@@ -1,5 +1,5 @@
 // The right to erasure on the command line: `player erase`, `erasure list|show|dismiss`, and
-// `workspace set-games|games` (admin/erasures.ts). `player erase` records the job and runs it
+// `workspace set-games|games|set-erasure-players|erasure-players` (admin/erasures.ts). `player erase` records the job and runs it
 // in this process, showing its progress on a terminal; when a service instance's worker has it
 // already, it follows that worker's progress instead.
 import type { Command } from 'commander';
@@ -128,4 +128,25 @@ export function gamesCommands(workspace: Command): void {
     .action((id: string, opts: OutputOptions) =>
       run(opts, ({ ops }) => ops.erasures.gamesOf(id), (r) => `workspace ${r.workspaceId} serves ${r.gameIds.length === 0 ? 'no game' : `games ${r.gameIds.join(', ')}`}`),
     );
+
+  const describePlayers = (r: { workspaceId: string; templates: string[] }) =>
+    `in workspace ${r.workspaceId}, an erasure of a user id erases the player {userId}` +
+    (r.templates.length === 0 ? ' only' : ` and the players ${r.templates.join(', ')}`);
+
+  workspace
+    .command('set-erasure-players')
+    .description('set the players an erasure of a user id also erases in the workspace, as templates (Player_{userId}), replacing the list; none clears it (docs/erasure.md)')
+    .argument('<workspaceId>', 'workspace id')
+    .argument('[templates...]', 'templates holding {userId} once: Player_{userId} PlayerData_v2..Player_{userId}')
+    .option('--json', 'print one line of JSON')
+    .action((id: string, templates: string[], opts: OutputOptions) =>
+      run(opts, ({ ops }) => ops.erasures.setErasurePlayers(id, templates), describePlayers),
+    );
+
+  workspace
+    .command('erasure-players')
+    .description('the players an erasure of a user id also erases in the workspace (templates)')
+    .argument('<workspaceId>', 'workspace id')
+    .option('--json', 'print one line of JSON')
+    .action((id: string, opts: OutputOptions) => run(opts, ({ ops }) => ops.erasures.erasurePlayersOf(id), describePlayers));
 }
