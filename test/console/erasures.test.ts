@@ -2,7 +2,8 @@
 // real service: erase a player (confirmed by typing the user id) and follow the job to done; a
 // webhook request for a game no workspace serves shown as unmapped with its game, then finished
 // by mapping the game on the workspace's page; a request for a game nobody will serve dismissed;
-// the overview's recent erasures (state and progress, cards on a phone, linked to the page).
+// the overview's recent erasures (state and progress, cards on a phone, linked to the page); the
+// Games tab's erasure player names, saved, refused when bad, and used by the next erasure.
 import { expect } from 'chai';
 import type { Page } from 'playwright-core';
 import { ADMIN_TOKEN, adminCall, testOps } from '../support/admin.js';
@@ -80,6 +81,31 @@ describe('operator console: erasures', function () {
     await page.getByRole('button', { name: `Dismiss ${abandoned}` }).click();
     await page.getByRole('status').filter({ hasText: `Dismissed ${abandoned}.` }).waitFor();
     expect((await h.redis.hgetall(`pds:{erasure}:job:${abandoned}`))['state']).to.equal('done');
+  });
+
+  it('sets the players named after the user id on the Games tab, shows a bad template\'s 400, and the next erasure erases them', async () => {
+    const ws = await ops().createWorkspace({ name: `names-${randomSuffix()}`, plan: 'pro' });
+    await page.goto(`${h.service.opsUrl}/console/workspaces/${ws.workspaceId}?tab=games`);
+    await signIn(page);
+    await page.getByRole('heading', { name: 'Players named after the user id' }).waitFor();
+    const field = page.getByLabel('Templates with {userId} (spaces between)');
+    await field.fill('Player_{userId} Player:{userId}');
+    await page.getByRole('button', { name: 'Save names' }).click();
+    await page.getByText('A-Z a-z 0-9 _ . -').first().waitFor();
+    expect(await h.redis.exists(`pds:ws:{${ws.workspaceId}}:erasure-players`)).to.equal(0);
+    await field.fill('Player_{userId} PlayerData_v2..Player_{userId}');
+    await page.getByRole('button', { name: 'Save names' }).click();
+    await page.getByRole('status').filter({ hasText: 'Erasures also erase Player_{userId}, PlayerData_v2..Player_{userId}.' }).waitFor();
+    await expectAccessible(page, 'workspace erasure player names');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Players named after the user id' }).waitFor();
+    await page.waitForFunction(() => (document.getElementById('erasure-players') as HTMLInputElement | null)?.value === 'Player_{userId} PlayerData_v2..Player_{userId}');
+
+    const userId = freshUserId();
+    await call(h.service, 'POST', '/data/set', { key: ws.apiKey, body: { userId: `Player_${userId}`, key: 'Coins', value: 5 } });
+    const requested = await adminCall(h.service, 'POST', '/erasures', { body: { userId, workspaceId: ws.workspaceId } });
+    await waitForJob(h.redis, requested.body.data.jobId as string);
+    expect(await keysOfPlayer(h.redis, ws.workspaceId, `Player_${userId}`)).to.deep.equal([]);
   });
 
   it('shows the newest erasures on the overview with their state and progress, as cards on a phone, linked to the erasures page', async () => {

@@ -7,7 +7,7 @@ import { navigate, paths } from '../router.js';
 import { ErrorNote, html, Link, Notice, size, Tabs, time, TypedConfirm, useAction, useLoad } from '../ui.js';
 import { KeysSection, type KeyView } from './keys.js';
 import { TransferSection } from './transfer.js';
-import { GamesSection } from './games.js';
+import { ErasurePlayersSection, GamesSection } from './games.js';
 import { UsageSection, type UsageReport } from './usage.js';
 import { WorkspaceHeader } from './workspace-nav.js';
 import type { Workspace } from './workspaces.js';
@@ -138,7 +138,7 @@ export function WorkspacePage(props: { workspaceId: string }) {
           },
           { id: 'usage', label: 'Usage', render: () => html`<${UsageSection} usage=${usage.data} /><${ErrorNote} error=${usage.error} />` },
           { id: 'transfer', label: 'Export and import', render: () => html`<${TransferSection} workspaceId=${id} onImported=${() => details.reload()} />` },
-          { id: 'games', label: 'Games', render: () => html`<${GamesSection} workspaceId=${id} />` },
+          { id: 'games', label: 'Games', render: () => html`<${GamesSection} workspaceId=${id} /><${ErasurePlayersSection} workspaceId=${id} />` },
           {
             id: 'settings', label: 'Settings', render: () => html`<${Settings} workspace=${w} onChanged=${(text: string) => {
               setNote(text);
