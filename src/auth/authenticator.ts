@@ -8,7 +8,8 @@
 // were ever lost. An entry past that time still stands in for its refresh when Redis cannot
 // answer it (the record's master failing over), for at most as long again: no invalidation
 // dropped it, so it is as good as the day it was read, and the key's requests go on instead
-// of failing in authentication. A creation event (a new key or workspace) drops only what a
+// of failing in authentication. When the subscription goes down or comes back, every entry
+// is taken as past its time (invalidations may have been missed), not dropped. A creation event (a new key or workspace) drops only what a
 // creation can make stale, the "no such key" entries: it may arrive after the new key's first
 // lookup (pub/sub across a cluster's nodes is not ordered with the reads), and must not empty
 // the cache under it.
@@ -124,7 +125,7 @@ export class Authenticator {
     this.cachingEnabled = options.ttlMs > 0;
     this.ttlMs = ttl;
     events?.on('event', (event) => this.invalidate(event));
-    events?.on('reset', () => this.clear());
+    events?.on('reset', () => this.distrust());
   }
 
   private readonly cachingEnabled: boolean;
@@ -159,11 +160,18 @@ export class Authenticator {
     else if (event.type === 'workspace') this.workspaceCache.delete(event.workspaceId);
   }
 
-  clear(): void {
+  /**
+   * The subscription went down or came back: invalidations may have been missed, so no entry is
+   * trusted before it is read again. Each stays, as one past its time, to stand in while Redis
+   * cannot answer its refresh (within its staleUntil): an instance whose subscription was on a
+   * master that failed would otherwise send every lookup to Redis at once, and each workspace
+   * with a record on that master would fail for the whole failover. "No such key" entries go.
+   */
+  distrust(): void {
     this.epoch++;
-    this.keyCache.clear();
     this.unknownCache.clear();
-    this.workspaceCache.clear();
+    expireAll(this.keyCache);
+    expireAll(this.workspaceCache);
   }
 
   /**
@@ -361,6 +369,11 @@ export class Authenticator {
     cache.set(id, { ...entry, expiresAt: Math.min(entry.staleUntil, now + STALE_RETRY_MS) });
     return entry;
   }
+}
+
+function expireAll<T extends Freshness>(cache: LRUCache<string, T>): void {
+  // A copy first: setting an entry moves it in the cache's order.
+  for (const [id, entry] of [...cache.entries()]) cache.set(id, { ...entry, expiresAt: 0 });
 }
 
 /** The key's record when it may be used now; 401 with the reason otherwise. */

@@ -51,6 +51,21 @@ const SWEEP_BATCH = 200;
 const CACHE_UNSUBSCRIBED_MS = 1000;
 /** With them, a safety net all the same. */
 const CACHE_MAX_MS = 60_000;
+/**
+ * An entry past its time stands in for a refresh Redis cannot answer (the workspace's master
+ * failing over) while it is younger than this, and then for a second at a time, as the key
+ * cache's entries do (src/auth/authenticator.ts): no invalidation dropped it.
+ */
+const STAND_IN_MAX_MS = 2 * CACHE_MAX_MS;
+const STAND_IN_RETRY_MS = 1000;
+
+interface FollowedEntry {
+  /** When it was read from Redis. */
+  readonly readAt: number;
+  /** Until when it is used without asking Redis (while invalidations arrive). */
+  readonly freshUntil: number;
+  readonly followed: Map<string, string[]>;
+}
 
 export interface FollowIntent {
   readonly workspaceId: string;
@@ -65,14 +80,18 @@ export function keysTouched(write: PlayerWrite): readonly string[] | 'all' {
 }
 
 export class FollowedWrites {
-  private readonly cache = new Map<string, { readonly at: number; readonly followed: Map<string, string[]> }>();
+  private readonly cache = new Map<string, FollowedEntry>();
   private readonly now: () => number;
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<unknown> | undefined;
   private readonly onEvent = (event: CacheEvent) => {
-    if (event.type === 'workspace') this.cache.delete(event.workspaceId);
+    // A new workspace has no follows that could be stale: its creation event drops nothing.
+    if (event.type === 'workspace' && event.created !== true) this.cache.delete(event.workspaceId);
   };
-  private readonly onReset = () => this.cache.clear();
+  /** Invalidations may have been missed: every entry is read again, standing in meanwhile. */
+  private readonly onReset = () => {
+    for (const [id, entry] of this.cache) this.cache.set(id, { ...entry, freshUntil: 0 });
+  };
 
   constructor(
     private readonly redis: RedisClient,
@@ -88,13 +107,25 @@ export class FollowedWrites {
   /** The workspace's followed keys and their boards (cached; a follow change publishes a workspace event). */
   async followedIn(workspaceId: string): Promise<Map<string, string[]>> {
     const cached = this.cache.get(workspaceId);
-    const maxAge = this.options.events?.live ? CACHE_MAX_MS : CACHE_UNSUBSCRIBED_MS;
-    if (cached && this.now() - cached.at < maxAge) return cached.followed;
+    const live = this.options.events?.live === true;
+    const now = this.now();
+    if (cached && now < cached.freshUntil && (live || now - cached.readAt < CACHE_UNSUBSCRIBED_MS)) return cached.followed;
+    let boards: Awaited<ReturnType<BoardRegistry['list']>>;
+    try {
+      boards = await this.registry.list(workspaceId);
+    } catch (err) {
+      // Read again now: an invalidation that arrived meanwhile dropped it.
+      const standIn = this.cache.get(workspaceId);
+      const at = this.now();
+      if (standIn === undefined || !this.options.events?.live || at - standIn.readAt >= STAND_IN_MAX_MS) throw err;
+      this.cache.set(workspaceId, { ...standIn, freshUntil: at + STAND_IN_RETRY_MS });
+      return standIn.followed;
+    }
     const followed = new Map<string, string[]>();
-    for (const board of await this.registry.list(workspaceId)) {
+    for (const board of boards) {
       if (board.follow) followed.set(board.follow.key, [...(followed.get(board.follow.key) ?? []), board.board]);
     }
-    this.cache.set(workspaceId, { at: this.now(), followed });
+    this.cache.set(workspaceId, { readAt: now, freshUntil: now + CACHE_MAX_MS, followed });
     return followed;
   }
 

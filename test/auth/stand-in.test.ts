@@ -12,6 +12,7 @@ import { AdminOperations, type CreatedWorkspace } from '../../src/admin/operatio
 import type { Principal } from '../../src/auth/authenticator.js';
 import { loadConfig } from '../../src/config.js';
 import { hashApiKey } from '../../src/domain/api-key.js';
+import { keys } from '../../src/store/keys.js';
 import { startLocalRedis, type LocalRedis } from '../../src/dev/local-redis.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/server.js';
@@ -97,6 +98,30 @@ describe('key cache: an entry past its time stands in while Redis cannot answer'
     const misses = auth.stats.misses;
     expect((await settle(auth.authenticate(ws.apiKey, Date.now()))).principal!.keyId).to.equal(ws.keyId);
     expect(auth.stats.misses).to.equal(misses + 1);
+  });
+
+  it('reads every entry again once the subscription drops and comes back, the entries standing in meanwhile', async () => {
+    const ws = await ops.createWorkspace({ name: 'resubscribed', plan: 'pro' });
+    expect((await call(service, 'GET', '/ping', { key: ws.apiKey })).status).to.equal(200);
+    const auth = service.authenticator;
+    expect(auth.authenticate(ws.apiKey, Date.now()), 'cached').to.not.be.instanceOf(Promise);
+    // The subscription's connection closed (its node failed, say): ioredis connects again and the
+    // subscriber subscribes again; invalidations sent in between were missed.
+    await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub');
+    for (let i = 0; (await admin.pubsub('NUMSUB', keys.eventsChannel()))[1] !== 1; i++) {
+      expect(i, 'subscribed again').to.be.below(100);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    const stale = auth.stats.stale;
+    await paused(async () => {
+      const answer = auth.authenticate(ws.apiKey, Date.now());
+      expect(answer, 'not trusted before it is read again').to.be.instanceOf(Promise);
+      const { principal, err } = await settle(answer);
+      expect(err).to.equal(undefined);
+      expect(principal!.workspace.id).to.equal(ws.workspaceId);
+      expect(auth.stats.stale - stale).to.equal(2);
+    });
   });
 
   it('never stands in for an entry an invalidation dropped (a revocation applies at once)', async () => {

@@ -6,8 +6,11 @@ import { expect } from 'chai';
 import { FollowedWrites, SWEEP_AFTER_MS } from '../../src/boards/followed-writes.js';
 import { BoardRegistry } from '../../src/store/boards/board-registry.js';
 import { LeaderboardStore } from '../../src/store/boards/leaderboard-store.js';
+import { createLogger } from '../../src/logger.js';
 import { keys } from '../../src/store/keys.js';
 import { PlayerDataStore, playerLimitsOf } from '../../src/store/players/player-data.js';
+import { EventSubscriber } from '../../src/store/redis/events.js';
+import { createRedis } from '../../src/store/redis/redis.js';
 import { ADMIN_TOKEN, adminCall } from '../support/admin.js';
 import { spawnService } from '../support/child-service.js';
 import { testRedisUrl } from '../support/hooks.js';
@@ -165,6 +168,53 @@ describe('boards that follow a player key', function () {
     } finally {
       child.process.kill('SIGKILL');
       proxy.release();
+      await proxy.close();
+    }
+  });
+
+  it("keeps a workspace's follows past their time while Redis cannot answer their refresh, never once a follow change dropped them", async () => {
+    await follow('b', 'score');
+    let now = Date.now();
+    const proxy = await startRedisProxy(Number(new URL(testRedisUrl()).port));
+    const viaProxy = createRedis({ url: proxy.url, commandTimeoutMs: 100, connectTimeoutMs: 1000 });
+    const subscriber = createRedis({ url: testRedisUrl(), commandTimeoutMs: 1000, connectTimeoutMs: 1000, autoPipelining: false });
+    const events = new EventSubscriber(subscriber, createLogger({ logLevel: 'silent', nodeEnv: 'test' }));
+    await Promise.all([viaProxy.connect(), events.start()]);
+    const config = testConfig();
+    const registry = new BoardRegistry(viaProxy, config.leaderboards.maxBoards);
+    const boards = new LeaderboardStore(viaProxy, registry, { maxEntries: 1000, idempotencyTtlSeconds: 60 });
+    const follower = new FollowedWrites(viaProxy, registry, boards, { events, recordBoardBytes: () => undefined, commandTimeoutMs: 100, now: () => now });
+    const followed = { score: ['b'] };
+    try {
+      expect(Object.fromEntries(await follower.followedIn(workspaceId))).to.deep.equal(followed);
+      // Past its 60 s, with the workspace's master not answering: the entry stands in.
+      now += 61_000;
+      proxy.hold();
+      expect(Object.fromEntries(await follower.followedIn(workspaceId))).to.deep.equal(followed);
+      // Past twice its time: no more.
+      now += 60_000;
+      const failed = await follower.followedIn(workspaceId).then(() => undefined, (err: unknown) => err);
+      expect(failed, 'past twice its time').to.be.instanceOf(Error);
+      proxy.release();
+      expect(Object.fromEntries(await follower.followedIn(workspaceId))).to.deep.equal(followed);
+      // The subscription dropped and came back (events missed): read again, standing in meanwhile.
+      events.emit('reset');
+      proxy.hold();
+      const before = proxy.sent().length;
+      expect(Object.fromEntries(await follower.followedIn(workspaceId))).to.deep.equal(followed);
+      expect(proxy.sent().length, 'asked Redis first').to.be.greaterThan(before);
+      proxy.release();
+      // Dropped by a follow change's event (published by the admin route): nothing stands in.
+      now += 61_000;
+      events.emit('event', { type: 'workspace', workspaceId });
+      proxy.hold();
+      const dropped = await follower.followedIn(workspaceId).then(() => undefined, (err: unknown) => err);
+      expect(dropped, 'dropped by an invalidation').to.be.instanceOf(Error);
+    } finally {
+      proxy.release();
+      await follower.stop();
+      await events.stop();
+      viaProxy.disconnect();
       await proxy.close();
     }
   });
