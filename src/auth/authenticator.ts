@@ -54,9 +54,11 @@ interface Freshness {
   readonly expiresAt: number;
   /** Until when the entry stands in for a refresh Redis cannot answer: expiresAt + the TTL. */
   readonly staleUntil: number;
+  /** A refresh failed and it stood in: until a refresh works, it answers at once (see current). */
+  readonly standingIn?: true;
 }
 
-/** An entry standing in for a failed refresh is used without asking Redis for this long. */
+/** An entry standing in for a failed refresh is refreshed again (in the background) after this long. */
 export const STALE_RETRY_MS = 1000;
 
 export interface AuthenticatorOptions {
@@ -212,11 +214,12 @@ export class Authenticator {
     let known = false;
     if (this.cacheUsable) {
       const cachedKey = this.keyCache.get(keyHash);
-      if (cachedKey !== undefined && cachedKey.expiresAt > nowMs) {
+      if (cachedKey !== undefined && (cachedKey.expiresAt > nowMs || this.current(this.keyCache, keyHash, cachedKey, () => this.lookupKey(keyHash, nowMs)))) {
         this.stats.hits++;
         const record = admit(cachedKey.record, nowMs);
-        const cachedWorkspace = this.workspaceCache.get(record.workspaceId);
-        if (cachedWorkspace !== undefined && cachedWorkspace.expiresAt > nowMs) {
+        const id = record.workspaceId;
+        const cachedWorkspace = this.workspaceCache.get(id);
+        if (cachedWorkspace !== undefined && (cachedWorkspace.expiresAt > nowMs || this.current(this.workspaceCache, id, cachedWorkspace, () => this.readWorkspace(id, nowMs)))) {
           return principalOf(record, cachedWorkspace.workspace);
         }
         return this.withWorkspace(record, nowMs);
@@ -337,11 +340,18 @@ export class Authenticator {
   }
 
   private async lookupWorkspace(id: string, nowMs: number): Promise<Workspace | undefined> {
-    const usable = this.cacheUsable;
-    if (usable) {
+    if (this.cacheUsable) {
       const cached = this.workspaceCache.get(id);
-      if (cached !== undefined && cached.expiresAt > nowMs) return cached.workspace;
+      if (cached !== undefined && (cached.expiresAt > nowMs || this.current(this.workspaceCache, id, cached, () => this.readWorkspace(id, nowMs)))) {
+        return cached.workspace;
+      }
     }
+    return this.readWorkspace(id, nowMs);
+  }
+
+  /** Reads the workspace from Redis, caching it while the cache is usable; an entry may stand in. */
+  private async readWorkspace(id: string, nowMs: number): Promise<Workspace | undefined> {
+    const usable = this.cacheUsable;
     const epoch = this.epoch;
     let workspace: Workspace | undefined;
     try {
@@ -366,8 +376,22 @@ export class Authenticator {
     const now = Date.now();
     if (entry === undefined || !this.cacheUsable || now >= entry.staleUntil) return undefined;
     this.stats.stale++;
-    cache.set(id, { ...entry, expiresAt: Math.min(entry.staleUntil, now + STALE_RETRY_MS) });
+    cache.set(id, { ...entry, expiresAt: Math.min(entry.staleUntil, now + STALE_RETRY_MS), standingIn: true });
     return entry;
+  }
+
+  /**
+   * Whether an entry past its time that is standing in (a refresh of it failed) answers now: it
+   * does within its staleUntil, and starts the next refresh without waiting for it (one a
+   * STALE_RETRY_MS), so that only the first request after Redis stopped answering waits on it.
+   * A refresh that works replaces the entry; one that fails keeps it standing in.
+   */
+  private current<T extends Freshness>(cache: LRUCache<string, T>, id: string, entry: T, refresh: () => Promise<unknown>): boolean {
+    const now = Date.now();
+    if (entry.standingIn !== true || now >= entry.staleUntil) return false;
+    cache.set(id, { ...entry, expiresAt: Math.min(entry.staleUntil, now + STALE_RETRY_MS) });
+    refresh().catch(() => undefined);
+    return true;
   }
 }
 
