@@ -3,8 +3,10 @@
 // the write is answered, and a crash between the two is mended by any instance within a second.
 //
 // The player and the boards live in different slots, so no one step can write both. Instead:
-//   1. before a write that touches a followed key, an intent goes into one sorted set
-//      (keys.followPending), naming the workspace and the player;
+//   1. before a write that touches a followed key, an intent goes into a sorted set
+//      (keys.followPending, one of 16 shards: the one on the player's own master when there is
+//      one, so a healthy player's intent never waits on a failing master; another if it fails),
+//      naming the workspace and the player;
 //   2. the player's write runs (lua/write-player.lua), as always;
 //   3. the boards are brought to the player's stored values: one HMGET of the followed keys and
 //      the version (one slot, so they agree), then each board's script with that version
@@ -17,15 +19,16 @@
 // Step 3 reads the stored state rather than carrying the write's values, so every path (a
 // sweep, a retried write, the admin side) is the same code, and a later write mends an earlier
 // one.
+import { createHash } from 'node:crypto';
 import type { Logger } from '../logger.js';
 import { decodeEntry } from '../domain/entry.js';
 import type { BoardRegistry } from '../store/boards/board-registry.js';
 import type { LeaderboardStore } from '../store/boards/leaderboard-store.js';
 import { BOARD_ENTRY_BYTES } from '../store/boards/board-memory.js';
-import { keys } from '../store/keys.js';
+import { FOLLOW_PENDING_SHARDS, keys } from '../store/keys.js';
 import type { PlayerWrite } from '../store/players/script-protocol.js';
 import type { CacheEvent, EventSubscriber } from '../store/redis/events.js';
-import type { RedisClient } from '../store/redis/redis.js';
+import { nodeOf, type RedisClient } from '../store/redis/redis.js';
 import { failoverLogOf } from '../store/redis/failover-log.js';
 
 /** Followed key -> the boards that follow it. */
@@ -64,6 +67,8 @@ interface FollowedEntry {
   readonly readAt: number;
   /** Until when it is used without asking Redis (while invalidations arrive). */
   readonly freshUntil: number;
+  /** A refresh failed and it stood in: answered at once until a refresh works. */
+  readonly standingIn?: true;
   readonly followed: Map<string, string[]>;
 }
 
@@ -72,7 +77,18 @@ export interface FollowIntent {
   readonly userId: string;
   readonly followed: Followed;
   readonly member: string;
+  /** The shard's key it was written to. */
+  readonly key: string;
 }
+
+/** Shards tried for one intent before its write fails. */
+const INTENT_TRIES = 3;
+/**
+ * A shard whose write failed is tried last for this long; a board whose write failed is left to
+ * the sweep as long (the writes of its master's other boards too), rather than each write of
+ * the key waiting for the failure again.
+ */
+const REST_MS = 2000;
 
 /** The data keys a write may change: its ops' keys, or every key for a delete of all. */
 export function keysTouched(write: PlayerWrite): readonly string[] | 'all' {
@@ -81,6 +97,10 @@ export function keysTouched(write: PlayerWrite): readonly string[] | 'all' {
 
 export class FollowedWrites {
   private readonly cache = new Map<string, FollowedEntry>();
+  /** Shard -> until when it is tried last (its write failed). */
+  private readonly resting = new Map<number, number>();
+  /** A board's master (host:port) -> until when its boards are left to the sweep (a write failed). */
+  private readonly restingNodes = new Map<string, number>();
   private readonly now: () => number;
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<unknown> | undefined;
@@ -110,6 +130,17 @@ export class FollowedWrites {
     const live = this.options.events?.live === true;
     const now = this.now();
     if (cached && now < cached.freshUntil && (live || now - cached.readAt < CACHE_UNSUBSCRIBED_MS)) return cached.followed;
+    // Standing in (a refresh failed): answered at once, the next refresh tried behind it.
+    if (cached?.standingIn === true && live && now - cached.readAt < STAND_IN_MAX_MS) {
+      this.cache.set(workspaceId, { ...cached, freshUntil: now + STAND_IN_RETRY_MS });
+      this.readFollowed(workspaceId, now).catch(() => undefined);
+      return cached.followed;
+    }
+    return this.readFollowed(workspaceId, now);
+  }
+
+  /** Reads the workspace's follows from Redis and caches them; the entry past its time may stand in. */
+  private async readFollowed(workspaceId: string, now: number): Promise<Map<string, string[]>> {
     let boards: Awaited<ReturnType<BoardRegistry['list']>>;
     try {
       boards = await this.registry.list(workspaceId);
@@ -118,7 +149,7 @@ export class FollowedWrites {
       const standIn = this.cache.get(workspaceId);
       const at = this.now();
       if (standIn === undefined || !this.options.events?.live || at - standIn.readAt >= STAND_IN_MAX_MS) throw err;
-      this.cache.set(workspaceId, { ...standIn, freshUntil: at + STAND_IN_RETRY_MS });
+      this.cache.set(workspaceId, { ...standIn, freshUntil: at + STAND_IN_RETRY_MS, standingIn: true });
       return standIn.followed;
     }
     const followed = new Map<string, string[]>();
@@ -139,8 +170,34 @@ export class FollowedWrites {
     const followed = touched === 'all' ? all : new Map([...all].filter(([key]) => touched.includes(key)));
     if (followed.size === 0) return undefined;
     const member = JSON.stringify([workspaceId, userId, nowMs, Math.random().toString(36).slice(2, 10)]);
-    await this.redis.zadd(keys.followPending(), this.now(), member);
-    return { workspaceId, userId, followed, member };
+    let failure: unknown;
+    for (const shard of this.shardsFor(workspaceId, userId).slice(0, INTENT_TRIES)) {
+      const key = keys.followPending(shard);
+      try {
+        await this.redis.zadd(key, this.now(), member);
+        return { workspaceId, userId, followed, member, key };
+      } catch (err) {
+        // It may have been written all the same (a timeout): the sweep mends and removes it.
+        failure = err;
+        this.resting.set(shard, this.now() + REST_MS);
+      }
+    }
+    throw failure;
+  }
+
+  /**
+   * The shards to try for a player's intent, in order: those on the player's own master first
+   * (a player whose master answers never waits on another), from a place its ids pick so that
+   * the players spread over them; shards whose write failed lately last.
+   */
+  shardsFor(workspaceId: string, userId: string): number[] {
+    const start = createHash('sha1').update(`${workspaceId}\0${userId}`).digest().readUInt32BE(0) % FOLLOW_PENDING_SHARDS;
+    const order = Array.from({ length: FOLLOW_PENDING_SHARDS }, (_, i) => (start + i) % FOLLOW_PENDING_SHARDS);
+    const own = nodeOf(this.redis, keys.player(workspaceId, userId));
+    const now = this.now();
+    const rank = order.map((shard) => ((this.resting.get(shard) ?? 0) > now ? 2 : 0) + (own !== '' && nodeOf(this.redis, keys.followPending(shard)) !== own ? 1 : 0));
+    // A stable sort: the order from `start` is kept within each rank.
+    return order.map((shard, i) => ({ shard, rank: rank[i]! })).sort((a, b) => a.rank - b.rank).map((s) => s.shard);
   }
 
   /**
@@ -160,17 +217,35 @@ export class FollowedWrites {
    * the write's answer does not wait for it.
    */
   async settle(intent: FollowIntent, nowMs: number): Promise<void> {
+    if (this.boardsResting(intent.workspaceId, intent.followed)) return;
     try {
       await this.mend(intent.workspaceId, intent.userId, intent.followed, nowMs);
-      await this.redis.zrem(keys.followPending(), intent.member);
+      await this.redis.zrem(intent.key, intent.member);
     } catch (err) {
-      this.options.logger?.warn({ err: (err as Error).message, workspaceId: intent.workspaceId }, 'a followed board was not updated; the sweep will');
+      const logger = this.options.logger;
+      if (logger && !failoverLogOf(logger).note(err, { workspaceId: intent.workspaceId }, 'a followed board was not updated; the sweep will')) {
+        logger.warn({ err: (err as Error).message, workspaceId: intent.workspaceId }, 'a followed board was not updated; the sweep will');
+      }
     }
+  }
+
+  /** Whether a board of these is on a master whose board write failed lately (see REST_MS). */
+  private boardsResting(workspaceId: string, followed: Followed): boolean {
+    if (this.restingNodes.size === 0) return false;
+    const now = this.now();
+    for (const [node, until] of this.restingNodes) if (until <= now) this.restingNodes.delete(node);
+    for (const boards of followed.values()) {
+      for (const board of boards) {
+        const until = this.restingNodes.get(nodeOf(this.redis, keys.boardFollowed(workspaceId, board)));
+        if (until !== undefined && until > now) return true;
+      }
+    }
+    return false;
   }
 
   /** A write refused by its script changed nothing: its intent goes at once. */
   async drop(intent: FollowIntent): Promise<void> {
-    await this.redis.zrem(keys.followPending(), intent.member).catch(() => undefined);
+    await this.redis.zrem(intent.key, intent.member).catch(() => undefined);
   }
 
   /** Step 3 for one player: each followed key's stored value put on its boards, with the player's version. */
@@ -184,7 +259,15 @@ export class FollowedWrites {
         const entry = stored[i] == null ? undefined : decodeEntry(stored[i]!);
         const valueJson = entry ? entry.valueJson : null;
         return followed.get(key)!.map(async (board) => {
-          const reply = await this.boards.applyFollowed(workspaceId, board, userId, valueJson, at, nowMs);
+          let reply: Awaited<ReturnType<LeaderboardStore['applyFollowed']>>;
+          try {
+            reply = await this.boards.applyFollowed(workspaceId, board, userId, valueJson, at, nowMs);
+          } catch (err) {
+            // On a cluster: its master's boards are left to the sweep for a while.
+            const node = nodeOf(this.redis, keys.boardFollowed(workspaceId, board));
+            if (node !== '') this.restingNodes.set(node, this.now() + REST_MS);
+            throw err;
+          }
           if (reply.status === 'refused') {
             // A board full (LEADERBOARD_MAX_ENTRIES), or a value out of range: the player's
             // write stands, the board keeps what it had. Said once, not retried.
@@ -197,11 +280,24 @@ export class FollowedWrites {
     );
   }
 
-  /** One sweep: intents older than SWEEP_AFTER_MS mended; those that can no longer be joined by their write removed. Answers how many it mended. */
+  /**
+   * One sweep: intents older than SWEEP_AFTER_MS mended; those that can no longer be joined by
+   * their write removed. Every shard (and the key of the release before); a shard that fails
+   * (its master failing over) does not hold up the others, and the first failure is thrown
+   * once they are done. Answers how many it mended.
+   */
   async sweep(): Promise<number> {
+    const swept = await Promise.allSettled(keys.followPendingAll().map((key) => this.sweepShard(key)));
+    const failed = swept.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    return swept.reduce((sum, s) => sum + (s.status === 'fulfilled' ? s.value : 0), 0);
+  }
+
+  private async sweepShard(key: string): Promise<number> {
     const now = this.now();
-    const due = await this.redis.zrangebyscore(keys.followPending(), '-inf', now - SWEEP_AFTER_MS, 'WITHSCORES', 'LIMIT', 0, SWEEP_BATCH);
+    const due = await this.redis.zrangebyscore(key, '-inf', now - SWEEP_AFTER_MS, 'WITHSCORES', 'LIMIT', 0, SWEEP_BATCH);
     let mended = 0;
+    let failure: { err: unknown } | undefined;
     for (let i = 0; i < due.length; i += 2) {
       const member = due[i]!;
       const at = Number(due[i + 1]);
@@ -212,16 +308,25 @@ export class FollowedWrites {
         parsed = undefined;
       }
       if (!Array.isArray(parsed) || typeof parsed[0] !== 'string' || typeof parsed[1] !== 'string') {
-        await this.redis.zrem(keys.followPending(), member);
+        await this.redis.zrem(key, member);
         continue;
       }
       const [workspaceId, userId, nowMs] = parsed as [string, string, number];
-      await this.mend(workspaceId, userId, await this.followedIn(workspaceId), Number(nowMs) || now);
+      // One intent that cannot be mended now (its board's master failing over) holds up no other.
+      try {
+        const followed = await this.followedIn(workspaceId);
+        if (this.boardsResting(workspaceId, followed)) continue;
+        await this.mend(workspaceId, userId, followed, Number(nowMs) || now);
+      } catch (err) {
+        failure ??= { err };
+        continue;
+      }
       mended++;
       // Removed only once its write, if it is still on the way, would have timed out: until then
       // each sweep mends it again (a write that lands late is put on the boards by the next one).
-      if (now - at > this.options.commandTimeoutMs + SWEEP_AFTER_MS) await this.redis.zrem(keys.followPending(), member);
+      if (now - at > this.options.commandTimeoutMs + SWEEP_AFTER_MS) await this.redis.zrem(key, member);
     }
+    if (failure) throw failure.err;
     return mended;
   }
 

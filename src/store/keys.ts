@@ -14,7 +14,23 @@
 // Workspace ids and user ids never contain braces, colons or glob characters (both are
 // validated), so the tags hold and a tag can be matched with SCAN.
 
+import calculateSlot from 'cluster-key-slot';
+
 const PREFIX = 'pds:';
+/** Shards of the followed writes in flight (keys.followPending). */
+export const FOLLOW_PENDING_SHARDS = 16;
+/**
+ * Their hash tags: shard i's slot is in the i-th sixteenth of the slots (the first `fp:i:n`
+ * there), so masters owning ranges of slots, as redis-cli --cluster create and rebalance lay
+ * them out, each hold some shards up to 16 masters.
+ */
+const FOLLOW_PENDING_TAGS: readonly string[] = Array.from({ length: FOLLOW_PENDING_SHARDS }, (_, shard) => {
+  const width = 16384 / FOLLOW_PENDING_SHARDS;
+  for (let n = 0; ; n++) {
+    const tag = `fp:${shard}:${n}`;
+    if (Math.floor(calculateSlot(tag) / width) === shard) return tag;
+  }
+});
 /** Characters of an idempotency key's hash (base64url) in its claim's tag: 64^2 = 4,096 tags a workspace. */
 const CLAIM_SPREAD_CHARS = 2;
 
@@ -185,12 +201,19 @@ export const keys = {
   /** Hash: user id -> the player's version last applied to a board that follows a player key. */
   boardFollowed: (workspaceId: string, board: string) => `${PREFIX}lb:{${workspaceId}:${board}}:f`,
   /**
-   * Sorted set: the writes in flight to keys boards follow (boards/followed-writes.ts): member
-   * `[workspaceId, userId, nowMs, nonce]` as JSON, score = when the intent was written (ms).
-   * Added before such a write, removed once its boards hold the stored value; what a crash
-   * leaves is swept by any instance. One key for the installation: one command a sweep.
+   * Sorted set, one of FOLLOW_PENDING_SHARDS: the writes in flight to keys boards follow
+   * (boards/followed-writes.ts): member `[workspaceId, userId, nowMs, nonce]` as JSON, score =
+   * when the intent was written (ms). Added before such a write, removed once its boards hold
+   * the stored value; what a crash leaves is swept by any instance. In shards whose slots are
+   * spread evenly over the 16,384 (FOLLOW_PENDING_TAGS), so that every master of a cluster
+   * holds some and a master that fails over holds only its own: with one key, every followed
+   * write of the installation failed while its master did.
    */
-  followPending: () => `${PREFIX}{follow}:pending`,
+  followPending: (shard: number) => `${PREFIX}{${FOLLOW_PENDING_TAGS[shard]}}:pending`,
+  /** The one key the release before kept every intent in: swept and erased, never written. */
+  followPendingLegacy: () => `${PREFIX}{follow}:pending`,
+  /** Every key intents may be in: the shards, then the legacy key. */
+  followPendingAll: () => [...FOLLOW_PENDING_TAGS.map((_, shard) => keys.followPending(shard)), keys.followPendingLegacy()],
   /** SCAN pattern matching every key of every board of a workspace. */
   boardPattern: (workspaceId: string) => `${PREFIX}lb:{${workspaceId}:*`,
 

@@ -32,6 +32,8 @@ describe('boards that follow a player key', function () {
 
   const follow = (board: string, key: string | null) =>
     adminCall(t.service, 'PATCH', `/workspaces/${workspaceId}/leaderboards/${board}`, { body: { follow: key } });
+  /** Every intent of a write in flight, in every shard. */
+  const intents = async () => (await Promise.all(keys.followPendingAll().map((key) => t.redis.zrange(key, '0', '-1')))).flat();
   /** The board as the public API pages it: user id -> score. */
   const board = async (name: string) => {
     const res = await api.get(`/leaderboards/${name}?limit=100`);
@@ -97,7 +99,7 @@ describe('boards that follow a player key', function () {
     await api.post('/data/set', { userId: 12, key: 'coins', value: 1 });
     expect((await board('coins'))['12']).to.equal(1000);
     expect((await board('coins-too'))['12']).to.equal(1);
-    expect(await t.redis.zrangebyscore(keys.followPending(), '-inf', '+inf')).to.satisfy((members: string[]) => !members.some((m) => m.includes(workspaceId)));
+    expect(await intents()).to.satisfy((members: string[]) => !members.some((m) => m.includes(workspaceId)));
   });
 
   it('mends what a crashed writer left: a sweep puts the stored value on the board, then forgets the intent', async () => {
@@ -120,7 +122,7 @@ describe('boards that follow a player key', function () {
     expect(await follower.sweep()).to.be.at.least(1);
     expect(await board('b')).to.deep.equal({ '7': 42 });
     // Kept (and mended again) until its write could no longer land, then removed.
-    const mine = async () => (await t.redis.zrange(keys.followPending(), '0', '-1')).filter((m) => m === intent!.member);
+    const mine = async () => (await t.redis.zrange(intent!.key, '0', '-1')).filter((m) => m === intent!.member);
     expect(await mine()).to.have.length(1);
     now += 1000;
     await follower.sweep();
@@ -151,7 +153,7 @@ describe('boards that follow a player key', function () {
       const score = async () => (await other.get('/leaderboards/k/players/5')).body.data?.score as number | undefined;
       // The player's write landed; its intent waits; the board has nothing yet.
       expect(await t.redis.hget(keys.player(ws.workspaceId, '5'), 'coins')).to.not.equal(null);
-      expect((await t.redis.zrange(keys.followPending(), '0', '-1')).some((m) => m.includes(ws.workspaceId))).to.equal(true);
+      expect((await intents()).some((m) => m.includes(ws.workspaceId))).to.equal(true);
       expect(await score()).to.equal(undefined);
       // This test's own service (another instance) sweeps it.
       let mendedAfter = -1;
@@ -191,6 +193,13 @@ describe('boards that follow a player key', function () {
       now += 61_000;
       proxy.hold();
       expect(Object.fromEntries(await follower.followedIn(workspaceId))).to.deep.equal(followed);
+      // Standing in, past the second it is kept: answered at once, the refresh sent behind it.
+      now += 1001;
+      const sent = proxy.sent().length;
+      const answer = await Promise.race([follower.followedIn(workspaceId), new Promise((r) => setTimeout(() => r('waited'), 50))]);
+      expect(Object.fromEntries(answer as Map<string, string[]>)).to.deep.equal(followed);
+      await new Promise((r) => setTimeout(r, 150));
+      expect(proxy.sent().length, 'a refresh sent').to.be.greaterThan(sent);
       // Past twice its time: no more.
       now += 60_000;
       const failed = await follower.followedIn(workspaceId).then(() => undefined, (err: unknown) => err);
@@ -216,6 +225,37 @@ describe('boards that follow a player key', function () {
       await events.stop();
       viaProxy.disconnect();
       await proxy.close();
+    }
+  });
+
+  it("writes an intent to the next shard when its own shard's write fails, and tries that shard last for a while", async () => {
+    await follow('b', 'score');
+    const config = testConfig();
+    const registry = new BoardRegistry(t.redis, config.leaderboards.maxBoards);
+    const boards = new LeaderboardStore(t.redis, registry, { maxEntries: 1000, idempotencyTtlSeconds: 60 });
+    const probe = new FollowedWrites(t.redis, registry, boards, { recordBoardBytes: () => undefined, commandTimeoutMs: 1000 });
+    const [first, second] = probe.shardsFor(workspaceId, '9');
+    // A user that may not touch the first shard's key (NOPERM), as a failing master refuses it.
+    const user = `fw-${Date.now()}`;
+    const otherShards = keys.followPendingAll().filter((key) => key !== keys.followPending(first!));
+    await t.redis.call('ACL', 'SETUSER', user, 'on', '>pw', 'resetkeys', ...otherShards.map((key) => `~${key}`), '~pds:ws:*', '~pds:lb:*', '~pds:p:*', '+@all');
+    const limited = createRedis({ url: testRedisUrl().replace('redis://', `redis://${user}:pw@`), commandTimeoutMs: 1000, connectTimeoutMs: 1000 });
+    await limited.connect();
+    const follower = new FollowedWrites(limited, new BoardRegistry(limited, config.leaderboards.maxBoards), boards, { recordBoardBytes: () => undefined, commandTimeoutMs: 1000 });
+    try {
+      const intent = await follower.intent(workspaceId, '9', ['score'], Date.now());
+      expect(intent!.key).to.equal(keys.followPending(second!));
+      expect(await t.redis.zscore(intent!.key, intent!.member)).to.not.equal(null);
+      // The failed shard is tried last now.
+      expect(follower.shardsFor(workspaceId, '9')[0]).to.equal(second);
+      expect(follower.shardsFor(workspaceId, '9').at(-1)).to.equal(first);
+      await follower.drop(intent!);
+      expect(await t.redis.zscore(intent!.key, intent!.member)).to.equal(null);
+    } finally {
+      await follower.stop();
+      await probe.stop();
+      limited.disconnect();
+      await t.redis.call('ACL', 'DELUSER', user);
     }
   });
 });

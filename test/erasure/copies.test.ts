@@ -99,10 +99,13 @@ describe('an erasure reaches the copies of the player outside its keys', functio
     expect(await h.redis.hget(followed, String(userId))).to.not.equal(null);
     // As an instance that died between a write and its boards leaves it: the sweep mends it
     // (reads the player, writes the board) until the write can no longer land.
+    // In a shard, and in the one key of the release before.
     const intent = JSON.stringify([ws.workspaceId, String(userId), Date.now(), 'n1']);
-    await h.redis.zadd(keys.followPending(), Date.now() - 600, intent);
+    await h.redis.zadd(keys.followPending(5), Date.now() - 600, intent);
+    await h.redis.zadd(keys.followPendingLegacy(), Date.now() - 600, intent);
     await erase(userId, ws.workspaceId);
-    expect(await h.redis.zscore(keys.followPending(), intent)).to.equal(null);
+    expect(await h.redis.zscore(keys.followPending(5), intent)).to.equal(null);
+    expect(await h.redis.zscore(keys.followPendingLegacy(), intent)).to.equal(null);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(await h.redis.hget(followed, String(userId))).to.equal(null);
   });
