@@ -8,7 +8,7 @@
 // within 5 s, commands per master within ±15% of their mean, and at most one log line of a kind
 // per second per instance. All traffic is on 127.0.0.1; the run is bounded (60 s of load).
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import calculateSlot from 'cluster-key-slot';
@@ -256,6 +256,7 @@ describe('a fleet: three instances behind HAProxy on a 3+3 Redis Cluster, with a
     report('fleet', figures);
     const logDir = process.env['FLEET_LOG_DIR'];
     if (logDir) {
+      mkdirSync(logDir, { recursive: true });
       instances.forEach((i, n) => writeFileSync(join(logDir, `instance-${n}.log`), i.logs.join('\n')));
       writeFileSync(join(logDir, 'haproxy.log'), haproxy.logs.join('\n'));
       writeFileSync(join(logDir, 'commands-by-name.json'), JSON.stringify({ masters, workspaceMaster, calls: Object.fromEntries(commandsByName) }, null, 1));
