@@ -20,6 +20,7 @@
 // sweep, a retried write, the admin side) is the same code, and a later write mends an earlier
 // one.
 import { createHash } from 'node:crypto';
+import { AppError, ErrorCode } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { decodeEntry } from '../domain/entry.js';
 import type { BoardRegistry } from '../store/boards/board-registry.js';
@@ -79,6 +80,11 @@ export interface FollowIntent {
   readonly member: string;
   /** The shard's key it was written to. */
   readonly key: string;
+}
+
+/** A write refused before it was sent: its turn refused (429), or its node not answering (503, nothing sent). */
+function notSent(err: unknown): boolean {
+  return err instanceof AppError && (err.code === ErrorCode.RATE_LIMITED || err.code === ErrorCode.STORAGE_UNAVAILABLE);
 }
 
 /** Shards tried for one intent before its write fails. */
@@ -202,13 +208,64 @@ export class FollowedWrites {
 
   /**
    * Steps 1 to 4 around one player write (`run`): what every path that writes a player calls.
-   * A write that throws leaves its intent for the sweep (it may have been applied).
+   * `run` takes the workspace's turn for the player's script alone (saves/player-writes.ts): the
+   * intent and the boards are other keys, often on other nodes, and a workspace's writes to one
+   * node waited on each other's boards too. A write refused before it was sent drops its intent;
+   * one that throws otherwise leaves it for the sweep (it may have been applied).
    */
   async around<T>(workspaceId: string, userId: string, write: PlayerWrite, nowMs: number, run: () => Promise<T>, applied: (result: T) => boolean): Promise<T> {
     const intent = await this.intent(workspaceId, userId, keysTouched(write), nowMs);
-    const result = await run();
+    let result: T;
+    try {
+      result = await run();
+    } catch (err) {
+      if (intent && notSent(err)) await this.drop(intent);
+      throw err;
+    }
     if (intent) await (applied(result) ? this.settle(intent, nowMs) : this.drop(intent));
     return result;
+  }
+
+  /**
+   * around() for the players of one request: their intents first, side by side; `run` writes the
+   * players whose intent was written (their indexes; an outcome or a refusal each); then each
+   * intent settled, dropped or left as around() does, side by side. A player whose intent could
+   * not be written is not written: its outcome is that failure as `failure` reads it (a storage
+   * failure, that player's alone), or it is thrown.
+   */
+  async aroundEach<T>(
+    workspaceId: string,
+    writes: ReadonlyArray<{ readonly userId: string; readonly write: PlayerWrite }>,
+    nowMs: number,
+    run: (indexes: readonly number[]) => Promise<Array<T | AppError>>,
+    applied: (result: T) => boolean,
+    failure: (err: unknown) => AppError | undefined,
+  ): Promise<Array<T | AppError>> {
+    const intents = await Promise.allSettled(writes.map((w) => this.intent(workspaceId, w.userId, keysTouched(w.write), nowMs)));
+    const results = new Array<T | AppError>(writes.length);
+    const written: number[] = [];
+    for (const [i, settled] of intents.entries()) {
+      if (settled.status === 'fulfilled') {
+        written.push(i);
+        continue;
+      }
+      const refused = failure(settled.reason);
+      if (refused === undefined) throw settled.reason;
+      results[i] = refused;
+    }
+    const ran = written.length > 0 ? await run(written) : [];
+    written.forEach((i, j) => (results[i] = ran[j]!));
+    await Promise.all(
+      written.map(async (i) => {
+        const intent = (intents[i] as PromiseFulfilledResult<FollowIntent | undefined>).value;
+        const result = results[i]!;
+        if (intent === undefined) return;
+        if (result instanceof AppError) {
+          if (notSent(result)) await this.drop(intent);
+        } else await (applied(result) ? this.settle(intent, nowMs) : this.drop(intent));
+      }),
+    );
+    return results;
   }
 
   /**

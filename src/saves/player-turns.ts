@@ -29,7 +29,7 @@ export const WRITES_PER_WORKSPACE = 1;
  * nothing sent; OUTCOME_UNKNOWN, sent, no answer): that player's outcome in a many-player
  * request, which the others do not share. Anything else (a bug) is not.
  */
-function storageFailure(err: unknown): AppError | undefined {
+export function storageFailure(err: unknown): AppError | undefined {
   if (err instanceof AppError) return err.code === ErrorCode.STORAGE_UNAVAILABLE || err.code === ErrorCode.OUTCOME_UNKNOWN ? err : undefined;
   return isUnavailableError(err) ? storageUnavailable(err) : undefined;
 }

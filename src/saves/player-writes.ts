@@ -23,7 +23,7 @@ import { unexpectedScriptReply } from '../store/redis/scripts.js';
 import { withClaim, type ClaimedKey, type IdempotencyClaims } from './idempotency.js';
 import type { PlayerIndexRecorder } from '../store/workspaces/player-index.js';
 import { appliedOrThrow, type Applied, type RefusalContext } from './outcomes.js';
-import { PlayerTurns } from './player-turns.js';
+import { PlayerTurns, storageFailure } from './player-turns.js';
 import type { StorageQuota } from './storage-quota.js';
 import type { WorkspaceBytes } from './workspace-bytes.js';
 
@@ -66,6 +66,14 @@ export const CONSOLIDATED_PLAYER_ANSWER_MS = 60_000;
  */
 export interface WriteFollowers {
   around<T>(workspaceId: string, userId: string, write: PlayerWrite, nowMs: number, run: () => Promise<T>, applied: (result: T) => boolean): Promise<T>;
+  aroundEach<T>(
+    workspaceId: string,
+    writes: readonly PlayerWriteRequest[],
+    nowMs: number,
+    run: (indexes: readonly number[]) => Promise<Array<T | AppError>>,
+    applied: (result: T) => boolean,
+    failure: (err: unknown) => AppError | undefined,
+  ): Promise<Array<T | AppError>>;
 }
 
 const adds = (write: PlayerWrite) => !(write.deleteAll || write.ops.every((op) => op.op === 'delete'));
@@ -99,7 +107,9 @@ export class PlayerWrites {
     const verdict = this.quota.verdict(origin.workspaceId, origin.plan, adds(request.write), origin.nowMs, [request.write]);
     return this.quota.holding(origin.workspaceId, verdict, () =>
       withClaim(this.claims, origin, verdict, async (claim) => {
-        const reply = await this.turns.inTurn(origin.workspaceId, origin.bytes, request.userId, () => this.apply(origin, request, claim));
+        const reply = await this.followed(origin, request, () =>
+          this.turns.inTurn(origin.workspaceId, origin.bytes, request.userId, () => this.write(origin, request, claim)),
+        );
         if (claim) this.quota.recordKept(origin.workspaceId, reply.keptBytes, origin.nowMs + claim.ttlSeconds * 1000);
         return appliedOrThrow(reply, this.context(request));
       }),
@@ -123,7 +133,9 @@ export class PlayerWrites {
     return this.quota.holding(origin.workspaceId, verdict, () =>
       withClaim(this.claims, origin, verdict, async (claim) => {
         const replies = await this.keptAsOne(origin, claim, requests.map((r) => r.userId), decodeWriteReply, () =>
-          this.turns.oneByOne(origin.workspaceId, origin.bytes, requests.map((r) => r.userId), (_userId, i) => this.apply(origin, requests[i]!, claim)),
+          this.followedEach(origin, requests, (which) =>
+            this.turns.oneByOne(origin.workspaceId, origin.bytes, which.map((i) => requests[i]!.userId), (_userId, j) => this.write(origin, requests[which[j]!]!, claim)),
+          ),
         );
         return replies.map((reply, i) => (reply instanceof AppError ? reply : this.outcomeOf(reply, requests[i]!)));
       }),
@@ -205,13 +217,25 @@ export class PlayerWrites {
     return raws.map((raw) => ({ ...decode(raw as RawReply), replayed: true }));
   }
 
-  /** Runs the player's write (write()) with the boards that follow a key it writes around it. */
-  private async apply(origin: WriteOrigin, request: PlayerWriteRequest, claim: ClaimedKey | undefined): Promise<KeptReply<WriteReply>> {
-    const write = () => this.write(origin, request, claim);
-    // Boards that follow a key it writes get the stored value before it is answered (a replay
-    // too: its first attempt may have stopped before them).
-    if (!this.follow) return write();
-    return this.follow.around(origin.workspaceId, request.userId, request.write, origin.nowMs, write, (r) => r.reply.applied);
+  /**
+   * Runs the player's write (`run`: its script in its turn) with the boards that follow a key it
+   * writes around it, outside the turn (boards/followed-writes.ts). Boards that follow a key it
+   * writes get the stored value before it is answered (a replay too: its first attempt may have
+   * stopped before them).
+   */
+  private followed(origin: WriteOrigin, request: PlayerWriteRequest, run: () => Promise<KeptReply<WriteReply>>): Promise<KeptReply<WriteReply>> {
+    if (!this.follow) return run();
+    return this.follow.around(origin.workspaceId, request.userId, request.write, origin.nowMs, run, (r) => r.reply.applied);
+  }
+
+  /** followed() for a request's players: `run` writes those of the indexes given. */
+  private followedEach(
+    origin: WriteOrigin,
+    requests: readonly PlayerWriteRequest[],
+    run: (indexes: readonly number[]) => Promise<Array<KeptReply<WriteReply> | AppError>>,
+  ): Promise<Array<KeptReply<WriteReply> | AppError>> {
+    if (!this.follow) return run(requests.map((_, i) => i));
+    return this.follow.aroundEach(origin.workspaceId, requests, origin.nowMs, run, (r) => r.reply.applied, storageFailure);
   }
 
   /**

@@ -8,6 +8,8 @@ import { AdminOperations } from '../../src/admin/operations.js';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/logger.js';
 import { startService, type RunningService } from '../../src/server.js';
+import { hashApiKey } from '../../src/domain/api-key.js';
+import { decodeEntry } from '../../src/domain/entry.js';
 import { keys } from '../../src/store/keys.js';
 import { countMatching } from '../../src/store/redis/scan.js';
 import { defineScripts } from '../../src/store/redis/scripts.js';
@@ -169,5 +171,49 @@ describe('leaderboards on a Redis Cluster (3 masters + 3 replicas)', function ()
     }
     expect(score).to.equal(500);
     expect(await crossSlotErrors(cluster)).to.equal(0);
+  });
+
+  it("answers the workspace's other writes on a master while a followed write there waits on its board's master", async () => {
+    const { workspaceId, apiKey } = await ops.createWorkspace({ name: 'follow turns', plan: 'pro' });
+    const api = client(service, apiKey);
+    // A master with neither the workspace's keys nor its API key's record: the board's.
+    const own = new Set([await cluster.masterOf(keys.workspace(workspaceId)), await cluster.masterOf(keys.apiKey(hashApiKey(apiKey)))]);
+    const boardMaster = (await cluster.masters()).find((port) => !own.has(port))!;
+    let board = 'lvl';
+    for (let i = 0; (await cluster.masterOf(keys.boardFollowed(workspaceId, board))) !== boardMaster; i++) board = `lvl-${i}`;
+    await ops.leaderboards.follow(workspaceId, board, 'level');
+    // Two players on one other master.
+    const players: string[] = [];
+    let playersMaster: number | undefined;
+    for (let i = 0; players.length < 2; i++) {
+      const master = await cluster.masterOf(keys.player(workspaceId, `t${i}`));
+      if (master === boardMaster || (playersMaster !== undefined && master !== playersMaster)) continue;
+      playersMaster = master;
+      players.push(`t${i}`);
+    }
+    const [a, b] = players as [string, string];
+    expect((await api.post('/data/set', { userId: a, key: 'level', value: 1 })).status).to.equal(200);
+    expect((await api.post('/data/set', { userId: b, key: 'coins', value: 1 })).status).to.equal(200);
+
+    const stopped = cluster.nodes.find((n) => n.port === boardMaster)!.redis.process;
+    stopped.kill('SIGSTOP');
+    try {
+      let aAnswered = false;
+      const aWrite = api.post('/data/set', { userId: a, key: 'level', value: 2 }).then((res) => ((aAnswered = true), res));
+      // A's script has run (its player holds the value): it now waits on its board.
+      for (let i = 0; decodeEntry((await redis.hget(keys.player(workspaceId, a), 'level')) ?? '')?.valueJson !== '2'; i++) {
+        expect(i, "a's write reached its player").to.be.below(200);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      // B, of the same workspace on the same master, is not kept waiting behind A's board: the
+      // workspace's turn on a node covers the player's script only.
+      const bWrite = await api.post('/data/set', { userId: b, key: 'coins', value: 2 });
+      expect(bWrite.status, bWrite.text).to.equal(200);
+      expect(aAnswered, "a's answer waits for its board").to.equal(false);
+      stopped.kill('SIGCONT');
+      expect((await aWrite).status).to.equal(200);
+    } finally {
+      stopped.kill('SIGCONT');
+    }
   });
 });
