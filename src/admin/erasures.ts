@@ -57,6 +57,33 @@ export interface WorkspaceErasurePlayers {
   readonly templates: string[];
 }
 
+/**
+ * The game ids a workspace is to serve, checked and normalized (no duplicates), or 400: the
+ * admin op's check, which a restore (admin/installation-backup.ts) runs too before it writes.
+ */
+export function parseGameIds(rawGameIds: ReadonlyArray<string | number>): string[] {
+  if (rawGameIds.length > GAMES_MAX) throw badRequest(`At most ${GAMES_MAX} games a workspace`);
+  return [...new Set(rawGameIds.map((raw) => {
+    const id = normalizeGameId(typeof raw === 'string' ? raw.trim() : raw);
+    if (id === undefined) throw badRequest(`Game id must be a positive whole number (the platform's universe id), got ${JSON.stringify(raw)}`);
+    return id;
+  }))];
+}
+
+/**
+ * A workspace's erasure player names, checked, each kept once and `{userId}` alone dropped, or
+ * 400: the admin op's check, which a restore runs too before it writes.
+ */
+export function parseErasurePlayerNames(rawTemplates: readonly string[]): string[] {
+  if (rawTemplates.length > PLAYER_NAME_TEMPLATES_MAX) throw badRequest(`At most ${PLAYER_NAME_TEMPLATES_MAX} erasure player names a workspace`);
+  for (const template of rawTemplates) {
+    if (typeof template !== 'string') throw badRequest(`An erasure player name is a text such as "Player_${USER_ID_PLACEHOLDER}", got ${JSON.stringify(template)}`);
+    const problem = templateProblem(template);
+    if (problem !== undefined) throw badRequest(`Erasure player name ${JSON.stringify(template.slice(0, 120))} ${problem}`);
+  }
+  return [...new Set(rawTemplates)].filter((t) => t !== USER_ID_PLACEHOLDER);
+}
+
 /** Who asks, from the actor the operations act as. */
 function sourceOf(actor: string): ErasureSource {
   if (actor === 'console') return 'console';
@@ -190,12 +217,7 @@ export class ErasureOperations {
   /** Makes the workspace serve exactly these games; jobs that waited for one of them run again. */
   async setGames(workspaceId: string, rawGameIds: ReadonlyArray<string | number>): Promise<WorkspaceGames> {
     await this.ctx.requireWorkspace(workspaceId);
-    if (rawGameIds.length > GAMES_MAX) throw badRequest(`At most ${GAMES_MAX} games a workspace`);
-    const gameIds = [...new Set(rawGameIds.map((raw) => {
-      const id = normalizeGameId(typeof raw === 'string' ? raw.trim() : raw);
-      if (id === undefined) throw badRequest(`Game id must be a positive whole number (the platform's universe id), got ${JSON.stringify(raw)}`);
-      return id;
-    }))];
+    const gameIds = parseGameIds(rawGameIds);
     const result = await this.games.set(workspaceId, gameIds);
     if (!result.ok) throw conflict(`Game ${result.gameId} is served by workspace ${result.servedBy}: remove it there first`);
     const requeued: string[] = [];
@@ -227,13 +249,7 @@ export class ErasureOperations {
    */
   async setErasurePlayers(workspaceId: string, rawTemplates: readonly string[]): Promise<WorkspaceErasurePlayers> {
     await this.ctx.requireWorkspace(workspaceId);
-    if (rawTemplates.length > PLAYER_NAME_TEMPLATES_MAX) throw badRequest(`At most ${PLAYER_NAME_TEMPLATES_MAX} erasure player names a workspace`);
-    for (const template of rawTemplates) {
-      if (typeof template !== 'string') throw badRequest(`An erasure player name is a text such as "Player_${USER_ID_PLACEHOLDER}", got ${JSON.stringify(template)}`);
-      const problem = templateProblem(template);
-      if (problem !== undefined) throw badRequest(`Erasure player name ${JSON.stringify(template.slice(0, 120))} ${problem}`);
-    }
-    const templates = [...new Set(rawTemplates)].filter((t) => t !== USER_ID_PLACEHOLDER);
+    const templates = parseErasurePlayerNames(rawTemplates);
     await this.playerNames.set(workspaceId, templates);
     await this.ctx.audit('workspace.set-erasure-players', `workspace:${workspaceId}`, {
       workspaceId,
