@@ -1,7 +1,7 @@
 // A whole installation to a folder and back, for disaster recovery and moving to another Redis
 // or to a cluster: workspaces (with their plans), API keys by their SHA-256 only, bans and the
-// allow-list, and every workspace's players (one NDJSON file per workspace, as `workspace
-// export` writes it). manifest.json, written last, lists every file with its line count, size
+// allow-list, each workspace's erasure player names and games (on its line of workspaces.ndjson),
+// and every workspace's players (one NDJSON file per workspace, as `workspace export` writes it). manifest.json, written last, lists every file with its line count, size
 // and SHA-256: a folder without it is an unfinished backup, and an import checks every file
 // against it before it writes anything. docs/backups.md describes the layout.
 import { createHash } from 'node:crypto';
@@ -13,6 +13,8 @@ import { pipeline } from 'node:stream/promises';
 import { isWorkspaceId } from '../domain/ids.js';
 import { AppError, badRequest, conflict, ErrorCode } from '../errors.js';
 import { publishEvent } from '../store/redis/events.js';
+import { GameMap } from '../store/installation/game-map.js';
+import { ErasurePlayerNames } from '../store/workspaces/erasure-names.js';
 import {
   readApiKeysRaw,
   readGateList,
@@ -27,6 +29,7 @@ import {
 } from '../store/installation/installation-records.js';
 import { parseCollisionOption, planRestore, type RestorePlan } from './backup-collisions.js';
 import type { AdminContext } from './context.js';
+import { parseErasurePlayerNames, parseGameIds, type ErasureOperations } from './erasures.js';
 import { createNewFileStream, writeWhole } from './new-files.js';
 import { ndjsonLines } from './ndjson-lines.js';
 import { exportWorkspace, importWorkspace, parseImportMode, type ImportSummary } from './workspace-transfer.js';
@@ -40,6 +43,16 @@ const BANS = 'bans.ndjson';
 const ALLOW = 'ban-allow.ndjson';
 const playersFile = (workspaceId: string) => `players/${workspaceId}.ndjson`;
 
+/**
+ * One line of workspaces.ndjson: the workspace's record field for field, with its erasure
+ * player names and the games it serves when it has any. A backup written before these two
+ * fields existed has neither: its workspaces are restored without them.
+ */
+export interface WorkspaceLine extends WorkspaceRecordRaw {
+  readonly erasurePlayers?: string[];
+  readonly games?: string[];
+}
+
 export interface ManifestFile {
   readonly name: string;
   readonly lines: number;
@@ -51,7 +64,17 @@ export interface Manifest {
   readonly format: typeof BACKUP_FORMAT;
   readonly formatVersion: number;
   readonly createdAt: string;
-  readonly counts: { workspaces: number; apiKeys: number; bans: number; allowEntries: number; players: number; keys: number };
+  readonly counts: {
+    workspaces: number;
+    apiKeys: number;
+    bans: number;
+    allowEntries: number;
+    players: number;
+    keys: number;
+    /** Absent from a backup written before they were carried. */
+    erasurePlayers?: number;
+    games?: number;
+  };
   readonly files: ManifestFile[];
 }
 
@@ -98,7 +121,20 @@ export async function exportInstallation(
     const record = await readWorkspaceRaw(ctx.redis, id);
     if (record) workspaces.push(record);
   }
-  const files: ManifestFile[] = [await writeCounted(dir, WORKSPACES, jsonLines(workspaces))];
+  // The games map is read whole (small); a game of a workspace not in the backup is left out.
+  const playerNames = new ErasurePlayerNames(ctx.redis);
+  const gameMap = new GameMap(ctx.redis);
+  let templateCount = 0;
+  let gameCount = 0;
+  const lines: WorkspaceLine[] = [];
+  for (const w of workspaces) {
+    const templates = await playerNames.of(w.id);
+    const games = await gameMap.of(w.id);
+    templateCount += templates.length;
+    gameCount += games.length;
+    lines.push({ ...w, ...(templates.length > 0 ? { erasurePlayers: templates } : {}), ...(games.length > 0 ? { games } : {}) });
+  }
+  const files: ManifestFile[] = [await writeCounted(dir, WORKSPACES, jsonLines(lines))];
   const apiKeys: ApiKeyRecordRaw[] = [];
   for (const w of workspaces) apiKeys.push(...(await readApiKeysRaw(ctx.redis, w.id)));
   files.push(await writeCounted(dir, API_KEYS, jsonLines(apiKeys)));
@@ -127,7 +163,16 @@ export async function exportInstallation(
     format: BACKUP_FORMAT,
     formatVersion: BACKUP_FORMAT_VERSION,
     createdAt: new Date(ctx.nowMs()).toISOString(),
-    counts: { workspaces: workspaces.length, apiKeys: apiKeys.length, bans: files[2]!.lines, allowEntries: files[3]!.lines, players, keys: dataKeys },
+    counts: {
+      workspaces: workspaces.length,
+      apiKeys: apiKeys.length,
+      bans: files[2]!.lines,
+      allowEntries: files[3]!.lines,
+      players,
+      keys: dataKeys,
+      erasurePlayers: templateCount,
+      games: gameCount,
+    },
     files,
   };
   // Last, and whole or not at all: its presence says the backup is complete.
@@ -203,8 +248,25 @@ export interface InstallationImport {
   readonly apiKeys: { created: number; existing: number };
   readonly bans: { created: number; existing: number };
   readonly allowEntries: { created: number; existing: number };
+  /** Workspaces whose erasure player names were set by the restore, or found set already (kept as they are). */
+  readonly erasurePlayers: { created: number; existing: number };
+  /** Games mapped to their restored workspace, or found mapped to it already. */
+  readonly games: { created: number; existing: number };
+  /**
+   * Games of the backup that another workspace serves here: left with it (a restore never takes
+   * a game from a tenant), and not mapped to the restored workspace.
+   */
+  readonly gamesServedElsewhere: GameServedElsewhere[];
   readonly players: ImportSummary[];
   readonly ms: number;
+}
+
+export interface GameServedElsewhere {
+  readonly gameId: string;
+  /** The backup's workspace that served it, under the id it is restored as. */
+  readonly workspaceId: string;
+  /** The workspace of this installation that serves it. */
+  readonly servedBy: string;
 }
 
 /**
@@ -212,11 +274,13 @@ export interface InstallationImport {
  * players follow `mode`). Every file is checked against the manifest first, and where each
  * workspace goes is decided before anything is written (admin/backup-collisions.ts: a workspace
  * id that holds another workspace here refuses the import, unless `onCollision` says rename or
- * skip); then workspaces, keys, bans and allow-list, then each workspace's players. Safe to run
- * again after an interruption: what was written is found and kept.
+ * skip); then workspaces, keys, bans and allow-list, each workspace's erasure player names and
+ * games (through the admin ops that set them, so with their checks, audit entries and requeued
+ * erasure jobs; a game another workspace serves here is left to it and reported), then each
+ * workspace's players. Safe to run again after an interruption: what was written is found and kept.
  */
 export async function importInstallation(
-  ctx: AdminContext,
+  ctx: AdminContext & { readonly erasures: Pick<ErasureOperations, 'setGames' | 'setErasurePlayers'> },
   dir: string,
   options: { mode?: string | undefined; onCollision?: string | undefined; onProgress?: (p: BackupProgress) => void } = {},
 ): Promise<InstallationImport> {
@@ -234,17 +298,38 @@ export async function importInstallation(
     apiKeys: { created: 0, existing: 0 },
     bans: { created: 0, existing: 0 },
     allowEntries: { created: 0, existing: 0 },
+    erasurePlayers: { created: 0, existing: 0 },
+    games: { created: 0, existing: 0 },
+    gamesServedElsewhere: [] as GameServedElsewhere[],
     players: [] as ImportSummary[],
     ms: 0,
   };
   const tally = (t: { created: number; existing: number }, created: boolean) => (created ? t.created++ : t.existing++);
   // The records are few (one a workspace, key, ban): all read and checked before the first write.
-  const workspaces: WorkspaceRecordRaw[] = [];
-  for await (const record of records<WorkspaceRecordRaw>(dir, WORKSPACES)) {
+  const workspaces: WorkspaceLine[] = [];
+  const gameOwners = new Map<string, string>();
+  for await (const record of records<WorkspaceLine>(dir, WORKSPACES)) {
     if (typeof record.id !== 'string' || !isWorkspaceId(record.id) || typeof record.fields !== 'object' || record.fields === null) {
       throw invalid(`${WORKSPACES} holds a bad workspace record ${JSON.stringify(record).slice(0, 100)}`);
     }
-    workspaces.push(record);
+    // Checked as the admin ops check them, so that no write of the restore is refused halfway.
+    const checked = (what: string, raw: unknown, parse: (raw: string[]) => string[]): string[] => {
+      if (raw === undefined) return [];
+      if (!Array.isArray(raw)) throw invalid(`${WORKSPACES}: workspace ${record.id}'s ${what} is not a list`);
+      try {
+        return parse(raw as string[]);
+      } catch (err) {
+        throw invalid(`${WORKSPACES}: workspace ${record.id}'s ${what}: ${(err as Error).message}`);
+      }
+    };
+    const erasurePlayers = checked('erasurePlayers', record.erasurePlayers, parseErasurePlayerNames);
+    const games = checked('games', record.games, parseGameIds);
+    for (const game of games) {
+      const other = gameOwners.get(game);
+      if (other !== undefined) throw invalid(`${WORKSPACES}: game ${game} is served by two workspaces, ${other} and ${record.id}`);
+      gameOwners.set(game, record.id);
+    }
+    workspaces.push({ ...record, erasurePlayers, games });
   }
   const apiKeys: ApiKeyRecordRaw[] = [];
   const backupIds = new Set(workspaces.map((w) => w.id));
@@ -269,7 +354,22 @@ export async function importInstallation(
   const plan = await planRestore(ctx.redis, workspaces, apiKeys, onCollision);
   result.renamed = plan.renamed;
   result.skipped = plan.skipped;
-  const restored: Array<{ from: string; to: string }> = [];
+  // Games another workspace serves here stay with it: found before the first write, so the
+  // summary says the same on every run.
+  const gamesHere = await new GameMap(ctx.redis).all();
+  const gamesToMap = new Map<string, string[]>();
+  for (const record of workspaces) {
+    const to = plan.targets.get(record.id);
+    if (to === undefined) continue;
+    const mine: string[] = [];
+    for (const gameId of record.games ?? []) {
+      const servedBy = gamesHere[gameId];
+      if (servedBy === undefined || servedBy === to) mine.push(gameId);
+      else result.gamesServedElsewhere.push({ gameId, workspaceId: to, servedBy });
+    }
+    gamesToMap.set(to, mine);
+  }
+  const restored: Array<{ from: string; to: string; record: WorkspaceLine }> = [];
   for (const record of workspaces) {
     const to = plan.targets.get(record.id);
     if (to === undefined) continue;
@@ -280,7 +380,7 @@ export async function importInstallation(
     }
     tally(result.workspaces, created);
     await publishEvent(ctx.redis, { type: 'workspace', workspaceId: to });
-    restored.push({ from: record.id, to });
+    restored.push({ from: record.id, to, record });
   }
   for (const record of apiKeys) {
     const to = plan.targets.get(record.fields['workspaceId']!);
@@ -292,6 +392,23 @@ export async function importInstallation(
     tally(entry.list === 'bans' ? result.bans : result.allowEntries, await restoreGateEntry(ctx.redis, entry.list, entry.subject, entry.record));
   }
   await publishEvent(ctx.redis, { type: 'ban' });
+  const playerNames = new ErasurePlayerNames(ctx.redis);
+  const gameMap = new GameMap(ctx.redis);
+  for (const { to, record } of restored) {
+    // Names set here since the backup (the same workspace) are kept, as every existing record is.
+    if ((record.erasurePlayers ?? []).length > 0) {
+      const here = await playerNames.of(to);
+      if (here.length === 0) await ctx.erasures.setErasurePlayers(to, record.erasurePlayers!);
+      tally(result.erasurePlayers, here.length === 0);
+    }
+    const games = gamesToMap.get(to) ?? [];
+    const here = await gameMap.of(to);
+    const added = games.filter((g) => !here.includes(g));
+    result.games.existing += games.length - added.length;
+    // The workspace keeps the games it serves here, and gains the backup's: set-games sets the whole list.
+    if (added.length > 0) await ctx.erasures.setGames(to, [...here, ...added]);
+    result.games.created += added.length;
+  }
   for (const { from, to } of restored) {
     const name = playersFile(from);
     if (!manifest.files.some((f) => f.name === name)) continue;
@@ -307,6 +424,8 @@ export async function importInstallation(
       onCollision,
       renamed: result.renamed.map((r) => `${r.from}->${r.to}`).join(' '),
       skipped: result.skipped.join(' '),
+      games: result.games.created,
+      gamesServedElsewhere: result.gamesServedElsewhere.map((g) => `${g.gameId}:${g.servedBy}`).join(' '),
     },
   });
   return result;

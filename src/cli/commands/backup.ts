@@ -42,7 +42,8 @@ export function backupCommands(program: Command): void {
         },
         (m) =>
           `exported to ${m.dir} in ${seconds(m.ms)}: ${m.counts.workspaces} workspaces, ${m.counts.apiKeys} API keys, ` +
-          `${m.counts.bans} bans, ${m.counts.allowEntries} allow-list entries, ${m.counts.players} players, ${m.counts.keys} keys`,
+          `${m.counts.bans} bans, ${m.counts.allowEntries} allow-list entries, ${m.counts.games ?? 0} games, ` +
+          `${m.counts.erasurePlayers ?? 0} erasure player names, ${m.counts.players} players, ${m.counts.keys} keys`,
         () => requireAll(opts, 'export'),
       ),
     );
@@ -85,6 +86,10 @@ export function backupCommands(program: Command): void {
               `${r.players.reduce((n, s) => n + s.erased, 0)} players not imported because they were erased since the backup`,
             ...r.renamed.map((w) => `workspace ${w.from} restored as ${w.to}: its id is another workspace's here (its keys open ${w.to})`),
             ...r.skipped.map((id) => `workspace ${id} skipped: its id is another workspace's here (neither it nor its keys restored)`),
+            `games ${r.games.created} new, ${r.games.existing} existing; erasure player names of ${r.erasurePlayers.created} workspaces new, ${r.erasurePlayers.existing} existing`,
+            ...r.gamesServedElsewhere.map(
+              (g) => `game ${g.gameId} not mapped to workspace ${g.workspaceId}: workspace ${g.servedBy} serves it here (kept; \`workspace set-games\` moves it)`,
+            ),
             ...r.players.map(importHuman),
           ].join('\n'),
         () => {
