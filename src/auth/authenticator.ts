@@ -7,12 +7,12 @@
 // every entry also expires after KEY_CACHE_TTL_MS, the bound on staleness if an invalidation
 // were ever lost. An entry past that time still stands in for its refresh when Redis cannot
 // answer it (the record's master failing over), for at most as long again: no invalidation
-// dropped it, so it is as good as the day it was read, and the key's requests go on instead
-// of failing in authentication. When the subscription goes down or comes back, every entry
-// is taken as past its time (invalidations may have been missed), not dropped. A creation event (a new key or workspace) drops only what a
-// creation can make stale, the "no such key" entries: it may arrive after the new key's first
-// lookup (pub/sub across a cluster's nodes is not ordered with the reads), and must not empty
-// the cache under it.
+// dropped it, and the key's requests go on instead of failing in authentication. When the
+// subscription goes down or comes back, every entry is taken as past its time (invalidations
+// may have been missed), not dropped. A creation event (a new key or workspace) drops only
+// what a creation can make stale, the "no such key" entries: it may arrive after the new key's
+// first lookup (pub/sub across a cluster's nodes is not ordered with the reads), and must not
+// empty the cache under it.
 //
 // Made-up keys are kept apart from real ones: unknown key hashes live in their own, smaller
 // cache, so a flood of them never evicts a real key (issue 17 saw a flood push real keys out,
@@ -330,6 +330,8 @@ export class Authenticator {
       if (standIn === undefined) throw err;
       return standIn.record;
     }
+    // Gone: an entry left from before (past its time) must never stand in for it.
+    if (record === undefined) this.keyCache.delete(keyHash);
     if (usable && epoch === this.epoch) {
       if (record === undefined) {
         if (creations === this.creations) this.unknownCache.set(keyHash, this.freshness(nowMs).expiresAt);
@@ -361,7 +363,8 @@ export class Authenticator {
       if (standIn === undefined) throw err;
       return standIn.workspace;
     }
-    if (workspace && usable && epoch === this.epoch) this.workspaceCache.set(id, { workspace, ...this.freshness(nowMs) });
+    if (workspace === undefined) this.workspaceCache.delete(id);
+    else if (usable && epoch === this.epoch) this.workspaceCache.set(id, { workspace, ...this.freshness(nowMs) });
     return workspace;
   }
 

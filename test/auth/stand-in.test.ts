@@ -132,6 +132,22 @@ describe('key cache: an entry past its time stands in while Redis cannot answer'
     });
   });
 
+  it('drops an entry standing in once a refresh finds its key gone (its invalidation lost)', async () => {
+    const ws = await cachedThenExpired();
+    const auth = service.authenticator;
+    await paused(async () => {
+      expect((await settle(auth.authenticate(ws.apiKey, Date.now()))).principal, 'stood in').to.not.equal(undefined);
+    });
+    // Deleted behind the service's back: no event.
+    await admin.del(keys.apiKey(hashApiKey(ws.apiKey)));
+    await new Promise((r) => setTimeout(r, STALE_RETRY_MS + 50));
+    // Still standing in: answered at once, its refresh behind it finds no key.
+    expect(auth.authenticate(ws.apiKey, Date.now())).to.not.be.instanceOf(Promise);
+    await new Promise((r) => setTimeout(r, 100));
+    // Gone from the cache, and remembered as no key: refused at once.
+    expect(() => auth.authenticate(ws.apiKey, Date.now())).to.throw().with.property('status', 401);
+  });
+
   it('never stands in for an entry an invalidation dropped (a revocation applies at once)', async () => {
     const ws = await cachedThenExpired();
     const auth = service.authenticator;
