@@ -19,7 +19,7 @@ function requireAll(opts: { all?: boolean }, what: string): void {
 export function backupCommands(program: Command): void {
   program
     .command('export')
-    .description('write the whole installation (workspaces, plans, key hashes, bans, players) to a new folder (docs/backups.md)')
+    .description('write the whole installation (workspaces, plans, key hashes, bans, erasure player names, games, players) to a new folder (docs/backups.md)')
     .option('--all', 'the whole installation (required)')
     .requiredOption('--out <dir>', 'a new or empty folder')
     .option('--json', 'print the manifest as one line of JSON')
