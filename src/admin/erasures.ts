@@ -7,6 +7,7 @@ import {
   normalizeGameId,
   PLAYER_NAME_TEMPLATES_MAX,
   templateProblem,
+  templatesOverlap,
   USER_ID_PLACEHOLDER,
   userDigest,
   type ErasureSource,
@@ -81,7 +82,17 @@ export function parseErasurePlayerNames(rawTemplates: readonly string[]): string
     const problem = templateProblem(template);
     if (problem !== undefined) throw badRequest(`Erasure player name ${JSON.stringify(template.slice(0, 120))} ${problem}`);
   }
-  return [...new Set(rawTemplates)].filter((t) => t !== USER_ID_PLACEHOLDER);
+  const templates = [...new Set(rawTemplates)];
+  // With the user id's own player ({userId}), which every erasure erases.
+  const all = [USER_ID_PLACEHOLDER, ...templates.filter((t) => t !== USER_ID_PLACEHOLDER)];
+  for (const [i, first] of all.entries()) {
+    for (const second of all.slice(i + 1)) {
+      if (templatesOverlap(first, second)) {
+        throw badRequest(`Erasure player names ${JSON.stringify(first)} and ${JSON.stringify(second)} can name one player for two users, so an erasure of one would erase the other's (P${USER_ID_PLACEHOLDER} and P1${USER_ID_PLACEHOLDER} both name P12): end each with ${USER_ID_PLACEHOLDER} after a character that is not a digit`);
+      }
+    }
+  }
+  return all.slice(1);
 }
 
 /** Who asks, from the actor the operations act as. */

@@ -54,6 +54,49 @@ export function templateProblem(template: string): string | undefined {
   return undefined;
 }
 
+/** The longest player id (domain/ids.ts): no name longer than it is a player. */
+const PLAYER_ID_MAX_LENGTH = 64;
+
+/**
+ * Whether two templates can name one player for two users: `P{userId}` and `P1{userId}` both
+ * name `P12` (user 12's and user 2's), `{userId}_34` and `12_{userId}` both `12_34`; an erasure
+ * of either user would erase it. Each way the two user ids can lie in a name of at most
+ * PLAYER_ID_MAX_LENGTH characters is tried: the templates' fixed texts must agree where they
+ * meet, and a user id's place holds digits only. The same place and length is the same user, and
+ * so are ids the fixed texts force to the same digits.
+ * (A user id with a leading zero counts too: a refusal too many, never one too few.)
+ */
+export function templatesOverlap(first: string, second: string): boolean {
+  const [a1, b1] = first.split(USER_ID_PLACEHOLDER) as [string, string];
+  const [a2, b2] = second.split(USER_ID_PLACEHOLDER) as [string, string];
+  for (let n1 = 1; a1.length + n1 + b1.length <= PLAYER_ID_MAX_LENGTH; n1++) {
+    const length = a1.length + n1 + b1.length;
+    const n2 = length - a2.length - b2.length;
+    if (n2 < 1 || (n1 === n2 && a1.length === a2.length)) continue;
+    // Each position: a fixed character of one template, or a digit of one user id.
+    const at = (a: string, n: number, b: string, i: number): string | undefined => (i < a.length ? a[i] : i < a.length + n ? undefined : b[i - a.length - n]);
+    let agree = true;
+    for (let i = 0; i < length && agree; i++) {
+      const x = at(a1, n1, b1, i);
+      const y = at(a2, n2, b2, i);
+      agree = x === undefined ? y === undefined || isDigit(y) : y === undefined ? isDigit(x) : x === y;
+    }
+    if (!agree) continue;
+    if (n1 !== n2) return true;
+    // As long, in other places: two users only if some digit of the ids is free (a place both
+    // ids cover) or fixed to different digits by the other template's text ("{userId}.0" and
+    // "0.{userId}" meet only as "0.0": one user).
+    for (let j = 0; j < n1; j++) {
+      const x = at(a2, n2, b2, a1.length + j);
+      const y = at(a1, n1, b1, a2.length + j);
+      if (x === undefined || y === undefined || x !== y) return true;
+    }
+  }
+  return false;
+}
+
+const isDigit = (c: string) => c >= '0' && c <= '9';
+
 /**
  * The players a user is erased as besides its own id, by the workspace's templates: each
  * template's name once, none the user id itself, and none that is no player id (longer than 64

@@ -132,6 +132,10 @@ describe('erasure player names: the players named after a user id', function () 
       [{ templates: [`${'P'.repeat(93)}{userId}`] }, 'more than 100 characters'],
       [{ templates: ['{userId}0'] }, 'other than a digit'],
       [{ templates: ['7{userId}'] }, 'other than a digit'],
+      // Two that can name one player for two users: an erasure of one would erase the other's.
+      [{ templates: ['P{userId}', 'P1{userId}'] }, 'can name one player for two users'],
+      [{ templates: ['{userId}_34', '12_{userId}'] }, 'can name one player for two users'],
+      [{ templates: ['Player_{userId}', 'Player_{userId}0'] }, 'can name one player for two users'],
       [{ templates: Array.from({ length: 11 }, (_, i) => `P${i}_{userId}`) }, 'templates'],
       [{ templates: [5] }, 'templates'],
       [{ templates: 'Player_{userId}' }, 'templates'],

@@ -82,7 +82,7 @@ export const erasureAdminRoutes: readonly RouteSpec[] = [
     body: erasurePlayersBody,
     ok: workspaceErasurePlayers,
     errors: [400, 404],
-    errorText: { 400: 'More than 10 templates, or a template over 100 characters, without {userId} exactly once, with other characters than A-Z a-z 0-9 _ . - around it, or with digits alone around it.' },
+    errorText: { 400: 'More than 10 templates, or a template over 100 characters, without {userId} exactly once, with other characters than A-Z a-z 0-9 _ . - around it, with digits alone around it, or two templates that can name one player for two users (P{userId} and P1{userId}).' },
     description:
       'Replaces the list. A game whose players are named after its store keys (the Luau facades: a ProfileStore profile "Player_42" is the player ' +
       'Player_42) lists them here, so that an erasure of the user reaches every copy. A repeated template is kept once; {userId} alone is dropped (that player is always erased).',
