@@ -4,24 +4,11 @@
 // place of the test's own; no service with the digest secret runs meanwhile, so no other worker
 // takes the job.
 import { expect } from 'chai';
-import { createLogger } from '../../src/logger.js';
-import type { PlayerPlace } from '../../src/erasure/places.js';
-import { ErasureWorker } from '../../src/erasure/worker.js';
 import { ErasureRequests } from '../../src/erasure/requests.js';
 import { AuditLogStore } from '../../src/store/installation/audit-log.js';
 import { testOps } from '../support/admin.js';
-import { DIGEST_SECRET, ERASURE_ENV, freshGameId, freshUserId, keysOfPlayer, waitForJob } from '../support/erasure.js';
+import { ERASURE_ENV, TestPlace, testWorker, freshGameId, freshUserId, keysOfPlayer, waitForJob } from '../support/erasure.js';
 import { testConfig, useService } from '../support/service.js';
-
-class Leaderboards implements PlayerPlace {
-  readonly name = 'leaderboards (test)';
-  readonly removed: Array<[string, string]> = [];
-  failing = true;
-  async removePlayer(workspaceId: string, userId: string): Promise<void> {
-    if (this.failing) throw new Error('board node unavailable');
-    this.removed.push([workspaceId, userId]);
-  }
-}
 
 describe('erasure: other places a player lives, and retries', function () {
   this.timeout(30_000);
@@ -30,15 +17,8 @@ describe('erasure: other places a player lives, and retries', function () {
   it('calls removePlayer in each workspace; a failing place fails the attempt, which is retried until done', async () => {
     const config = testConfig({ ...ERASURE_ENV, ERASURE_CLAIM_IDLE_MS: '500' });
     const ops = testOps(h.redis, { config });
-    const place = new Leaderboards();
-    const worker = new ErasureWorker({
-      redis: h.redis,
-      config: config.erasure,
-      secret: DIGEST_SECRET,
-      logger: createLogger({ logLevel: 'silent', nodeEnv: 'test' }),
-      places: [place],
-      audit: new AuditLogStore(h.redis, 1000),
-    });
+    const place = new TestPlace('leaderboards (test)', () => true);
+    const worker = testWorker(h.redis, config, [place]);
     const userId = freshUserId();
     const spaces = [await ops.createWorkspace({ name: 'places-a' }), await ops.createWorkspace({ name: 'places-b' })];
     for (const ws of spaces) await ops.setPlayerValue(ws.workspaceId, userId, 'score', 10);
@@ -55,7 +35,7 @@ describe('erasure: other places a player lives, and retries', function () {
       expect((await ops.erasures.list({ state: 'failed', limit: 500 })).jobs.map((j) => j.jobId)).to.include(job!.jobId);
       // The keys in the player's slot went in the first attempt; the job is not done until every place is.
       for (const ws of spaces) expect(await keysOfPlayer(h.redis, ws.workspaceId, userId)).to.deep.equal([]);
-      place.failing = false;
+      place.failing = () => false;
       const done = await waitForJob(h.redis, job!.jobId, ['done'], 10_000);
       expect(Number(done['attempts'])).to.be.at.least(2);
       for (const ws of spaces) expect(place.removed).to.deep.include([ws.workspaceId, String(userId)]);

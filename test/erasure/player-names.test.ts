@@ -8,15 +8,12 @@
 import { randomInt } from 'node:crypto';
 import { expect } from 'chai';
 import { tombstoneDigest } from '../../src/domain/erasure.js';
-import { createLogger } from '../../src/logger.js';
-import type { PlayerPlace } from '../../src/erasure/places.js';
 import { ErasureRequests } from '../../src/erasure/requests.js';
-import { ErasureWorker } from '../../src/erasure/worker.js';
 import { AuditLogStore } from '../../src/store/installation/audit-log.js';
 import { keys } from '../../src/store/keys.js';
 import { readStorageTotals } from '../../src/store/workspaces/storage-usage.js';
 import { adminCall, ADMIN_TOKEN, testOps } from '../support/admin.js';
-import { DIGEST_SECRET, ERASURE_ENV, erasureNotification, freshGameId, freshUserId, keysOfPlayer, postWebhook, waitForJob } from '../support/erasure.js';
+import { DIGEST_SECRET, ERASURE_ENV, TestPlace, testWorker, erasureNotification, freshGameId, freshUserId, keysOfPlayer, postWebhook, waitForJob } from '../support/erasure.js';
 import { walkFor } from '../support/erasure-walk.js';
 import { call, fetchRecorded, testConfig, useService } from '../support/service.js';
 
@@ -163,20 +160,6 @@ describe('erasure player names: the players named after a user id', function () 
   });
 });
 
-/** A place that fails once for one player, as a board node lost midway through an erasure. */
-class FailsOnce implements PlayerPlace {
-  readonly name = 'boards (test)';
-  readonly removed: Array<[string, string]> = [];
-  constructor(private failFor: string | undefined) {}
-  async removePlayer(workspaceId: string, userId: string): Promise<void> {
-    if (userId === this.failFor) {
-      this.failFor = undefined;
-      throw new Error('board node unavailable');
-    }
-    this.removed.push([workspaceId, userId]);
-  }
-}
-
 describe('erasure player names: a job interrupted midway', function () {
   this.timeout(30_000);
   // No service with the digest secret runs here, so only the test's worker takes the job.
@@ -187,15 +170,10 @@ describe('erasure player names: a job interrupted midway', function () {
     const ops = testOps(h.redis, { config });
     const userId = freshUserId();
     const profile = `Player_${userId}`;
-    const place = new FailsOnce(profile);
-    const worker = new ErasureWorker({
-      redis: h.redis,
-      config: config.erasure,
-      secret: DIGEST_SECRET,
-      logger: createLogger({ logLevel: 'silent', nodeEnv: 'test' }),
-      places: [place],
-      audit: new AuditLogStore(h.redis, 1000),
-    });
+    // Fails once, for the player named after the user.
+    let failedOnce = false;
+    const place = new TestPlace('boards (test)', (id: string) => id === profile && !failedOnce && (failedOnce = true));
+    const worker = testWorker(h.redis, config, [place]);
     const ws = await ops.createWorkspace({ name: 'names-retry' });
     await ops.erasures.setErasurePlayers(ws.workspaceId, ['Player_{userId}']);
     for (const name of [String(userId), profile]) {

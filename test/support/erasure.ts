@@ -3,6 +3,11 @@
 // so a mistake there cannot hide in both), a wait for a job's state, and the keys of a player.
 import { createHmac, randomInt } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import type { Config } from '../../src/config.js';
+import type { PlayerPlace } from '../../src/erasure/places.js';
+import { ErasureWorker } from '../../src/erasure/worker.js';
+import { createLogger } from '../../src/logger.js';
+import { AuditLogStore } from '../../src/store/installation/audit-log.js';
 import { keys } from '../../src/store/keys.js';
 import { fetchRecorded, type ApiResponse } from './service.js';
 
@@ -86,4 +91,32 @@ export async function keysOfWorkspacePlayers(redis: Redis, workspaceId: string):
     found.push(...page);
   } while (cursor !== '0');
   return found.sort();
+}
+
+/**
+ * A place a player lives of the test's own (erasure/places.ts): it fails while `failing` says so
+ * for the player, as a board node lost midway through an erasure, and records what it removed.
+ */
+export class TestPlace implements PlayerPlace {
+  readonly removed: Array<[string, string]> = [];
+  constructor(
+    readonly name: string,
+    public failing: (userId: string) => boolean,
+  ) {}
+  async removePlayer(workspaceId: string, userId: string): Promise<void> {
+    if (this.failing(userId)) throw new Error('board node unavailable');
+    this.removed.push([workspaceId, userId]);
+  }
+}
+
+/** An erasure worker of the test's own over these places (no service with the digest secret runs beside it). */
+export function testWorker(redis: Redis, config: Config, places: readonly PlayerPlace[]): ErasureWorker {
+  return new ErasureWorker({
+    redis,
+    config: config.erasure,
+    secret: DIGEST_SECRET,
+    logger: createLogger({ logLevel: 'silent', nodeEnv: 'test' }),
+    places,
+    audit: new AuditLogStore(redis, 1000),
+  });
 }
