@@ -379,7 +379,7 @@ export class Authenticator {
     const now = Date.now();
     if (entry === undefined || !this.cacheUsable || now >= entry.staleUntil) return undefined;
     this.stats.stale++;
-    cache.set(id, { ...entry, expiresAt: Math.min(entry.staleUntil, now + STALE_RETRY_MS), standingIn: true });
+    standFor(cache, id, entry, now);
     return entry;
   }
 
@@ -392,10 +392,15 @@ export class Authenticator {
   private current<T extends Freshness>(cache: LRUCache<string, T>, id: string, entry: T, refresh: () => Promise<unknown>): boolean {
     const now = Date.now();
     if (entry.standingIn !== true || now >= entry.staleUntil) return false;
-    cache.set(id, { ...entry, expiresAt: Math.min(entry.staleUntil, now + STALE_RETRY_MS) });
+    standFor(cache, id, entry, now);
     refresh().catch(() => undefined);
     return true;
   }
+}
+
+/** Keeps an entry standing in, answered at once, for STALE_RETRY_MS more (never past its staleUntil). */
+function standFor<T extends Freshness>(cache: LRUCache<string, T>, id: string, entry: T, now: number): void {
+  cache.set(id, { ...entry, expiresAt: Math.min(entry.staleUntil, now + STALE_RETRY_MS), standingIn: true });
 }
 
 function expireAll<T extends Freshness>(cache: LRUCache<string, T>): void {

@@ -219,11 +219,23 @@ export class FollowedWrites {
     try {
       result = await run();
     } catch (err) {
-      if (intent && notSent(err)) await this.drop(intent);
+      if (err instanceof AppError) await this.conclude(intent, err, nowMs, applied);
       throw err;
     }
-    if (intent) await (applied(result) ? this.settle(intent, nowMs) : this.drop(intent));
+    await this.conclude(intent, result, nowMs, applied);
     return result;
+  }
+
+  /**
+   * Steps 3 and 4 once the write answered (`result`) or was refused (an AppError): the boards
+   * brought to the stored values when it was applied; the intent dropped when it was not, or
+   * was never sent; left for the sweep when it may have been applied.
+   */
+  private async conclude<T>(intent: FollowIntent | undefined, result: T | AppError, nowMs: number, applied: (result: T) => boolean): Promise<void> {
+    if (intent === undefined) return;
+    if (result instanceof AppError) {
+      if (notSent(result)) await this.drop(intent);
+    } else await (applied(result) ? this.settle(intent, nowMs) : this.drop(intent));
   }
 
   /**
@@ -256,14 +268,7 @@ export class FollowedWrites {
     const ran = written.length > 0 ? await run(written) : [];
     written.forEach((i, j) => (results[i] = ran[j]!));
     await Promise.all(
-      written.map(async (i) => {
-        const intent = (intents[i] as PromiseFulfilledResult<FollowIntent | undefined>).value;
-        const result = results[i]!;
-        if (intent === undefined) return;
-        if (result instanceof AppError) {
-          if (notSent(result)) await this.drop(intent);
-        } else await (applied(result) ? this.settle(intent, nowMs) : this.drop(intent));
-      }),
+      written.map((i) => this.conclude((intents[i] as PromiseFulfilledResult<FollowIntent | undefined>).value, results[i]!, nowMs, applied)),
     );
     return results;
   }
